@@ -1,0 +1,20 @@
+/** A backend failure that retrying will not fix (bad request to the provider, refused key). */
+export class TerminalError extends Error {
+  override name = 'TerminalError';
+  constructor(message: string, readonly kind: 'upstream_error' | 'upstream_unavailable' | 'upstream_timeout' = 'upstream_error', options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/** A backend failure that may pass: overloaded, down, timed out. `retryAfterMs` when the provider said. */
+export class RetryableError extends Error {
+  override name = 'RetryableError';
+  constructor(
+    message: string,
+    readonly kind: 'upstream_error' | 'upstream_unavailable' | 'upstream_timeout' = 'upstream_unavailable',
+    readonly retryAfterMs: number | null = null,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}

@@ -1,0 +1,78 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { countPromptTokens, countTokens } from '../tokens.js';
+import type { ChatBackend, ChatBackendEvent, ChatBackendRequest } from '../chat-backend.js';
+import { RetryableError } from '../errors.js';
+import { readSimScript } from './sim-script.js';
+import { simPieces } from './sim-text.js';
+
+/** Latency model of the sim: time to first token and tokens per second (0 = no delay). */
+export interface SimLatency {
+  ttftMs: number;
+  tokensPerSecond: number;
+}
+
+function asJson(pieces: string[]): string[] {
+  const text = pieces.join('').trim();
+  return ['{"', 'answer', '":', ` ${JSON.stringify(text)}`, '}'];
+}
+
+function piecesOf(reply: string): string[] {
+  return reply.match(/\s*[\p{L}\p{N}]{1,6}|\s*[^\s\p{L}\p{N}]|\s+$/gu) ?? [];
+}
+
+/**
+ * The embedded default backend: deterministic text derived from the input, with a latency model
+ * so load tests look like a provider. Usage counts exactly what it produced.
+ */
+export function createSimChatBackend(latency: SimLatency): ChatBackend {
+  return {
+    name: 'sim',
+    latency: { ttftMs: latency.ttftMs, tokensPerSecond: latency.tokensPerSecond },
+    async *stream(request: ChatBackendRequest): AsyncIterable<ChatBackendEvent> {
+      const script = readSimScript(request.metadata);
+      const ttftMs = script.ttft_ms ?? latency.ttftMs;
+      const tokensPerSecond = script.tokens_per_s ?? latency.tokensPerSecond;
+      if (script.fail === 'unavailable') throw new RetryableError('sim: provider unavailable (scripted)', 'upstream_unavailable');
+      if (script.fail === 'timeout') throw new RetryableError('sim: provider timed out (scripted)', 'upstream_timeout');
+      if (script.fail === 'error') throw new RetryableError('sim: provider returned an error (scripted)', 'upstream_error');
+
+      let pieces = script.reply !== undefined ? piecesOf(script.reply) : simPieces(request.model, request.messages, request.choiceIndex);
+      if (request.responseFormat !== 'text') pieces = asJson(pieces);
+      if (ttftMs > 0) await sleep(ttftMs, undefined, { signal: request.signal });
+      const gapMs = tokensPerSecond > 0 ? 1000 / tokensPerSecond : 0;
+
+      let emitted = '';
+      let completionTokens = 0;
+      let finishReason: 'stop' | 'length' = 'stop';
+      for (const [index, piece] of pieces.entries()) {
+        request.signal.throwIfAborted();
+        const cost = countTokens(piece);
+        if (completionTokens + cost > request.maxTokens) {
+          finishReason = 'length';
+          break;
+        }
+        const stopAt = request.stop.length ? firstStop(emitted + piece, request.stop) : -1;
+        if (stopAt >= 0) {
+          const tail = (emitted + piece).slice(emitted.length, Math.max(emitted.length, stopAt));
+          if (tail) yield { type: 'delta', text: tail };
+          completionTokens += countTokens(tail);
+          break;
+        }
+        if (index > 0 && gapMs > 0) await sleep(gapMs, undefined, { signal: request.signal });
+        emitted += piece;
+        completionTokens += cost;
+        yield { type: 'delta', text: piece };
+      }
+      yield { type: 'done', finishReason, usage: { promptTokens: countPromptTokens(request.messages), completionTokens } };
+    },
+  };
+}
+
+function firstStop(text: string, stops: readonly string[]): number {
+  let at = -1;
+  for (const stop of stops) {
+    const index = stop ? text.indexOf(stop) : -1;
+    if (index >= 0 && (at < 0 || index < at)) at = index;
+  }
+  return at;
+}

@@ -1,0 +1,21 @@
+import { z } from 'zod';
+
+/**
+ * Scripted behaviour of the sim backend, from request `metadata.sim` (documented in the README):
+ * fail with a given upstream error, override latency, or answer a fixed text.
+ */
+export const SimScriptSchema = z.looseObject({
+  fail: z.enum(['unavailable', 'timeout', 'error']).optional(),
+  ttft_ms: z.number().int().min(0).max(60_000).optional(),
+  tokens_per_s: z.number().min(0).max(100_000).optional(),
+  reply: z.string().max(100_000).optional(),
+});
+
+/** A parsed `metadata.sim`. */
+export type SimScript = z.output<typeof SimScriptSchema>;
+
+/** Reads `metadata.sim`; an unreadable script is ignored rather than failing the request. */
+export function readSimScript(metadata: Readonly<Record<string, unknown>> | null): SimScript {
+  const parsed = SimScriptSchema.safeParse(metadata?.sim ?? {});
+  return parsed.success ? parsed.data : {};
+}

@@ -1,0 +1,77 @@
+import { randomBytes } from 'node:crypto';
+import { createSimChatBackend } from '../backends/sim/sim-chat-backend.js';
+import type { ChatBackend } from '../backends/chat-backend.js';
+import { AccountServices } from '../runtime/accounts/account-services.js';
+import { systemClock, type Clock } from '../runtime/clock.js';
+import type { Config } from '../runtime/config.js';
+import { createLogger, type Logger } from '../runtime/logger.js';
+import { Store } from '../runtime/store.js';
+import { dispatch } from './dispatch.js';
+import { Perimeter } from './perimeter.js';
+import type { RouteDef } from './route.js';
+import { Router } from './router.js';
+import { allRoutes } from './routes/index.js';
+import { uws } from './uws.js';
+import { UwsExchange } from './uws-exchange.js';
+
+/** What route modules may use. */
+export interface AppDeps {
+  config: Config;
+  clock: Clock;
+  logger: Logger;
+  store: Store;
+  services: AccountServices;
+  chat: ChatBackend;
+}
+
+/** A built server: listen, then close. */
+export interface App {
+  readonly deps: AppDeps;
+  /** Starts listening; resolves with the bound port (useful with PORT=0). */
+  listen(): Promise<number>;
+  /** Stops accepting, writes pending counters and closes the store. */
+  close(): Promise<void>;
+}
+
+/** Builds the server for `config` without listening: one router, one perimeter, one store. */
+export function buildApp(config: Config, options: { clock?: Clock; logger?: Logger } = {}): App {
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? createLogger(config.SVC_LOG_LEVEL);
+  const store = Store.open(config.SVC_DATA_DIR);
+  const services = new AccountServices(store, clock, { sessionTtlMs: config.SVC_SESSION_TTL_S * 1000 });
+  const chat = createSimChatBackend({ ttftMs: config.SVC_SIM_TTFT_MS, tokensPerSecond: config.SVC_SIM_TOKENS_PER_S });
+  const deps: AppDeps = { config, clock, logger, store, services, chat };
+
+  const router = new Router<RouteDef>();
+  for (const route of allRoutes(deps)) router.add(route.method, route.path, route);
+  const perimeter = new Perimeter(services, config.SVC_ADMIN_KEY);
+  const dispatchDeps = { router, perimeter, logger, maxBodyBytes: config.SVC_MAX_BODY_BYTES };
+
+  // Request ids: a per-boot random prefix and a counter, unique across restarts and cheap.
+  const bootId = randomBytes(6).toString('base64url');
+  let counter = 0;
+
+  const app = uws.App().any('/*', (res, req) => {
+    const ex = new UwsExchange(res, req, `req_${bootId}${(++counter).toString(36)}`, config.SVC_MAX_BODY_BYTES);
+    void dispatch(ex, dispatchDeps);
+  });
+
+  let listenSocket: unknown;
+  return {
+    deps,
+    listen: () =>
+      new Promise<number>((resolve, reject) => {
+        app.listen(config.HOST, config.PORT, (socket) => {
+          if (!socket) return reject(new Error(`cannot listen on ${config.HOST}:${config.PORT}`));
+          listenSocket = socket;
+          resolve(uws.us_socket_local_port(socket as never));
+        });
+      }),
+    close: async () => {
+      if (listenSocket) uws.us_listen_socket_close(listenSocket as never);
+      listenSocket = undefined;
+      await services.close();
+      await store.close();
+    },
+  };
+}

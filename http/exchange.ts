@@ -1,0 +1,32 @@
+/**
+ * A neutral HTTP exchange: what route handlers see instead of uWS objects, so they can be
+ * driven in memory and never touch a response after the client has gone.
+ */
+export interface Exchange {
+  /** Upper-case method. */
+  readonly method: string;
+  /** Path without the query string. */
+  readonly path: string;
+  readonly query: URLSearchParams;
+  /** Request headers, lower-case names. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** Our id for this request, sent back as `X-Request-ID`. */
+  readonly requestId: string;
+  /** Aborted when the client disconnects. */
+  readonly signal: AbortSignal;
+  /** Whether a response has been started. */
+  readonly started: boolean;
+
+  /** The whole request body, refused with 413 past `limit` bytes. */
+  readBody(limit: number): Promise<Buffer>;
+  /** Sends a complete response. A no-op once the client is gone. */
+  send(status: number, headers: Record<string, string>, body: string | Buffer): void;
+  /** Starts a streamed response (status and headers now, body by `write`). */
+  beginStream(status: number, headers: Record<string, string>): void;
+  /** Writes a chunk of a streamed response; false means the client is slow: await `drained()`. */
+  write(chunk: string | Buffer): boolean;
+  /** Resolves when the client has taken the queued bytes (or has gone). */
+  drained(): Promise<void>;
+  /** Ends a streamed response. */
+  end(): void;
+}

@@ -1,0 +1,59 @@
+import type { z } from 'zod';
+import type { AccountRecord } from '../runtime/accounts/account-repo.js';
+import type { TokenRecord } from '../runtime/accounts/token-repo.js';
+import type { Exchange } from './exchange.js';
+import type { Params } from './router.js';
+
+/**
+ * Who may call a route: `public` anyone; `token` an API token; `session` a login session token;
+ * `account` either; `admin` the operator key.
+ */
+export type AuthMode = 'public' | 'token' | 'session' | 'account' | 'admin';
+
+/** The authenticated caller. */
+export interface Principal {
+  kind: 'token' | 'session' | 'admin';
+  account: AccountRecord | null;
+  token: TokenRecord | null;
+  /** The raw session token, for logout and rotation; never logged. */
+  sessionToken: string | null;
+}
+
+/** What a handler gets: the exchange, path parameters, caller, and body/query readers. */
+export interface RequestContext {
+  readonly ex: Exchange;
+  readonly params: Params;
+  readonly principal: Principal;
+  /** Reads, parses and validates the JSON body (400 on bad JSON, 413 past the cap, 422 on schema). */
+  json<S extends z.ZodType>(schema: S): Promise<z.output<S>>;
+  /** Validates the query string (422 on schema). */
+  query<S extends z.ZodType>(schema: S): z.output<S>;
+}
+
+/** A JSON reply; handlers that stream write to the exchange and return nothing. */
+export interface Reply {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+/** One route of the API. */
+export interface RouteDef {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  path: string;
+  auth: AuthMode;
+  /** Body cap in bytes; the server default when absent. */
+  maxBodyBytes?: number;
+  handler(ctx: RequestContext): Promise<Reply | undefined> | Reply | undefined;
+}
+
+/** A 200 (or `status`) JSON reply. */
+export function json(body: unknown, status = 200, headers?: Record<string, string>): Reply {
+  return headers ? { status, body, headers } : { status, body };
+}
+
+/** The caller's account; routes behind `token`, `session` or `account` always have one. */
+export function accountOf(principal: Principal): AccountRecord {
+  if (!principal.account) throw new Error('route reached without an account');
+  return principal.account;
+}

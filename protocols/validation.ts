@@ -1,0 +1,42 @@
+import type { z } from 'zod';
+import { ApiError, type ValidationDetail } from './errors.js';
+
+/** Where the validated value came from, the first element of every `loc`. */
+export type ValidationSource = 'body' | 'query' | 'path' | 'header';
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let current: unknown = input;
+  for (const key of path) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<PropertyKey, unknown>)[key];
+  }
+  return current;
+}
+
+/** Maps zod issues to HTTPValidationError items; a missing field gets type `missing`. */
+export function issuesToDetail(issues: readonly z.core.$ZodIssue[], input: unknown, source: ValidationSource): ValidationDetail[] {
+  return issues.map((issue) => {
+    const path = issue.path.map((key) => (typeof key === 'symbol' ? String(key) : key));
+    const missing = issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined;
+    return {
+      loc: [source, ...path],
+      msg: missing ? 'Field required' : issue.message,
+      type: missing ? 'missing' : issue.code,
+    };
+  });
+}
+
+/** Parses `input` with `schema` or throws a 422 ApiError carrying the `detail` list. */
+export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, source: ValidationSource = 'body'): z.output<S> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const detail = issuesToDetail(result.error.issues, input, source);
+  const first = detail[0];
+  const where = first ? first.loc.slice(1).join('.') : '';
+  const message = first ? `Invalid ${source}${where ? ` at ${where}` : ''}: ${first.msg}` : `Invalid ${source}`;
+  return throwValidation(message, detail, where || null);
+}
+
+function throwValidation(message: string, detail: ValidationDetail[], param: string | null): never {
+  throw new ApiError('validation_error', message, { detail, param });
+}

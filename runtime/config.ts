@@ -1,0 +1,43 @@
+import { z } from 'zod';
+
+const intFromEnv = (fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
+  z.coerce.number().int().min(min).max(max).default(fallback);
+
+/** Every environment variable the server reads, validated once at start. */
+export const ConfigSchema = z.object({
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PORT: intFromEnv(8080, 0, 65535),
+  SVC_DATA_DIR: z.string().min(1).default('./data'),
+  SVC_ADMIN_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
+  SVC_BACKEND: z.enum(['sim', 'openai-compatible']).default('sim'),
+  SVC_UPSTREAM_BASE_URL: z.url().optional(),
+  SVC_UPSTREAM_API_KEY: z.string().optional(),
+  SVC_NATS_URL: z.string().optional(),
+  SVC_MAX_BODY_BYTES: intFromEnv(8 * 1024 * 1024, 1024),
+  SVC_SESSION_TTL_S: intFromEnv(30 * 24 * 3600, 60),
+  SVC_SIM_TTFT_MS: intFromEnv(0),
+  SVC_SIM_TOKENS_PER_S: intFromEnv(0),
+  SVC_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+});
+
+/** The validated configuration. */
+export type Config = z.output<typeof ConfigSchema>;
+
+/** Thrown when an environment variable is invalid; the message names the variable. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Reads and validates the configuration from an environment (empty strings count as unset). */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const result = ConfigSchema.safeParse(present);
+  if (result.success) {
+    if (result.data.SVC_BACKEND === 'openai-compatible' && !result.data.SVC_UPSTREAM_BASE_URL) {
+      throw new ConfigError('SVC_UPSTREAM_BASE_URL: required when SVC_BACKEND is openai-compatible');
+    }
+    return result.data;
+  }
+  const lines = result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+  throw new ConfigError(`invalid configuration\n  ${lines.join('\n  ')}`);
+}

@@ -1,0 +1,36 @@
+import { randomBytes, createHash, timingSafeEqual } from 'node:crypto';
+
+const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** A random base62 string of `length` characters (about 5.95 bits each). */
+export function randomBase62(length: number): string {
+  const bytes = randomBytes(length * 2);
+  let out = '';
+  for (let i = 0; out.length < length && i < bytes.length; i++) {
+    const byte = bytes[i]!;
+    if (byte < 248) out += ALPHABET[byte % 62]; // 248 = 4 × 62: no modulo bias
+  }
+  return out.length === length ? out : out + randomBase62(length - out.length);
+}
+
+/** A public identifier such as `acct_…` or `tok_…`: prefix, underscore, 20 base62 characters. */
+export function newId(prefix: string): string {
+  return `${prefix}_${randomBase62(20)}`;
+}
+
+/** A secret with 256 bits of entropy, shown to its owner once and stored only as {@link sha256Hex}. */
+export function newSecret(prefix: string): string {
+  return `${prefix}${randomBytes(32).toString('base64url')}`;
+}
+
+/** SHA-256 of a secret, hex; how tokens are stored and looked up. */
+export function sha256Hex(value: string): string {
+  return createHash('sha256').update(value).digest('hex');
+}
+
+/** Compares two strings in time independent of where they differ. */
+export function constantTimeEqual(a: string, b: string): boolean {
+  const left = createHash('sha256').update(a).digest();
+  const right = createHash('sha256').update(b).digest();
+  return timingSafeEqual(left, right);
+}
