@@ -15,7 +15,7 @@ export type LedgerEvent =
 
 // Used only for its pure `transition`; the state itself lives in LMDB and in the ledger's hold map.
 const ledgerStore = createStore({
-  context: { balance: 0, held: 0 } as LedgerState,
+  context: { balance: 0, held: 0 },
   on: {
     credited: (ctx, event: { amount: number }) => ({ ...ctx, balance: ctx.balance + event.amount }),
     held: (ctx, event: { amount: number }) => ({ ...ctx, held: ctx.held + event.amount }),

@@ -12,7 +12,7 @@ export interface BucketState {
 
 // Used only for its pure `transition`; each token's state lives in the rate limiter's map.
 const bucketStore = createStore({
-  context: { capacity: 0, tokens: 0, updatedAt: 0, granted: true, retryAfterMs: 0 } as BucketState,
+  context: { capacity: 0, tokens: 0, updatedAt: 0, granted: true, retryAfterMs: 0 },
   on: { take: (ctx, { now, capacity }: { now: number; capacity: number }): BucketState => {
     // A changed limit starts a full bucket at the new size.
     const base = ctx.capacity === capacity ? ctx : { ...ctx, capacity, tokens: capacity, updatedAt: now };

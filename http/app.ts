@@ -64,11 +64,11 @@ export function buildApp(config: Config, options: { clock?: Clock; logger?: Logg
         app.listen(config.HOST, config.PORT, (socket) => {
           if (!socket) return reject(new Error(`cannot listen on ${config.HOST}:${config.PORT}`));
           listenSocket = socket;
-          resolve(uws.us_socket_local_port(socket as never));
+          resolve(uws.us_socket_local_port(socket));
         });
       }),
     close: async () => {
-      if (listenSocket) uws.us_listen_socket_close(listenSocket as never);
+      if (listenSocket) uws.us_listen_socket_close(listenSocket);
       listenSocket = undefined;
       await services.close();
       await store.close();

@@ -7,7 +7,7 @@ import { microsToUsd } from './money.js';
 export const PasswordSchema = z.string().min(8, 'must be at least 8 characters').max(256);
 
 /** E-mail addresses as accepted everywhere. */
-export const EmailSchema = z.email().max(254);
+export const EmailSchema = z.string().trim().pipe(z.email().max(254));
 
 /** POST /v1/auth/register */
 export const RegisterRequestSchema = z.looseObject({ email: EmailSchema, password: PasswordSchema });

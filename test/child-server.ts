@@ -19,12 +19,12 @@ export function startChildServer(env: Record<string, string>): Promise<ChildServ
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   return new Promise((resolveStart, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error(`server did not start: ${stderr}`)), 20_000);
     child.on('exit', (code) => reject(new Error(`server exited with ${code}: ${stderr}`)));
-    child.stdout!.on('data', (chunk: Buffer) => {
+    child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       const match = /svc listening on (\d+)/.exec(out);
       if (!match) return;

@@ -1,0 +1,96 @@
+import { rmSync } from 'node:fs';
+import { Bench } from 'tinybench';
+import { Router } from '../http/router.js';
+import { ChatCompletionRequestSchema } from '../protocols/chat.js';
+import { AccountServices } from '../runtime/accounts/account-services.js';
+import { systemClock } from '../runtime/clock.js';
+import { Store } from '../runtime/store.js';
+import { tempDataDir } from '../test/harness.js';
+
+/** One figure of a micro benchmark, with its baseline's name when it has one. */
+export interface MicroResult {
+  group: string;
+  name: string;
+  baseline: boolean;
+  opsPerSecond: number;
+  p50Us: number;
+  p99Us: number;
+  samples: number;
+}
+
+const CHAT_BODY = JSON.stringify({
+  model: 'pro-1',
+  messages: [
+    { role: 'system', content: 'You are terse.' },
+    { role: 'user', content: 'Summarise the plot of a short story about a lighthouse keeper in three sentences.' },
+  ],
+  temperature: 0.3,
+  max_tokens: 256,
+  stream: true,
+  stream_options: { include_usage: true },
+  metadata: { trace: 'bench' },
+});
+
+function buildRouter(): Router<string> {
+  const router = new Router<string>();
+  const resources = ['models', 'files', 'chat/sessions', 'account/tokens', 'videos/generations', 'audio/speech'];
+  for (const resource of resources) {
+    router.add('GET', `/v1/${resource}`, `${resource}:list`);
+    router.add('GET', `/v1/${resource}/:id`, `${resource}:get`);
+    router.add('POST', `/v1/${resource}/:id/cancel`, `${resource}:cancel`);
+  }
+  return router;
+}
+
+/** Runs the micro benchmarks: each figure beside a baseline doing the least possible same work. */
+export async function runMicro(options: { timeMs: number }): Promise<MicroResult[]> {
+  const dir = tempDataDir();
+  const store = Store.open(dir);
+  const services = new AccountServices(store, systemClock, { sessionTtlMs: 60_000, usageFlushMs: 0 });
+  const created = await services.createAccount({ email: 'bench@example.com', password: null, creditMicros: 1e12, tokenLabel: 'bench' });
+  const accountId = created!.account.id;
+  const tokenId = created!.token!.record.id;
+  const tokenValue = created!.token!.value;
+  const router = buildRouter();
+  const flat = new Map([['GET /v1/chat/sessions/sess_123', 'chat/sessions:get']]);
+  const kv = store.table<{ n: number }>('bench');
+
+  const groups: Record<string, { name: string; baseline: boolean }> = {};
+  const bench = new Bench({ time: options.timeMs, warmupTime: Math.min(200, options.timeMs) });
+  const add = (group: string, name: string, baseline: boolean, fn: () => unknown) => {
+    groups[name] = { name: group, baseline };
+    bench.add(name, fn);
+  };
+
+  add('router', 'router.match /v1/chat/sessions/:id', false, () => router.match('GET', '/v1/chat/sessions/sess_123'));
+  add('router', 'baseline: Map.get of the full path', true, () => flat.get('GET /v1/chat/sessions/sess_123'));
+  add('chat request', 'JSON.parse + zod ChatCompletionRequest', false, () => ChatCompletionRequestSchema.safeParse(JSON.parse(CHAT_BODY)));
+  add('chat request', 'baseline: JSON.parse only', true, () => JSON.parse(CHAT_BODY));
+  add('perimeter', 'token lookup (sha256 + LMDB get)', false, () => services.tokens.findByValue(tokenValue));
+  add('ledger', 'hold + settle (one LMDB transaction)', false, async () => {
+    const hold = services.ledger.hold({ accountId, tokenId, amount: 5000 });
+    await services.ledger.settle(hold, { charge: 1234, description: 'bench', requestId: null, model: 'pro-1', promptTokens: 10, completionTokens: 20 });
+  });
+  add('ledger', 'baseline: bare LMDB transaction with one put', true, () => store.transaction(() => void kv.put('k', { n: 1 })));
+  add('ledger', 'hold + release (in memory, no charge)', false, () => {
+    services.ledger.release(services.ledger.hold({ accountId, tokenId, amount: 5000 }));
+  });
+
+  await bench.run();
+  const results: MicroResult[] = bench.tasks.map((task) => {
+    const result = task.result as unknown as { latency?: { p50: number; p99: number; samplesCount?: number }; throughput?: { mean: number }; samplesCount?: number };
+    return {
+      group: groups[task.name]!.name,
+      name: task.name,
+      baseline: groups[task.name]!.baseline,
+      opsPerSecond: Math.round(result.throughput?.mean ?? 0),
+      p50Us: Number(((result.latency?.p50 ?? 0) * 1000).toFixed(3)),
+      p99Us: Number(((result.latency?.p99 ?? 0) * 1000).toFixed(3)),
+      samples: result.latency?.samplesCount ?? result.samplesCount ?? 0,
+    };
+  });
+  await services.close();
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+  return results;
+}

@@ -1,0 +1,32 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ApiError, ERROR_CATALOGUE, errorBody, type ErrorCode } from '../protocols/errors.js';
+
+const test = suite('error catalogue: every code has a status, a type and a README entry');
+const readme = readFileSync(join(import.meta.dirname, '..', 'README.md'), 'utf8');
+
+test('every code has an HTTP status and an OpenAI-style type', () => {
+  for (const [code, entry] of Object.entries(ERROR_CATALOGUE)) {
+    assert.ok(entry.status >= 400 && entry.status < 600, code);
+    assert.match(entry.type, /_error$/, code);
+  }
+});
+
+test('every code is documented in the README errors table with its status', () => {
+  for (const [code, entry] of Object.entries(ERROR_CATALOGUE)) {
+    assert.match(readme, new RegExp(`\\| \`${code}\` \\| ${entry.status} \\|`), code);
+  }
+});
+
+test('the body carries message, type, code, param and request_id; 422 adds detail', () => {
+  const body = errorBody(new ApiError('validation_error' as ErrorCode, 'bad', { param: 'n', detail: [{ loc: ['body', 'n'], msg: 'x', type: 'too_small' }] }), 'req_1');
+  assert.equal(body, {
+    error: { message: 'bad', type: 'invalid_request_error', code: 'validation_error', param: 'n' },
+    request_id: 'req_1',
+    detail: [{ loc: ['body', 'n'], msg: 'x', type: 'too_small' }],
+  });
+});
+
+test.run();
