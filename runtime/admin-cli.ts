@@ -1,6 +1,8 @@
 // The operator CLI: `npm run admin -- <command> [--flag value]`, working directly on SVC_DATA_DIR
 // (LMDB lets it run beside a live server). Prints JSON; exits non-zero with a message on error.
 import { parseArgs } from 'node:util';
+import type { z } from 'zod';
+import { AdminCreateAccountSchema, AdminCreditSchema, AdminStatusSchema } from '../protocols/admin.js';
 import { usdToMicros } from '../protocols/money.js';
 import { AccountServices } from './accounts/account-services.js';
 import { systemClock } from './clock.js';
@@ -20,26 +22,39 @@ function fail(message: string): never {
   process.exit(2);
 }
 
-function money(value: string | undefined, flag: string): number {
-  const usd = Number(value);
-  if (value === undefined || !Number.isFinite(usd) || usd <= 0) fail(`${flag} must be a positive number of USD`);
-  return usdToMicros(usd);
+/** Validates with the admin API's own schema, so the CLI accepts exactly what the API accepts. */
+function validate<S extends z.ZodType>(schema: S, input: Record<string, unknown>, flags: Record<string, string>): z.output<S> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const field = String(issue.path[0] ?? '');
+  return fail(`${flags[field] ?? field}: ${issue.message}`);
+}
+
+const usd = (value: string | undefined) => (value === undefined ? undefined : Number(value));
+
+function parse() {
+  try {
+    return parseArgs({
+      allowPositionals: true,
+      options: {
+        email: { type: 'string' },
+        password: { type: 'string' },
+        'credit-usd': { type: 'string' },
+        account: { type: 'string' },
+        usd: { type: 'string' },
+        description: { type: 'string' },
+        status: { type: 'string' },
+        'data-dir': { type: 'string' },
+      },
+    });
+  } catch (err) {
+    return fail((err as Error).message);
+  }
 }
 
 async function main(): Promise<void> {
-  const { positionals, values } = parseArgs({
-    allowPositionals: true,
-    options: {
-      email: { type: 'string' },
-      password: { type: 'string' },
-      'credit-usd': { type: 'string' },
-      account: { type: 'string' },
-      usd: { type: 'string' },
-      description: { type: 'string' },
-      status: { type: 'string' },
-      'data-dir': { type: 'string' },
-    },
-  });
+  const { positionals, values } = parse();
   const config = loadConfig({ ...process.env, ...(values['data-dir'] && { SVC_DATA_DIR: values['data-dir'] }) });
   const store = Store.open(config.SVC_DATA_DIR);
   const services = new AccountServices(store, systemClock, { sessionTtlMs: config.SVC_SESSION_TTL_S * 1000, usageFlushMs: 0 });
@@ -52,11 +67,15 @@ async function main(): Promise<void> {
   try {
     switch (positionals[0]) {
       case 'create-account': {
-        if (!values.email) fail('--email is required');
+        const body = validate(
+          AdminCreateAccountSchema,
+          { email: values.email, password: values.password, credit_usd: usd(values['credit-usd']) },
+          { email: '--email', password: '--password', credit_usd: '--credit-usd' },
+        );
         const created = await services.createAccount({
-          email: values.email,
-          password: values.password ?? null,
-          creditMicros: values['credit-usd'] === undefined ? 0 : money(values['credit-usd'], '--credit-usd'),
+          email: body.email,
+          password: body.password ?? null,
+          creditMicros: body.credit_usd === undefined ? 0 : usdToMicros(body.credit_usd),
           tokenLabel: 'admin-issued',
         });
         if (!created) fail(`an account with e-mail ${values.email} already exists`);
@@ -65,15 +84,16 @@ async function main(): Promise<void> {
       }
       case 'credit': {
         if (!values.account) fail('--account is required');
+        const body = validate(AdminCreditSchema, { usd: usd(values.usd), description: values.description }, { usd: '--usd', description: '--description' });
         view(values.account);
-        await services.ledger.credit(values.account, money(values.usd, '--usd'), values.description ?? 'operator top-up (cli)');
+        await services.ledger.credit(values.account, usdToMicros(body.usd), body.description ?? 'operator top-up (cli)');
         print({ account: view(values.account) });
         break;
       }
       case 'status': {
         if (!values.account) fail('--account is required');
-        if (values.status !== 'active' && values.status !== 'suspended') fail('--status must be active or suspended');
-        if (!(await services.setStatus(values.account, values.status))) fail(`no account ${values.account}`);
+        const { status } = validate(AdminStatusSchema, { status: values.status }, { status: '--status' });
+        if (!(await services.setStatus(values.account, status))) fail(`no account ${values.account}`);
         print({ account: view(values.account) });
         break;
       }

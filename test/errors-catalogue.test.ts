@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ApiError, ERROR_CATALOGUE, errorBody, type ErrorCode } from '../protocols/errors.js';
+import { ApiError, ERROR_CATALOGUE, errorBody } from '../protocols/errors.js';
 
 const test = suite('error catalogue: every code has a status, a type and a README entry');
 const readme = readFileSync(join(import.meta.dirname, '..', 'README.md'), 'utf8');
@@ -21,7 +21,7 @@ test('every code is documented in the README errors table with its status', () =
 });
 
 test('the body carries message, type, code, param and request_id; 422 adds detail', () => {
-  const body = errorBody(new ApiError('validation_error' as ErrorCode, 'bad', { param: 'n', detail: [{ loc: ['body', 'n'], msg: 'x', type: 'too_small' }] }), 'req_1');
+  const body = errorBody(new ApiError('validation_error', 'bad', { param: 'n', detail: [{ loc: ['body', 'n'], msg: 'x', type: 'too_small' }] }), 'req_1');
   assert.equal(body, {
     error: { message: 'bad', type: 'invalid_request_error', code: 'validation_error', param: 'n' },
     request_id: 'req_1',
