@@ -22,7 +22,8 @@ function table(results: MicroResult[]): string {
   const lines = ['| group | benchmark | ops/s | p50 µs | p99 µs | vs baseline |', '|---|---|---:|---:|---:|---:|'];
   for (const r of results) {
     const base = results.find((b) => b.group === r.group && b.baseline);
-    const ratio = base && !r.baseline ? `${(base.opsPerSecond / r.opsPerSecond).toFixed(2)}× slower` : r.baseline ? '(baseline)' : '';
+    const factor = base ? base.opsPerSecond / r.opsPerSecond : 0;
+    const ratio = r.baseline ? '(baseline)' : !base ? '' : factor >= 1 ? `${factor.toFixed(2)}× slower` : `${(1 / factor).toFixed(2)}× faster`;
     lines.push(`| ${r.group} | ${r.name} | ${r.opsPerSecond.toLocaleString('en-US')} | ${r.p50Us} | ${r.p99Us} | ${ratio} |`);
   }
   return lines.join('\n');
