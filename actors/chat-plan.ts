@@ -11,6 +11,9 @@ export type PassName = 'answer' | 'plan' | 'draft' | 'check' | 'judge';
 export const PLAN_MAX_TOKENS = 256;
 export const CHECK_MAX_TOKENS = 64;
 
+/** Prompt tokens each internal pass adds (its instruction), budgeted in the worst case. */
+export const PASS_INSTRUCTION_TOKENS = 64;
+
 /** The answer cap when the request sets none. */
 export const DEFAULT_MAX_COMPLETION_TOKENS = 4096;
 
@@ -46,7 +49,8 @@ export function planChat(request: ChatCompletionRequest, promptTokens: number, m
   const passes: PassName[] = request.enable_judge ? ['plan', 'draft', 'check', 'judge'] : ['plan', 'draft', 'check'];
   // plan reads the prompt; draft reads prompt + plan; check and judge read prompt + draft.
   const reviews = passes.length - 2;
-  const input = promptTokens + (promptTokens + PLAN_MAX_TOKENS) + reviews * (promptTokens + maxTokens);
+  const perPass = promptTokens + PASS_INSTRUCTION_TOKENS;
+  const input = perPass + (perPass + PLAN_MAX_TOKENS) + reviews * (perPass + maxTokens);
   const output = PLAN_MAX_TOKENS + maxTokens + reviews * CHECK_MAX_TOKENS;
   return { depth, passes, maxTokens, worstCase: { promptTokens: input * n, completionTokens: output * n } };
 }

@@ -1,6 +1,17 @@
 import type { ChatMessage } from '../protocols/chat.js';
 import type { TokenUsage } from '../protocols/pricing.js';
 
+/** A function the model may call (from `tools` or the legacy `functions`). */
+export interface ToolDefinition {
+  name: string;
+  description: string | null;
+  /** JSON Schema of the arguments. */
+  parameters: Record<string, unknown> | null;
+}
+
+/** Whether and which tool the model must call. */
+export type ToolChoice = 'none' | 'auto' | 'required' | { name: string };
+
 /** What a chat backend is asked to do; already validated and priced. */
 export interface ChatBackendRequest {
   model: string;
@@ -9,7 +20,9 @@ export interface ChatBackendRequest {
   maxTokens: number;
   temperature: number | null;
   stop: readonly string[];
-  responseFormat: 'text' | 'json_object' | 'json_schema';
+  responseFormat: { type: 'text' | 'json_object' | 'json_schema'; schema: Record<string, unknown> | null };
+  tools: readonly ToolDefinition[];
+  toolChoice: ToolChoice;
   metadata: Readonly<Record<string, unknown>> | null;
   /** Which of `n` choices this call produces; the sim varies its text by it. */
   choiceIndex: number;
@@ -17,10 +30,15 @@ export interface ChatBackendRequest {
   signal: AbortSignal;
 }
 
-/** What a backend streams: text as it is produced, then the end with processed-token usage. */
+/**
+ * What a backend streams: text and tool-call fragments as they are produced, then the end with
+ * processed-token usage. Tool-call fragments follow OpenAI's delta shape: the first fragment of
+ * call `index` carries `id` and `name`, later ones only more `arguments`.
+ */
 export type ChatBackendEvent =
   | { type: 'delta'; text: string }
-  | { type: 'done'; finishReason: 'stop' | 'length'; usage: TokenUsage };
+  | { type: 'tool_call'; index: number; id?: string; name?: string; arguments: string }
+  | { type: 'done'; finishReason: 'stop' | 'length' | 'tool_calls'; usage: TokenUsage };
 
 /** One chat backend (sim, an OpenAI-compatible upstream, …); throws TerminalError or RetryableError. */
 export interface ChatBackend {

@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { createSimChatBackend } from '../backends/sim/sim-chat-backend.js';
 import type { ChatBackend } from '../backends/chat-backend.js';
+import type { CompletionActor } from '../actors/completion-machine.js';
 import { AccountServices } from '../runtime/accounts/account-services.js';
+import { ActorRegistry } from '../runtime/actor-registry.js';
 import { systemClock, type Clock } from '../runtime/clock.js';
 import type { Config } from '../runtime/config.js';
 import { createLogger, type Logger } from '../runtime/logger.js';
@@ -22,6 +24,8 @@ export interface AppDeps {
   store: Store;
   services: AccountServices;
   chat: ChatBackend;
+  /** Running (and recently finished) completions by id. */
+  completions: ActorRegistry<CompletionActor>;
 }
 
 /** A built server: listen, then close. */
@@ -40,7 +44,8 @@ export function buildApp(config: Config, options: { clock?: Clock; logger?: Logg
   const store = Store.open(config.SVC_DATA_DIR);
   const services = new AccountServices(store, clock, { sessionTtlMs: config.SVC_SESSION_TTL_S * 1000 });
   const chat = createSimChatBackend({ ttftMs: config.SVC_SIM_TTFT_MS, tokensPerSecond: config.SVC_SIM_TOKENS_PER_S });
-  const deps: AppDeps = { config, clock, logger, store, services, chat };
+  const completions = new ActorRegistry<CompletionActor>(5 * 60_000);
+  const deps: AppDeps = { config, clock, logger, store, services, chat, completions };
 
   const router = new Router<RouteDef>();
   for (const route of allRoutes(deps)) router.add(route.method, route.path, route);

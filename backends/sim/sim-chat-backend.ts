@@ -4,6 +4,7 @@ import type { ChatBackend, ChatBackendEvent, ChatBackendRequest } from '../chat-
 import { RetryableError } from '../errors.js';
 import { readSimScript } from './sim-script.js';
 import { simPieces } from './sim-text.js';
+import { simToolCall } from './sim-tools.js';
 
 /** Latency model of the sim: time to first token and tokens per second (0 = no delay). */
 export interface SimLatency {
@@ -16,13 +17,27 @@ function asJson(pieces: string[]): string[] {
   return ['{"', 'answer', '":', ` ${JSON.stringify(text)}`, '}'];
 }
 
-function piecesOf(reply: string): string[] {
-  return reply.match(/\s*[\p{L}\p{N}]{1,6}|\s*[^\s\p{L}\p{N}]|\s+$/gu) ?? [];
+function piecesOf(text: string): string[] {
+  return text.match(/\s*[\p{L}\p{N}]{1,6}|\s*[^\s\p{L}\p{N}]|\s+$/gu) ?? [];
+}
+
+function firstStop(text: string, stops: readonly string[]): number {
+  let at = -1;
+  for (const stop of stops) {
+    const index = stop ? text.indexOf(stop) : -1;
+    if (index >= 0 && (at < 0 || index < at)) at = index;
+  }
+  return at;
+}
+
+function answerPieces(request: ChatBackendRequest, reply: string | undefined): string[] {
+  const pieces = reply !== undefined ? piecesOf(reply) : simPieces(request.model, request.messages, request.choiceIndex);
+  return request.responseFormat.type === 'text' ? pieces : asJson(pieces);
 }
 
 /**
- * The embedded default backend: deterministic text derived from the input, with a latency model
- * so load tests look like a provider. Usage counts exactly what it produced.
+ * The embedded default backend: deterministic text (or a tool call) derived from the input, with
+ * a latency model so load tests look like a provider. Usage counts exactly what it produced.
  */
 export function createSimChatBackend(latency: SimLatency): ChatBackend {
   return {
@@ -30,21 +45,33 @@ export function createSimChatBackend(latency: SimLatency): ChatBackend {
     latency: { ttftMs: latency.ttftMs, tokensPerSecond: latency.tokensPerSecond },
     async *stream(request: ChatBackendRequest): AsyncIterable<ChatBackendEvent> {
       const script = readSimScript(request.metadata);
-      const ttftMs = script.ttft_ms ?? latency.ttftMs;
-      const tokensPerSecond = script.tokens_per_s ?? latency.tokensPerSecond;
       if (script.fail === 'unavailable') throw new RetryableError('sim: provider unavailable (scripted)', 'upstream_unavailable');
       if (script.fail === 'timeout') throw new RetryableError('sim: provider timed out (scripted)', 'upstream_timeout');
       if (script.fail === 'error') throw new RetryableError('sim: provider returned an error (scripted)', 'upstream_error');
-
-      let pieces = script.reply !== undefined ? piecesOf(script.reply) : simPieces(request.model, request.messages, request.choiceIndex);
-      if (request.responseFormat !== 'text') pieces = asJson(pieces);
-      if (ttftMs > 0) await sleep(ttftMs, undefined, { signal: request.signal });
+      const ttftMs = script.ttft_ms ?? latency.ttftMs;
+      const tokensPerSecond = script.tokens_per_s ?? latency.tokensPerSecond;
       const gapMs = tokensPerSecond > 0 ? 1000 / tokensPerSecond : 0;
+      const promptTokens = countPromptTokens(request.messages);
+      if (ttftMs > 0) await sleep(ttftMs, undefined, { signal: request.signal });
 
+      const call = simToolCall(request, script);
+      if (call) {
+        // Tool calls stream like OpenAI's: id and name first, then the arguments in fragments.
+        yield { type: 'tool_call', index: 0, id: call.id, name: call.name, arguments: '' };
+        for (let at = 0; at < call.arguments.length; at += 8) {
+          request.signal.throwIfAborted();
+          if (gapMs > 0) await sleep(gapMs, undefined, { signal: request.signal });
+          yield { type: 'tool_call', index: 0, arguments: call.arguments.slice(at, at + 8) };
+        }
+        yield { type: 'done', finishReason: 'tool_calls', usage: { promptTokens, completionTokens: countTokens(call.name + call.arguments) } };
+        return;
+      }
+
+      const reply = script.reply ?? (script.clarify !== undefined ? script.clarify : undefined);
       let emitted = '';
       let completionTokens = 0;
       let finishReason: 'stop' | 'length' = 'stop';
-      for (const [index, piece] of pieces.entries()) {
+      for (const [index, piece] of answerPieces(request, reply).entries()) {
         request.signal.throwIfAborted();
         const cost = countTokens(piece);
         if (completionTokens + cost > request.maxTokens) {
@@ -63,16 +90,7 @@ export function createSimChatBackend(latency: SimLatency): ChatBackend {
         completionTokens += cost;
         yield { type: 'delta', text: piece };
       }
-      yield { type: 'done', finishReason, usage: { promptTokens: countPromptTokens(request.messages), completionTokens } };
+      yield { type: 'done', finishReason, usage: { promptTokens, completionTokens } };
     },
   };
-}
-
-function firstStop(text: string, stops: readonly string[]): number {
-  let at = -1;
-  for (const stop of stops) {
-    const index = stop ? text.indexOf(stop) : -1;
-    if (index >= 0 && (at < 0 || index < at)) at = index;
-  }
-  return at;
 }

@@ -2,13 +2,16 @@ import { z } from 'zod';
 
 /**
  * Scripted behaviour of the sim backend, from request `metadata.sim` (documented in the README):
- * fail with a given upstream error, override latency, or answer a fixed text.
+ * fail with a given upstream error, override latency, answer a fixed text, ask a clarifying
+ * question, or call a tool.
  */
 export const SimScriptSchema = z.looseObject({
   fail: z.enum(['unavailable', 'timeout', 'error']).optional(),
   ttft_ms: z.number().int().min(0).max(60_000).optional(),
   tokens_per_s: z.number().min(0).max(100_000).optional(),
-  reply: z.string().max(100_000).optional(),
+  reply: z.string().max(1_000_000).optional(),
+  clarify: z.string().min(1).max(2_000).optional(),
+  tool_call: z.looseObject({ name: z.string().min(1), arguments: z.union([z.string(), z.record(z.string(), z.unknown())]).optional() }).optional(),
 });
 
 /** A parsed `metadata.sim`. */

@@ -1,64 +1,66 @@
 import { planChat } from '../../actors/chat-plan.js';
-import type { ChatBackend, ChatBackendRequest } from '../../backends/chat-backend.js';
-import { RetryableError, TerminalError } from '../../backends/errors.js';
-import { countPromptTokens, countTokens } from '../../backends/tokens.js';
+import type { CompletionActor, PassFailure } from '../../actors/completion-machine.js';
+import { countPromptTokens } from '../../backends/tokens.js';
 import { ChatCompletionRequestSchema, type ChatCompletionRequest } from '../../protocols/chat.js';
+import { CancelRequestSchema, LiveInputRequestSchema } from '../../protocols/chat-live.js';
+import { completionObject, runSvc, type CompletionHeader } from '../../protocols/chat-response.js';
 import { ApiError } from '../../protocols/errors.js';
 import { microsToUsd } from '../../protocols/money.js';
-import { MODEL_VERSION } from '../../protocols/models.js';
-import { chatPriceMicros, costBlock, svcBlock, type TokenUsage } from '../../protocols/pricing.js';
+import type { ModelCard } from '../../protocols/models.js';
 import { randomBase62 } from '../../runtime/ids.js';
 import type { AppDeps } from '../app.js';
-import { accountOf, json, type RouteDef } from '../route.js';
-import { requireModel } from './models.js';
+import { startCompletion, type CompletionOutcome } from '../chat/completion-run.js';
+import { StreamRelay } from '../chat/stream-relay.js';
+import { accountOf, json, type RequestContext, type RouteDef } from '../route.js';
+import { SseWriter } from '../sse-writer.js';
+import { requireModel, requireVariant } from './models.js';
 
-interface ChoiceResult {
-  text: string;
-  finishReason: 'stop' | 'length';
-  usage: TokenUsage;
+/** Maps a failed pass to the API's explicit upstream error; never a degraded answer. */
+function upstreamError(failure: PassFailure | null): ApiError {
+  const kind = failure?.kind ?? 'upstream_error';
+  const headers: Record<string, string> = {};
+  if (failure?.retryAfterMs) headers['retry-after'] = String(Math.ceil(failure.retryAfterMs / 1000));
+  return new ApiError(kind, `The model provider failed: ${failure?.message ?? 'unknown error'}. Nothing was charged.`, { headers });
 }
 
-/** Maps a backend failure to the API's explicit upstream errors; never a degraded answer. */
-export function upstreamError(err: unknown): ApiError {
-  if (err instanceof RetryableError || err instanceof TerminalError) {
-    const headers: Record<string, string> = {};
-    if (err instanceof RetryableError && err.retryAfterMs !== null) headers['retry-after'] = String(Math.ceil(err.retryAfterMs / 1000));
-    return new ApiError(err.kind, `Upstream model provider failed: ${err.message}`, { headers, cause: err });
-  }
-  return new ApiError('upstream_error', 'Upstream model provider failed unexpectedly.', { cause: err });
+function svcOf(outcome: CompletionOutcome, depth: string): Record<string, unknown> {
+  return runSvc(outcome.priceMicros, { cached: false, depth, status: outcome.status, cancelReason: outcome.cancelReason });
 }
 
-async function runChoice(backend: ChatBackend, request: ChatBackendRequest): Promise<ChoiceResult> {
-  let text = '';
-  try {
-    for await (const event of backend.stream(request)) {
-      if (event.type === 'delta') text += event.text;
-      else return { text, finishReason: event.finishReason, usage: event.usage };
-    }
-  } catch (err) {
-    // The client left: what was produced so far was processed and is what gets charged.
-    if (request.signal.aborted) return { text, finishReason: 'stop', usage: { promptTokens: countPromptTokens(request.messages), completionTokens: countTokens(text) } };
-    throw err;
-  }
-  throw new RetryableError('backend stream ended without a final event', 'upstream_error');
+function priceHeaders(outcome: CompletionOutcome): Record<string, string> {
+  return { 'x-svc-price-usd': microsToUsd(outcome.priceMicros).toFixed(6) };
 }
 
-function backendRequest(request: ChatCompletionRequest, maxTokens: number, signal: AbortSignal, choiceIndex: number): ChatBackendRequest {
-  return {
-    model: request.model,
-    messages: request.messages,
-    maxTokens,
-    temperature: request.temperature ?? null,
-    stop: request.stop == null ? [] : typeof request.stop === 'string' ? [request.stop] : request.stop,
-    responseFormat: request.response_format?.type ?? 'text',
-    metadata: request.metadata ?? null,
-    signal,
-    choiceIndex,
+/** Chat completions: the main route, plus live input and cancel of a running completion by its id. */
+export function chatCompletionRoutes({ services, chat, completions }: AppDeps): RouteDef[] {
+  const find = (ctx: RequestContext): CompletionActor => {
+    const id = ctx.params.completion_id!;
+    const actor = completions.get(id, accountOf(ctx.principal).id);
+    if (!actor) throw new ApiError('not_found', `No running or recent completion ${id}.`, { param: 'completion_id' });
+    return actor;
   };
-}
 
-/** POST /v1/chat/completions (non-streaming): hold the worst case, run, settle the exact charge. */
-export function chatCompletionRoutes({ services, chat }: AppDeps): RouteDef[] {
+  const start = (ctx: RequestContext, request: ChatCompletionRequest, model: ModelCard, head: CompletionHeader, stream: { relay: StreamRelay; writer: SseWriter } | null) => {
+    const account = accountOf(ctx.principal);
+    const plan = planChat(request, countPromptTokens(request.messages), model.max_output_tokens);
+    const writer = stream?.writer;
+    const run = startCompletion({
+      id: head.id,
+      request,
+      plan,
+      accountId: account.id,
+      tokenId: ctx.principal.token?.id ?? null,
+      requestId: ctx.ex.requestId,
+      services,
+      backend: chat,
+      registry: completions,
+      signal: ctx.ex.signal,
+      ready: writer ? () => writer.ready() : () => null,
+      onEmit: stream?.relay.onEmit,
+    });
+    return { plan, run };
+  };
+
   return [
     {
       method: 'POST',
@@ -67,53 +69,81 @@ export function chatCompletionRoutes({ services, chat }: AppDeps): RouteDef[] {
       async handler(ctx) {
         const request = await ctx.json(ChatCompletionRequestSchema);
         const model = requireModel(request.model);
-        if (request.stream) throw new ApiError('invalid_request', 'stream: true is not served yet; send stream: false.', { param: 'stream' });
-        const account = accountOf(ctx.principal);
-        const plan = planChat(request, countPromptTokens(request.messages), model.max_output_tokens);
-        const hold = services.ledger.hold({ accountId: account.id, tokenId: ctx.principal.token?.id ?? null, amount: chatPriceMicros(plan.worstCase) });
-
-        let results: ChoiceResult[];
-        try {
-          results = await Promise.all(Array.from({ length: request.n }, (_, i) => runChoice(chat, backendRequest(request, plan.maxTokens, ctx.ex.signal, i))));
-        } catch (err) {
-          services.ledger.release(hold);
-          throw upstreamError(err);
-        }
-        const usage: TokenUsage = {
-          promptTokens: results.reduce((sum, r) => sum + r.usage.promptTokens, 0),
-          completionTokens: results.reduce((sum, r) => sum + r.usage.completionTokens, 0),
-        };
-        const price = chatPriceMicros(usage);
-        await services.ledger.settle(hold, {
-          charge: price,
-          description: `chat completion (${plan.depth})`,
-          requestId: ctx.ex.requestId,
+        requireVariant(request.target_variant_id, model);
+        const head: CompletionHeader = {
+          id: `chatcmpl-${randomBase62(24)}`,
+          created: Math.floor(Date.now() / 1000),
           model: model.id,
-          promptTokens: usage.promptTokens,
-          completionTokens: usage.completionTokens,
+          legacyFunctions: !request.tools && Boolean(request.functions),
+        };
+        if (!request.stream) {
+          const { plan, run } = start(ctx, request, model, head, null);
+          const outcome = await run.done;
+          if (outcome.status === 'failed') throw upstreamError(outcome.error);
+          return json(completionObject(head, outcome.choices, outcome.usage, svcOf(outcome, plan.depth)), 200, { ...priceHeaders(outcome), 'x-completion-id': head.id });
+        }
+        const writer = new SseWriter(ctx.ex);
+        const relay = new StreamRelay(writer, head, {
+          n: request.n,
+          progress: request.stream_options?.include_progress_text === true,
+          includeUsage: request.stream_options?.include_usage === true,
         });
-        return json(
-          {
-            id: `chatcmpl-${randomBase62(24)}`,
-            object: 'chat.completion',
-            created: Math.floor(Date.now() / 1000),
-            model: model.id,
-            choices: results.map((r, index) => ({
-              index,
-              message: { role: 'assistant', content: r.text, refusal: null },
-              logprobs: null,
-              finish_reason: r.finishReason,
-            })),
-            usage: { prompt_tokens: usage.promptTokens, completion_tokens: usage.completionTokens, total_tokens: usage.promptTokens + usage.completionTokens },
-            system_fingerprint: `fp_svc_${MODEL_VERSION}`,
-            svc: svcBlock(price),
-            cost: costBlock(usage),
-          },
-          200,
-          { 'x-svc-price-usd': microsToUsd(price).toFixed(6) },
-        );
+        const { plan, run } = start(ctx, request, model, head, { relay, writer });
+        const outcome = await run.done;
+        if (outcome.status === 'failed') {
+          if (!relay.isOpen) throw upstreamError(outcome.error);
+          relay.fail(upstreamError(outcome.error), ctx.ex.requestId);
+          return undefined;
+        }
+        relay.finish(outcome, svcOf(outcome, plan.depth));
+        return undefined;
+      },
+    },
+    {
+      method: 'POST',
+      path: '/v1/chat/completions/:completion_id/live-input',
+      auth: 'token',
+      async handler(ctx) {
+        const body = await ctx.json(LiveInputRequestSchema);
+        const actor = find(ctx);
+        if (actor.getSnapshot().status !== 'active') {
+          throw new ApiError('conflict', 'This completion has finished; live input can no longer join it.', { headers: { 'x-should-retry': 'false' } });
+        }
+        actor.send({ type: 'LIVE_INPUT', content: body.content, questionId: body.question_id ?? null, source: body.source, modality: body.modality, at: Date.now() });
+        const { context, value } = actor.getSnapshot();
+        return json({ object: 'chat.completion.live_input', completion_id: context.id, accepted: true, seq: context.liveInputs.length, state: value });
+      },
+    },
+    {
+      method: 'GET',
+      path: '/v1/chat/completions/:completion_id/live-input',
+      auth: 'token',
+      handler(ctx) {
+        const { context, value, status } = find(ctx).getSnapshot();
+        return json({
+          object: 'chat.completion.live_input_status',
+          completion_id: context.id,
+          state: value,
+          active: status === 'active',
+          phase: context.pass,
+          inputs: context.liveInputs.map((input) => ({ seq: input.seq, source: input.source, modality: input.modality, question_id: input.questionId, used_in: input.usedIn, received_at: Math.floor(input.receivedAt / 1000) })),
+          pending: context.liveInputs.filter((input) => input.usedIn === null).length,
+        });
+      },
+    },
+    {
+      method: 'POST',
+      path: '/v1/chat/completions/:completion_id/cancel',
+      auth: 'token',
+      async handler(ctx) {
+        const hasBody = Number(ctx.ex.headers['content-length'] ?? 0) > 0 || ctx.ex.headers['transfer-encoding'] !== undefined;
+        const body = hasBody ? await ctx.json(CancelRequestSchema) : { reason: null };
+        const actor = find(ctx);
+        const wasActive = actor.getSnapshot().status === 'active';
+        actor.send({ type: 'CANCEL', reason: body.reason ?? null });
+        const { context, value } = actor.getSnapshot();
+        return json({ object: 'chat.completion.cancel', completion_id: context.id, cancelled: wasActive && value === 'cancelled', state: value });
       },
     },
   ];
 }
-

@@ -1,0 +1,61 @@
+import { fromCallback } from 'xstate';
+import type { PassChoiceResult, PassFailure, RunPassEvent, RunPassInput, ToolCallResult } from '../../actors/completion-machine.js';
+import type { ChatBackend, ChatBackendRequest } from '../../backends/chat-backend.js';
+import { RetryableError, TerminalError } from '../../backends/errors.js';
+
+/** What a completion's passes need from the outside: the backend, the request's settings, flow control. */
+export interface CompletionPort {
+  backend: ChatBackend;
+  base: Omit<ChatBackendRequest, 'messages' | 'maxTokens' | 'choiceIndex' | 'signal'>;
+  /** Null while the consumer keeps up; otherwise a promise to wait on before producing more. */
+  ready(): Promise<void> | null;
+}
+
+/** Classifies anything a backend threw; unknown failures count as upstream errors, never as answers. */
+export function toPassFailure(err: unknown): PassFailure {
+  if (err instanceof RetryableError) return { kind: err.kind, message: err.message, retryAfterMs: err.retryAfterMs };
+  if (err instanceof TerminalError) return { kind: err.kind, message: err.message, retryAfterMs: null };
+  return { kind: 'upstream_error', message: 'the model backend failed unexpectedly', retryAfterMs: null };
+}
+
+async function runChoice(port: CompletionPort, input: RunPassInput, choice: number, signal: AbortSignal, sendBack: (event: RunPassEvent) => void): Promise<PassChoiceResult> {
+  let text = '';
+  const calls: ToolCallResult[] = [];
+  const request: ChatBackendRequest = { ...port.base, messages: input.choices[choice]!, maxTokens: input.maxTokens, choiceIndex: choice, signal };
+  for await (const event of port.backend.stream(request)) {
+    if (signal.aborted) break;
+    if (event.type === 'delta') {
+      text += event.text;
+      sendBack({ type: 'PASS.DELTA', choice, text: event.text });
+    } else if (event.type === 'tool_call') {
+      const call = (calls[event.index] ??= { id: event.id ?? '', name: event.name ?? '', arguments: '' });
+      if (event.id) call.id = event.id;
+      if (event.name) call.name = event.name;
+      call.arguments += event.arguments;
+      sendBack({ type: 'PASS.TOOL_CALL', choice, index: event.index, id: event.id, name: event.name, arguments: event.arguments });
+    } else {
+      return { text, toolCalls: calls.filter(Boolean), finishReason: event.finishReason, usage: event.usage };
+    }
+    const wait = port.ready();
+    if (wait) await wait;
+  }
+  signal.throwIfAborted();
+  throw new RetryableError('the backend stream ended without a final event', 'upstream_error');
+}
+
+/**
+ * The runtime's `runPass` actor: runs one pass for every choice against the backend, relays
+ * fragments to the machine as they come, and stops the backend when the machine leaves the pass.
+ */
+export const runPassLogic = fromCallback<RunPassEvent, RunPassInput>(({ input, sendBack }) => {
+  const port = input.port as CompletionPort;
+  const controller = new AbortController();
+  const send = (event: RunPassEvent) => {
+    if (!controller.signal.aborted) sendBack(event);
+  };
+  Promise.all(input.choices.map((_, choice) => runChoice(port, input, choice, controller.signal, send))).then(
+    (choices) => send({ type: 'PASS.DONE', choices }),
+    (err: unknown) => send({ type: 'PASS.FAILED', error: toPassFailure(err) }),
+  );
+  return () => controller.abort(new Error('pass stopped'));
+});

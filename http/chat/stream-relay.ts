@@ -1,0 +1,95 @@
+import type { PassName } from '../../actors/chat-plan.js';
+import type { CompletionEmitted } from '../../actors/completion-machine.js';
+import { chunkObject, deltaChoice, finalChunk, finishChoice, toolCallDelta, type CompletionHeader } from '../../protocols/chat-response.js';
+import { errorBody, type ApiError } from '../../protocols/errors.js';
+import { SSE_DONE, sseData } from '../../protocols/sse.js';
+import type { CompletionOutcome } from './completion-run.js';
+import type { SseWriter } from '../sse-writer.js';
+
+const PHASES: Record<PassName, { phase: string; text: string }> = {
+  answer: { phase: 'answering', text: 'Writing the answer' },
+  plan: { phase: 'planning', text: 'Planning the answer' },
+  draft: { phase: 'answering', text: 'Writing the answer' },
+  check: { phase: 'checking', text: 'Checking the answer is complete' },
+  judge: { phase: 'judging', text: 'Verifying the answer' },
+};
+
+/**
+ * Turns a completion's emitted events into `chat.completion.chunk` SSE. The stream opens on the
+ * first thing worth sending, so a backend that fails before producing anything still gets a
+ * plain HTTP error instead of a 200 with an error inside.
+ */
+export class StreamRelay {
+  private opened = false;
+  private readonly started = new Set<number>();
+  private phase = 'answering';
+
+  constructor(
+    private readonly writer: SseWriter,
+    private readonly header: CompletionHeader,
+    private readonly options: { n: number; progress: boolean; includeUsage: boolean },
+  ) {}
+
+  /** Whether the 200 and the SSE headers have gone out. */
+  get isOpen(): boolean {
+    return this.opened;
+  }
+
+  private open(): void {
+    if (this.opened) return;
+    this.opened = true;
+    this.writer.open({ 'x-completion-id': this.header.id });
+  }
+
+  private chunk(choices: Record<string, unknown>[], extra: Record<string, unknown> = {}): void {
+    this.open();
+    this.writer.push(sseData(chunkObject(this.header, choices, this.options.includeUsage ? { usage: null, ...extra } : extra)));
+  }
+
+  private progress(event: string, statusText: string): void {
+    if (this.options.progress) this.chunk([], { progress: { event, status_text: statusText, phase: this.phase } });
+  }
+
+  /** The first delta of a choice names the role (and, as OpenAI does, no content yet for tool calls). */
+  private roleFor(choice: number): Record<string, unknown> {
+    if (this.started.has(choice)) return {};
+    this.started.add(choice);
+    return { role: 'assistant', content: null };
+  }
+
+  /** Relays one emitted event. */
+  readonly onEmit = (event: CompletionEmitted): void => {
+    switch (event.type) {
+      case 'phase':
+        this.phase = PHASES[event.phase].phase;
+        this.progress('phase', PHASES[event.phase].text);
+        return;
+      case 'delta':
+        this.chunk([deltaChoice(event.choice, { ...this.roleFor(event.choice), content: event.text })]);
+        return;
+      case 'tool_call':
+        this.chunk([deltaChoice(event.choice, { ...this.roleFor(event.choice), ...toolCallDelta(this.header.legacyFunctions, event) })]);
+        return;
+      case 'live_input':
+        this.progress('live_input', `Live input #${event.seq} received; it joins the next phase`);
+        return;
+    }
+  };
+
+  /** Closes a run that ended (completed or cancelled): finish reasons, usage and charge, [DONE]. */
+  finish(outcome: CompletionOutcome, svc: Record<string, unknown>): void {
+    if (outcome.status === 'cancelled') this.progress('cancelled', `Cancelled: ${outcome.cancelReason ?? 'by request'}`);
+    outcome.choices.forEach((choice, index) => this.chunk([finishChoice(index, choice, this.header.legacyFunctions)]));
+    for (let index = outcome.choices.length; index < this.options.n; index++) this.chunk([deltaChoice(index, this.roleFor(index), 'stop')]);
+    this.writer.push(sseData(finalChunk(this.header, outcome.usage, svc)));
+    this.writer.push(SSE_DONE);
+    this.writer.end();
+  }
+
+  /** Ends an open stream with an error event, which the official SDKs raise; never a silent stop. */
+  fail(error: ApiError, requestId: string): void {
+    this.writer.push(sseData(errorBody(error, requestId)));
+    this.writer.end();
+  }
+}
+

@@ -1,0 +1,26 @@
+/** The SSE terminator chat streams end with. */
+export const SSE_DONE = 'data: [DONE]\n\n';
+
+/** One `data:` event carrying JSON (JSON.stringify never emits a raw newline, so one line is enough). */
+export function sseData(value: unknown): string {
+  return `data: ${JSON.stringify(value)}\n\n`;
+}
+
+/** A named event with an id, for resumable streams; refuses CR/LF in `event` and `id`. */
+export function sseEvent(event: string, id: string | number, value: unknown): string {
+  const idText = String(id);
+  if (/[\r\n]/.test(event) || /[\r\n]/.test(idText)) throw new Error('SSE event and id must not contain CR or LF');
+  return `id: ${idText}\nevent: ${event}\ndata: ${JSON.stringify(value)}\n\n`;
+}
+
+/** A comment line: keeps proxies from closing an idle stream. */
+export function sseComment(text: string): string {
+  return `: ${text.replace(/[\r\n]+/g, ' ')}\n\n`;
+}
+
+/** Headers of an SSE response. */
+export const SSE_HEADERS: Record<string, string> = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache, no-transform',
+  'x-accel-buffering': 'no',
+};
