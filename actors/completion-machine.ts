@@ -61,6 +61,8 @@ export interface CompletionInput {
   conversation: ChatMessage[];
   plan: ChatPlan;
   port: unknown;
+  /** Processed tokens spent before the first pass (analysing images, audio, files). */
+  preprocessed: TokenUsage;
 }
 
 /** The completion's state between events. */
@@ -214,7 +216,7 @@ export const completionMachine = setup({
     partial: [],
     planText: [],
     answers: [],
-    usage: ZERO,
+    usage: input.preprocessed,
     liveInputs: [],
     cancelReason: null,
     error: null,

@@ -8,6 +8,7 @@ import { systemClock, type Clock } from '../runtime/clock.js';
 import type { Config } from '../runtime/config.js';
 import { createLogger, type Logger } from '../runtime/logger.js';
 import { Store } from '../runtime/store.js';
+import { ResponseCache } from './chat/response-cache.js';
 import { dispatch } from './dispatch.js';
 import { Perimeter } from './perimeter.js';
 import type { RouteDef } from './route.js';
@@ -26,6 +27,8 @@ export interface AppDeps {
   chat: ChatBackend;
   /** Running (and recently finished) completions by id. */
   completions: ActorRegistry<CompletionActor>;
+  /** Answers to identical deterministic chat requests. */
+  chatCache: ResponseCache;
 }
 
 /** A built server: listen, then close. */
@@ -45,7 +48,8 @@ export function buildApp(config: Config, options: { clock?: Clock; logger?: Logg
   const services = new AccountServices(store, clock, { sessionTtlMs: config.SVC_SESSION_TTL_S * 1000 });
   const chat = createSimChatBackend({ ttftMs: config.SVC_SIM_TTFT_MS, tokensPerSecond: config.SVC_SIM_TOKENS_PER_S });
   const completions = new ActorRegistry<CompletionActor>(5 * 60_000);
-  const deps: AppDeps = { config, clock, logger, store, services, chat, completions };
+  const chatCache = new ResponseCache(store, clock, config.SVC_CHAT_CACHE_TTL_S * 1000);
+  const deps: AppDeps = { config, clock, logger, store, services, chat, completions, chatCache };
 
   const router = new Router<RouteDef>();
   for (const route of allRoutes(deps)) router.add(route.method, route.path, route);

@@ -3,6 +3,9 @@ import { z } from 'zod';
 const intFromEnv = (fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
   z.coerce.number().int().min(min).max(max).default(fallback);
 
+/** The longest delay `setTimeout` honours (about 24.8 days); longer ones fire at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** Every environment variable the server reads, validated once at start. */
 export const ConfigSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -12,11 +15,16 @@ export const ConfigSchema = z.object({
   SVC_BACKEND: z.enum(['sim', 'openai-compatible']).default('sim'),
   SVC_UPSTREAM_BASE_URL: z.url().optional(),
   SVC_UPSTREAM_API_KEY: z.string().optional(),
+  SVC_UPSTREAM_MODEL: z.string().min(1).optional(),
+  SVC_UPSTREAM_CONCURRENCY: intFromEnv(64, 1, 100_000),
+  SVC_UPSTREAM_TIMEOUT_MS: intFromEnv(60_000, 1, MAX_TIMER_MS),
+  SVC_UPSTREAM_IDLE_TIMEOUT_MS: intFromEnv(30_000, 1, MAX_TIMER_MS),
   SVC_NATS_URL: z.string().optional(),
   SVC_MAX_BODY_BYTES: intFromEnv(8 * 1024 * 1024, 1024),
   SVC_SESSION_TTL_S: intFromEnv(30 * 24 * 3600, 60),
   SVC_SIM_TTFT_MS: intFromEnv(0),
   SVC_SIM_TOKENS_PER_S: intFromEnv(0),
+  SVC_CHAT_CACHE_TTL_S: intFromEnv(86_400),
   SVC_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
 });
 
@@ -28,16 +36,22 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
+/** Variables the openai-compatible backend cannot start without. */
+const UPSTREAM_REQUIRED = ['SVC_UPSTREAM_BASE_URL', 'SVC_UPSTREAM_MODEL'] as const;
+
 /** Reads and validates the configuration from an environment (empty strings count as unset). */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
   const result = ConfigSchema.safeParse(present);
-  if (result.success) {
-    if (result.data.SVC_BACKEND === 'openai-compatible' && !result.data.SVC_UPSTREAM_BASE_URL) {
-      throw new ConfigError('SVC_UPSTREAM_BASE_URL: required when SVC_BACKEND is openai-compatible');
-    }
-    return result.data;
-  }
-  const lines = result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+  const lines = result.success
+    ? crossFieldIssues(result.data)
+    : result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+  if (result.success && lines.length === 0) return result.data;
   throw new ConfigError(`invalid configuration\n  ${lines.join('\n  ')}`);
+}
+
+/** Rules across variables: the openai-compatible backend needs its upstream and model named. */
+function crossFieldIssues(config: Config): string[] {
+  if (config.SVC_BACKEND !== 'openai-compatible') return [];
+  return UPSTREAM_REQUIRED.filter((name) => !config[name]).map((name) => `${name}: required when SVC_BACKEND is openai-compatible`);
 }

@@ -14,6 +14,11 @@ test.before(async () => {
 });
 test.after(() => server.close());
 
+/** A harness chat body as SDK streaming params. */
+function streamParams(body: Record<string, unknown>): OpenAI.ChatCompletionCreateParamsStreaming {
+  return { ...body, stream: true } as unknown as OpenAI.ChatCompletionCreateParamsStreaming;
+}
+
 async function balanceMicros(): Promise<number> {
   const res = await server.request('GET', '/v1/account', { token: account.token });
   return Math.round(res.body.balance_usd * 1e6);
@@ -62,7 +67,7 @@ test('streamed text equals the non-streamed text for the same request', async ()
 test('the balance moves by exactly the streamed svc.price_usd', async () => {
   const before = await balanceMicros();
   let price = -1;
-  for await (const chunk of await server.openai(account.token).chat.completions.create({ ...chatBody('Exact stream charge'), stream: true } as never)) {
+  for await (const chunk of await server.openai(account.token).chat.completions.create(streamParams(chatBody('Exact stream charge')))) {
     const extra = chunk as unknown as { svc?: { price_usd: number } };
     if (extra.svc) price = Math.round(extra.svc.price_usd * 1e6);
   }
@@ -133,8 +138,8 @@ test('legacy functions answer with function_call', async () => {
 test('a provider failure before any output is a plain 503, and the SDK raises it', async () => {
   const before = await balanceMicros();
   try {
-    const stream = await server.openai(account.token).chat.completions.create({ ...chatBody('x', { metadata: { sim: { fail: 'unavailable' } } }), stream: true } as never);
-    for await (const _ of stream as AsyncIterable<unknown>) void _;
+    const stream = await server.openai(account.token).chat.completions.create(streamParams(chatBody('x', { metadata: { sim: { fail: 'unavailable' } } })));
+    for await (const _ of stream) void _;
     assert.unreachable();
   } catch (err) {
     assert.instance(err, OpenAI.APIError);
@@ -147,13 +152,13 @@ test('aborting mid-stream stops the work and charges only what was processed', a
   const before = await balanceMicros();
   const controller = new AbortController();
   const stream = await server.openai(account.token).chat.completions.create(
-    { ...chatBody('Slow and long', { max_tokens: 200, metadata: { sim: { tokens_per_s: 200 } } }), stream: true } as never,
+    streamParams(chatBody('Slow and long', { max_tokens: 200, metadata: { sim: { tokens_per_s: 200 } } })),
     { signal: controller.signal },
   );
   let pieces = 0;
   let id = '';
   try {
-    for await (const chunk of stream as AsyncIterable<OpenAI.ChatCompletionChunk>) {
+    for await (const chunk of stream) {
       id = chunk.id;
       pieces++;
       if (pieces === 3) controller.abort();

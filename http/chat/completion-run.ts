@@ -2,7 +2,7 @@ import { createActor } from 'xstate';
 import type { ChatPlan } from '../../actors/chat-plan.js';
 import { completionMachine, type CompletionActor, type CompletionEmitted, type PassFailure } from '../../actors/completion-machine.js';
 import type { ChatBackend, ChatBackendRequest, ToolChoice, ToolDefinition } from '../../backends/chat-backend.js';
-import type { ChatCompletionRequest } from '../../protocols/chat.js';
+import type { ChatCompletionRequest, ChatMessage } from '../../protocols/chat.js';
 import type { ChoiceView } from '../../protocols/chat-response.js';
 import { chatPriceMicros, type TokenUsage } from '../../protocols/pricing.js';
 import type { AccountServices } from '../../runtime/accounts/account-services.js';
@@ -62,6 +62,9 @@ export interface StartedCompletion {
 export function startCompletion(input: {
   id: string;
   request: ChatCompletionRequest;
+  /** The conversation after non-text parts were resolved, and what resolving them processed. */
+  conversation: ChatMessage[];
+  preprocessed: TokenUsage;
   plan: ChatPlan;
   accountId: string;
   tokenId: string | null;
@@ -77,7 +80,7 @@ export function startCompletion(input: {
   const hold = services.ledger.hold({ accountId: input.accountId, tokenId: input.tokenId, amount: chatPriceMicros(plan.worstCase) });
   const port: CompletionPort = { backend: input.backend, base: backendBase(input.request), ready: input.ready };
   const actor = createActor(runtimeCompletionMachine, {
-    input: { id: input.id, n: input.request.n, conversation: input.request.messages, plan, port },
+    input: { id: input.id, n: input.request.n, conversation: input.conversation, plan, port, preprocessed: input.preprocessed },
   });
   if (input.onEmit) actor.on('*', input.onEmit);
   input.registry.add(input.id, input.accountId, actor);

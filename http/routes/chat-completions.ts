@@ -6,10 +6,13 @@ import { CancelRequestSchema, LiveInputRequestSchema } from '../../protocols/cha
 import { completionObject, runSvc, type CompletionHeader } from '../../protocols/chat-response.js';
 import { ApiError } from '../../protocols/errors.js';
 import { microsToUsd } from '../../protocols/money.js';
+import { chatPriceMicros } from '../../protocols/pricing.js';
 import type { ModelCard } from '../../protocols/models.js';
 import { randomBase62 } from '../../runtime/ids.js';
 import type { AppDeps } from '../app.js';
 import { startCompletion, type CompletionOutcome } from '../chat/completion-run.js';
+import { resolveParts } from '../chat/resolve-parts.js';
+import type { CachedAnswer } from '../chat/response-cache.js';
 import { StreamRelay } from '../chat/stream-relay.js';
 import { accountOf, json, type RequestContext, type RouteDef } from '../route.js';
 import { SseWriter } from '../sse-writer.js';
@@ -32,7 +35,7 @@ function priceHeaders(outcome: CompletionOutcome): Record<string, string> {
 }
 
 /** Chat completions: the main route, plus live input and cancel of a running completion by its id. */
-export function chatCompletionRoutes({ services, chat, completions }: AppDeps): RouteDef[] {
+export function chatCompletionRoutes({ services, chat, completions, chatCache, logger }: AppDeps): RouteDef[] {
   const find = (ctx: RequestContext): CompletionActor => {
     const id = ctx.params.completion_id!;
     const actor = completions.get(id, accountOf(ctx.principal).id);
@@ -40,13 +43,19 @@ export function chatCompletionRoutes({ services, chat, completions }: AppDeps): 
     return actor;
   };
 
-  const start = (ctx: RequestContext, request: ChatCompletionRequest, model: ModelCard, head: CompletionHeader, stream: { relay: StreamRelay; writer: SseWriter } | null) => {
+  const start = async (ctx: RequestContext, request: ChatCompletionRequest, model: ModelCard, head: CompletionHeader, stream: { relay: StreamRelay; writer: SseWriter } | null) => {
     const account = accountOf(ctx.principal);
+    // The worst case counts the raw parts' added tokens, so it covers what resolving them costs.
     const plan = planChat(request, countPromptTokens(request.messages), model.max_output_tokens);
+    // Refuse an unpayable request before spending anything on its parts; the hold itself comes next.
+    services.ledger.release(services.ledger.hold({ accountId: account.id, tokenId: null, amount: chatPriceMicros(plan.worstCase) }));
+    const resolved = await resolveParts(request.messages, { accountId: account.id, signal: ctx.ex.signal });
     const writer = stream?.writer;
     const run = startCompletion({
       id: head.id,
       request,
+      conversation: resolved.messages,
+      preprocessed: resolved.added,
       plan,
       accountId: account.id,
       tokenId: ctx.principal.token?.id ?? null,
@@ -59,6 +68,36 @@ export function chatCompletionRoutes({ services, chat, completions }: AppDeps): 
       onEmit: stream?.relay.onEmit,
     });
     return { plan, run };
+  };
+
+  /** Serves a cache hit: charged its prompt tokens only (nothing was generated), marked cached. */
+  const serveCached = async (ctx: RequestContext, request: ChatCompletionRequest, head: CompletionHeader, hit: CachedAnswer) => {
+    const account = accountOf(ctx.principal);
+    const usage = { promptTokens: countPromptTokens(request.messages), completionTokens: 0 };
+    const hold = services.ledger.hold({ accountId: account.id, tokenId: ctx.principal.token?.id ?? null, amount: chatPriceMicros(usage) });
+    const entry = await services.ledger.settle(hold, {
+      charge: chatPriceMicros(usage),
+      description: 'chat completion (cached)',
+      requestId: ctx.ex.requestId,
+      model: request.model,
+      promptTokens: usage.promptTokens,
+      completionTokens: 0,
+    });
+    const outcome: CompletionOutcome = { status: 'completed', choices: hit.choices, usage, priceMicros: entry ? -entry.amount : 0, error: null, cancelReason: null };
+    const svc = runSvc(outcome.priceMicros, { cached: true, depth: hit.depth, status: 'completed', cancelReason: null });
+    if (!request.stream) return json(completionObject(head, outcome.choices, usage, svc), 200, { ...priceHeaders(outcome), 'x-completion-id': head.id });
+    const relay = new StreamRelay(new SseWriter(ctx.ex), head, { n: request.n, progress: false, includeUsage: request.stream_options?.include_usage === true });
+    hit.choices.forEach((choice, index) => {
+      if (choice.text) relay.onEmit({ type: 'delta', choice: index, text: choice.text });
+      choice.toolCalls.forEach((call, i) => relay.onEmit({ type: 'tool_call', choice: index, index: i, id: call.id, name: call.name, arguments: call.arguments }));
+    });
+    relay.finish(outcome, svc);
+    return undefined;
+  };
+
+  const remember = (key: string | null, outcome: CompletionOutcome, depth: string) => {
+    if (!key || outcome.status !== 'completed') return;
+    chatCache.put(key, outcome.choices, depth).catch((err: unknown) => logger.warn('chat cache write failed', { err }));
   };
 
   return [
@@ -76,10 +115,14 @@ export function chatCompletionRoutes({ services, chat, completions }: AppDeps): 
           model: model.id,
           legacyFunctions: !request.tools && Boolean(request.functions),
         };
+        const cacheKey = chatCache.keyOf(accountOf(ctx.principal).id, request);
+        const hit = cacheKey ? chatCache.get(cacheKey) : undefined;
+        if (hit) return serveCached(ctx, request, head, hit);
         if (!request.stream) {
-          const { plan, run } = start(ctx, request, model, head, null);
+          const { plan, run } = await start(ctx, request, model, head, null);
           const outcome = await run.done;
           if (outcome.status === 'failed') throw upstreamError(outcome.error);
+          remember(cacheKey, outcome, plan.depth);
           return json(completionObject(head, outcome.choices, outcome.usage, svcOf(outcome, plan.depth)), 200, { ...priceHeaders(outcome), 'x-completion-id': head.id });
         }
         const writer = new SseWriter(ctx.ex);
@@ -88,7 +131,7 @@ export function chatCompletionRoutes({ services, chat, completions }: AppDeps): 
           progress: request.stream_options?.include_progress_text === true,
           includeUsage: request.stream_options?.include_usage === true,
         });
-        const { plan, run } = start(ctx, request, model, head, { relay, writer });
+        const { plan, run } = await start(ctx, request, model, head, { relay, writer });
         const outcome = await run.done;
         if (outcome.status === 'failed') {
           if (!relay.isOpen) throw upstreamError(outcome.error);
@@ -96,6 +139,7 @@ export function chatCompletionRoutes({ services, chat, completions }: AppDeps): 
           return undefined;
         }
         relay.finish(outcome, svcOf(outcome, plan.depth));
+        remember(cacheKey, outcome, plan.depth);
         return undefined;
       },
     },

@@ -1,0 +1,117 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createActor, fromCallback } from 'xstate';
+import { planChat } from '../actors/chat-plan.js';
+import { completionMachine, type RunPassEvent, type RunPassInput } from '../actors/completion-machine.js';
+import { ChatCompletionRequestSchema } from '../protocols/chat.js';
+
+const test = suite('completion machine: phases, live input, cancel and failure');
+
+type Script = (input: RunPassInput, send: (event: RunPassEvent) => void) => void;
+
+/** A machine whose backend passes follow `script`, recording every pass it was asked to run. */
+function run(options: { body: Record<string, unknown>; script: Script }) {
+  const request = ChatCompletionRequestSchema.parse({ model: 'pro-1', messages: [{ role: 'user', content: 'hello there' }], max_tokens: 20, ...options.body });
+  const passes: RunPassInput[] = [];
+  const machine = completionMachine.provide({
+    actors: {
+      runPass: fromCallback<RunPassEvent, RunPassInput>(({ input, sendBack }) => {
+        passes.push(input);
+        options.script(input, sendBack);
+      }),
+    },
+  });
+  const emitted: string[] = [];
+  const actor = createActor(machine, {
+    input: { id: 'chatcmpl-test', n: request.n, conversation: request.messages, plan: planChat(request, 10, 1000), port: null, preprocessed: { promptTokens: 5, completionTokens: 0 } },
+  });
+  actor.on('*', (event) => emitted.push(event.type === 'phase' ? `phase:${event.phase}` : event.type));
+  return { actor: actor.start(), passes, emitted };
+}
+
+const answer = (text: string, usage = { promptTokens: 10, completionTokens: 3 }) => ({ type: 'PASS.DONE' as const, choices: [{ text, toolCalls: [], finishReason: 'stop' as const, usage }] });
+const instant: Script = (input, send) => queueMicrotask(() => send(answer(`${input.pass} text`)));
+
+test('a simple request makes one answering pass and completes with its usage plus preprocessing', async () => {
+  const { actor, passes } = run({ body: {}, script: instant });
+  await new Promise((r) => setTimeout(r, 0));
+  assert.is(actor.getSnapshot().value, 'completed');
+  assert.equal(passes.map((p) => p.pass), ['answer']);
+  assert.equal(actor.getSnapshot().context.usage, { promptTokens: 15, completionTokens: 3 });
+  assert.equal(actor.getSnapshot().output, { status: 'completed' });
+});
+
+test('a complex request with enable_judge goes planning, answering, checking, judging', async () => {
+  const { actor, passes, emitted } = run({ body: { enable_judge: true }, script: instant });
+  await new Promise((r) => setTimeout(r, 0));
+  assert.is(actor.getSnapshot().value, 'completed');
+  assert.equal(passes.map((p) => p.pass), ['plan', 'draft', 'check', 'judge']);
+  assert.equal(emitted, ['phase:plan', 'phase:draft', 'phase:check', 'phase:judge']);
+  assert.is(actor.getSnapshot().context.answers[0]!.text, 'draft text', 'the draft is the answer; checks stay internal');
+  assert.ok(JSON.stringify(passes[1]!.choices[0]).includes('plan text'), 'the draft reads the plan');
+  assert.is(actor.getSnapshot().context.usage.promptTokens, 5 + 4 * 10);
+});
+
+test('live input joins the next pass and is marked with it', async () => {
+  let release: () => void = () => {};
+  const { actor, passes } = run({
+    body: { response_mode: 'complex' },
+    script: (input, send) => {
+      if (input.pass === 'plan') release = () => send(answer('plan'));
+      else queueMicrotask(() => send(answer(input.pass)));
+    },
+  });
+  actor.send({ type: 'LIVE_INPUT', content: 'also Rome', questionId: null, source: 'api_live_input', modality: 'text', at: 1 });
+  release();
+  await new Promise((r) => setTimeout(r, 0));
+  assert.is(actor.getSnapshot().context.liveInputs[0]!.usedIn, 'draft');
+  assert.ok(JSON.stringify(passes[1]!.choices[0]).includes('also Rome'));
+  assert.not.ok(JSON.stringify(passes[0]!.choices[0]).includes('also Rome'));
+});
+
+test('cancel mid-answer ends cancelled, keeps the partial text and bills it', () => {
+  const { actor, emitted } = run({
+    body: {},
+    script: (_input, send) => {
+      send({ type: 'PASS.DELTA', choice: 0, text: 'partial words' });
+    },
+  });
+  actor.send({ type: 'CANCEL', reason: 'enough' });
+  const { value, context } = actor.getSnapshot();
+  assert.is(value, 'cancelled');
+  assert.is(context.cancelReason, 'enough');
+  assert.is(context.answers[0]!.text, 'partial words');
+  assert.is(context.usage.completionTokens, 3, "'partial' is two tokens by the counting rule, 'words' one");
+  assert.ok(context.usage.promptTokens > 5);
+  assert.equal(emitted, ['phase:answer', 'delta']);
+});
+
+test('cancel during planning bills the plan tokens but shows no plan text', () => {
+  const { actor } = run({ body: { response_mode: 'complex' }, script: (_i, send) => send({ type: 'PASS.DELTA', choice: 0, text: 'secret plan' }) });
+  actor.send({ type: 'CANCEL', reason: null });
+  const { context } = actor.getSnapshot();
+  assert.equal(context.answers, []);
+  assert.is(context.usage.completionTokens, 2);
+});
+
+test('a failed pass ends in failed with the backend classification', async () => {
+  const { actor } = run({ body: {}, script: (_i, send) => queueMicrotask(() => send({ type: 'PASS.FAILED', error: { kind: 'upstream_timeout', message: 'slow', retryAfterMs: null } })) });
+  await new Promise((r) => setTimeout(r, 0));
+  assert.is(actor.getSnapshot().value, 'failed');
+  assert.is(actor.getSnapshot().context.error!.kind, 'upstream_timeout');
+});
+
+test('a tool-calling answer skips the completeness check', async () => {
+  const { actor, passes } = run({
+    body: { response_mode: 'complex' },
+    script: (input, send) =>
+      queueMicrotask(() =>
+        send(input.pass === 'draft' ? { type: 'PASS.DONE', choices: [{ text: '', toolCalls: [{ id: 'c', name: 'f', arguments: '{}' }], finishReason: 'tool_calls', usage: { promptTokens: 1, completionTokens: 1 } }] } : answer('x')),
+      ),
+  });
+  await new Promise((r) => setTimeout(r, 0));
+  assert.is(actor.getSnapshot().value, 'completed');
+  assert.equal(passes.map((p) => p.pass), ['plan', 'draft']);
+});
+
+test.run();
