@@ -54,3 +54,12 @@ export function planChat(request: ChatCompletionRequest, promptTokens: number, m
   const output = PLAN_MAX_TOKENS + maxTokens + reviews * CHECK_MAX_TOKENS;
   return { depth, passes, maxTokens, worstCase: { promptTokens: input * n, completionTokens: output * n } };
 }
+
+/** The plan with `added` processed tokens (spent once, before the passes) on top of its worst case. */
+export function withPreprocessing(plan: ChatPlan, added: TokenUsage): ChatPlan {
+  if (added.promptTokens === 0 && added.completionTokens === 0) return plan;
+  return {
+    ...plan,
+    worstCase: { promptTokens: plan.worstCase.promptTokens + added.promptTokens, completionTokens: plan.worstCase.completionTokens + added.completionTokens },
+  };
+}

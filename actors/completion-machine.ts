@@ -161,8 +161,7 @@ export const completionMachine = setup({
     }),
     relayToolCall: emit(({ event }) => {
       if (event.type !== 'PASS.TOOL_CALL') throw new Error('unreachable');
-      const { type: _type, ...rest } = event;
-      return { type: 'tool_call' as const, ...rest };
+      return { type: 'tool_call' as const, choice: event.choice, index: event.index, id: event.id, name: event.name, arguments: event.arguments };
     }),
     finishPass: assign(({ context, event }) => {
       if (event.type !== 'PASS.DONE') return {};

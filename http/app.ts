@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createSimChatBackend } from '../backends/sim/sim-chat-backend.js';
+import { createChatBackend } from '../backends/create-chat-backend.js';
 import type { ChatBackend } from '../backends/chat-backend.js';
 import type { CompletionActor } from '../actors/completion-machine.js';
 import { AccountServices } from '../runtime/accounts/account-services.js';
@@ -46,7 +46,7 @@ export function buildApp(config: Config, options: { clock?: Clock; logger?: Logg
   const logger = options.logger ?? createLogger(config.SVC_LOG_LEVEL);
   const store = Store.open(config.SVC_DATA_DIR);
   const services = new AccountServices(store, clock, { sessionTtlMs: config.SVC_SESSION_TTL_S * 1000 });
-  const chat = createSimChatBackend({ ttftMs: config.SVC_SIM_TTFT_MS, tokensPerSecond: config.SVC_SIM_TOKENS_PER_S });
+  const chat = createChatBackend(config);
   const completions = new ActorRegistry<CompletionActor>(5 * 60_000);
   const chatCache = new ResponseCache(store, clock, config.SVC_CHAT_CACHE_TTL_S * 1000);
   const deps: AppDeps = { config, clock, logger, store, services, chat, completions, chatCache };

@@ -25,6 +25,11 @@ export const ConfigSchema = z.object({
   SVC_SIM_TTFT_MS: intFromEnv(0),
   SVC_SIM_TOKENS_PER_S: intFromEnv(0),
   SVC_CHAT_CACHE_TTL_S: intFromEnv(86_400),
+  // Remote media in chat parts (image_url, input_video url): byte cap, time cap, and whether
+  // loopback/private/link-local destinations may be fetched (off: SSRF guard).
+  SVC_FETCH_MAX_BYTES: intFromEnv(20 * 1024 * 1024, 1),
+  SVC_FETCH_TIMEOUT_MS: intFromEnv(10_000, 1, MAX_TIMER_MS),
+  SVC_FETCH_ALLOW_PRIVATE: z.stringbool().default(false),
   SVC_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
 });
 

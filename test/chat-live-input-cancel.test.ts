@@ -22,7 +22,7 @@ async function startSlow(extra: Record<string, unknown> = {}) {
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
   let text = '';
-  while (!text.includes('\n\n')) text += decoder.decode((await reader.read()).value!, { stream: true });
+  while (!text.includes('\n\n')) text += decoder.decode((await reader.read()).value, { stream: true });
   const id = JSON.parse(text.slice(6, text.indexOf('\n\n'))).id as string;
   const rest = (async () => {
     for (;;) {

@@ -51,7 +51,7 @@ test('the SDK streams chunks, finish_reason stays null until the end, and usage 
   assert.ok(finishes.slice(0, -1).every((f) => f === null), JSON.stringify(finishes));
   assert.ok(['stop', 'length'].includes(finishes.at(-1)!));
   assert.ok(usage && usage.completion_tokens > 0);
-  assert.is(svc!.price_usd, (usage!.prompt_tokens * 12 + usage!.completion_tokens * 48) / 1e6);
+  assert.is(svc!.price_usd, (usage.prompt_tokens * 12 + usage.completion_tokens * 48) / 1e6);
   assert.is(svc!.status, 'completed');
 });
 
@@ -198,7 +198,7 @@ test('a reader that stops reading holds the backend back (bounded memory), then 
   const actors = server.app.deps.completions as unknown as { entries: Map<string, { actor: { getSnapshot(): { context: { partial: string[] }; status: string } } }> };
   const entry = [...actors.entries.values()].find((e) => e.actor.getSnapshot().status === 'active');
   assert.ok(entry, 'the run is still active while the reader is paused');
-  const produced = entry!.actor.getSnapshot().context.partial[0]!.length;
+  const produced = entry.actor.getSnapshot().context.partial[0]!.length;
   assert.ok(produced < 16_384, `produced ${produced} characters of choice 0 while unread`);
   let received = 0;
   let tail = '';

@@ -63,6 +63,6 @@ export function simToolCall(request: ChatBackendRequest, script: SimScript): Sim
   const tool = pick(request, text);
   if (!tool) return undefined;
   const seedWord = text.match(/[\p{L}\p{N}]+/u)?.[0] ?? 'value';
-  const args = JSON.stringify(exampleObject((tool.parameters ?? {}) as { properties?: Record<string, unknown>; required?: string[] }, seedWord));
+  const args = JSON.stringify(exampleObject((tool.parameters ?? {}), seedWord));
   return { id: `call_${fnv1a(`${tool.name}${args}${request.choiceIndex}`).toString(36)}`, name: tool.name, arguments: args };
 }

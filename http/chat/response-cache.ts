@@ -31,6 +31,8 @@ function stableJson(value: unknown): string {
  */
 export class ResponseCache {
   private readonly table: Table<CachedAnswer>;
+  // Written but not yet committed: a repeat request in that window still hits.
+  private readonly pending = new Map<string, CachedAnswer>();
 
   constructor(store: Store, private readonly clock: Clock, private readonly ttlMs: number) {
     this.table = store.table<CachedAnswer>('chat_cache');
@@ -45,7 +47,7 @@ export class ResponseCache {
 
   /** The live entry for `key`, if any; expired entries are removed. */
   get(key: string): CachedAnswer | undefined {
-    const entry = this.table.get(key);
+    const entry = this.pending.get(key) ?? this.table.get(key);
     if (!entry) return undefined;
     if (entry.createdAt + this.ttlMs <= this.clock.now()) {
       void this.table.remove(key);
@@ -56,6 +58,12 @@ export class ResponseCache {
 
   /** Stores a completed answer. */
   async put(key: string, choices: ChoiceView[], depth: string): Promise<void> {
-    await this.table.put(key, { choices, depth, createdAt: this.clock.now() });
+    const entry: CachedAnswer = { choices, depth, createdAt: this.clock.now() };
+    this.pending.set(key, entry);
+    try {
+      await this.table.put(key, entry);
+    } finally {
+      if (this.pending.get(key) === entry) this.pending.delete(key);
+    }
   }
 }

@@ -1,4 +1,4 @@
-import { planChat } from '../../actors/chat-plan.js';
+import { planChat, withPreprocessing } from '../../actors/chat-plan.js';
 import type { CompletionActor, PassFailure } from '../../actors/completion-machine.js';
 import { countPromptTokens } from '../../backends/tokens.js';
 import { ChatCompletionRequestSchema, type ChatCompletionRequest } from '../../protocols/chat.js';
@@ -11,6 +11,7 @@ import type { ModelCard } from '../../protocols/models.js';
 import { randomBase62 } from '../../runtime/ids.js';
 import type { AppDeps } from '../app.js';
 import { startCompletion, type CompletionOutcome } from '../chat/completion-run.js';
+import { createPartResolverOptions } from '../chat/part-context.js';
 import { resolveParts } from '../chat/resolve-parts.js';
 import type { CachedAnswer } from '../chat/response-cache.js';
 import { StreamRelay } from '../chat/stream-relay.js';
@@ -35,7 +36,8 @@ function priceHeaders(outcome: CompletionOutcome): Record<string, string> {
 }
 
 /** Chat completions: the main route, plus live input and cancel of a running completion by its id. */
-export function chatCompletionRoutes({ services, chat, completions, chatCache, logger }: AppDeps): RouteDef[] {
+export function chatCompletionRoutes({ config, services, chat, completions, chatCache, logger }: AppDeps): RouteDef[] {
+  const partOptions = createPartResolverOptions(config);
   const find = (ctx: RequestContext): CompletionActor => {
     const id = ctx.params.completion_id!;
     const actor = completions.get(id, accountOf(ctx.principal).id);
@@ -45,11 +47,15 @@ export function chatCompletionRoutes({ services, chat, completions, chatCache, l
 
   const start = async (ctx: RequestContext, request: ChatCompletionRequest, model: ModelCard, head: CompletionHeader, stream: { relay: StreamRelay; writer: SseWriter } | null) => {
     const account = accountOf(ctx.principal);
-    // The worst case counts the raw parts' added tokens, so it covers what resolving them costs.
-    const plan = planChat(request, countPromptTokens(request.messages), model.max_output_tokens);
-    // Refuse an unpayable request before spending anything on its parts; the hold itself comes next.
-    services.ledger.release(services.ledger.hold({ accountId: account.id, tokenId: null, amount: chatPriceMicros(plan.worstCase) }));
-    const resolved = await resolveParts(request.messages, { accountId: account.id, signal: ctx.ex.signal });
+    const rawPlan = planChat(request, countPromptTokens(request.messages), model.max_output_tokens);
+    // Refuse an unpayable request before spending anything on its parts.
+    services.ledger.release(services.ledger.hold({ accountId: account.id, tokenId: null, amount: chatPriceMicros(rawPlan.worstCase) }));
+    const resolved = await resolveParts(request.messages, { accountId: account.id, signal: ctx.ex.signal, options: partOptions });
+    // The passes read the resolved text, and resolving cost `added` once: the hold covers both.
+    const plan =
+      resolved.messages === request.messages
+        ? rawPlan
+        : withPreprocessing(planChat(request, countPromptTokens(resolved.messages), model.max_output_tokens), resolved.added);
     const writer = stream?.writer;
     const run = startCompletion({
       id: head.id,

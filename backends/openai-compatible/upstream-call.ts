@@ -1,0 +1,254 @@
+import type PQueue from 'p-queue';
+import { SseDecoder } from '../../protocols/sse-decoder.js';
+import type { ChatBackendEvent, ChatBackendRequest } from '../chat-backend.js';
+import { RetryableError, TerminalError } from '../errors.js';
+import { UpstreamAnswer } from './upstream-answer.js';
+import { connectFailure, dropFailure, httpFailure, malformedFailure, upstreamErrorMessage, type Redactor } from './upstream-failures.js';
+import { createUpstreamRequestBody } from './upstream-request-body.js';
+import { UpstreamChunkSchema, UpstreamCompletionSchema, type UpstreamChunk } from './upstream-schemas.js';
+import { acquireSlot, type ReleaseSlot } from './upstream-slots.js';
+
+/** What every call to one upstream shares. */
+export interface UpstreamSettings {
+  /** `{baseUrl}/chat/completions`. */
+  url: string;
+  headers: Readonly<Record<string, string>>;
+  /** The upstream's model name, sent instead of our public id. */
+  model: string;
+  queue: PQueue;
+  connectTimeoutMs: number;
+  firstByteTimeoutMs: number;
+  idleTimeoutMs: number;
+  fetch: typeof globalThis.fetch;
+  redact: Redactor;
+}
+
+type Reader = ReadableStreamDefaultReader<Uint8Array>;
+
+const ERROR_BODY_LIMIT = 64 * 1024;
+const JSON_BODY_LIMIT = 16 * 1024 * 1024;
+/** After `[DONE]`, how long the rest of the response may take to end so the connection is reused. */
+const DRAIN_GRACE_MS = 1000;
+
+/**
+ * One request to the upstream, from queueing for a slot to the last event. Every failure leaves
+ * as a TerminalError or RetryableError, except an abort of `request.signal`, which leaves as the
+ * signal's reason. Timers run only while waiting on the upstream, never while the consumer holds
+ * an event (backpressure is not upstream idleness).
+ */
+export class UpstreamCall {
+  readonly #settings: UpstreamSettings;
+  readonly #request: ChatBackendRequest;
+  readonly #controller = new AbortController();
+  #phase: 'queued' | 'sent' | 'body' = 'queued';
+  #expired: RetryableError | null = null;
+  #firstByteTimer: NodeJS.Timeout | undefined;
+  #stepTimer: NodeJS.Timeout | undefined;
+  #gotFirstByte = false;
+  #release: ReleaseSlot | null = null;
+  #reader: Reader | null = null;
+  #bodyEnded = false;
+
+  constructor(settings: UpstreamSettings, request: ChatBackendRequest) {
+    this.#settings = settings;
+    this.#request = request;
+  }
+
+  /** Streams the answer's events; call once. */
+  async *events(): AsyncGenerator<ChatBackendEvent, void, undefined> {
+    const { signal } = this.#request;
+    signal.throwIfAborted();
+    signal.addEventListener('abort', this.#onAbort, { once: true });
+    this.#firstByteTimer = setTimeout(this.#onFirstByteTimeout, this.#settings.firstByteTimeoutMs);
+    let clean = false;
+    try {
+      const body = JSON.stringify(createUpstreamRequestBody(this.#request, this.#settings.model));
+      this.#release = await acquireSlot(this.#settings.queue, this.#controller.signal);
+      this.#phase = 'sent';
+      const response = await this.#send(body);
+      this.#phase = 'body';
+      const reader = response.body?.getReader() ?? null;
+      this.#reader = reader;
+      if (!response.ok) {
+        const text = reader ? await this.#readText(reader, ERROR_BODY_LIMIT) : '';
+        throw httpFailure(response.status, response.headers, text, this.#settings.redact);
+      }
+      if (!reader) throw malformedFailure('the response has no body');
+      if (/\bjson\b/i.test(response.headers.get('content-type') ?? '')) yield* this.#completion(reader);
+      else yield* this.#chunks(reader);
+      clean = true;
+    } catch (error) {
+      throw this.#failure(error);
+    } finally {
+      this.#close(clean);
+    }
+  }
+
+  /** An SSE answer, relayed chunk by chunk. */
+  async *#chunks(reader: Reader): AsyncGenerator<ChatBackendEvent, void, undefined> {
+    const answer = new UpstreamAnswer();
+    const out: ChatBackendEvent[] = [];
+    let sawDone = false;
+    const decoder = new SseDecoder((event) => {
+      if (sawDone) return;
+      if (event.data === '[DONE]') sawDone = true;
+      else answer.applyChunk(this.#parseChunk(event.data), out);
+    });
+    while (!sawDone) {
+      const bytes = await this.#read(reader);
+      if (bytes === null) break;
+      decoder.push(bytes);
+      for (const event of out) {
+        this.#request.signal.throwIfAborted();
+        yield event;
+      }
+      out.length = 0;
+    }
+    if (!sawDone) decoder.end();
+    if (!sawDone && !answer.finished) throw malformedFailure('the stream ended without [DONE] or a finish_reason');
+    this.#request.signal.throwIfAborted();
+    yield answer.done(this.#request.messages);
+  }
+
+  /** A whole JSON completion from an upstream that ignored `stream: true`. */
+  async *#completion(reader: Reader): AsyncGenerator<ChatBackendEvent, void, undefined> {
+    const text = await this.#readText(reader, JSON_BODY_LIMIT);
+    if (!this.#bodyEnded) throw malformedFailure(`the JSON body is larger than ${JSON_BODY_LIMIT} bytes`);
+    const parsed = UpstreamCompletionSchema.safeParse(this.#parseJson(text));
+    if (!parsed.success) throw malformedFailure('the JSON body is not a chat.completion', parsed.error);
+    const answer = new UpstreamAnswer();
+    const out: ChatBackendEvent[] = [];
+    answer.applyCompletion(parsed.data, out);
+    out.push(answer.done(this.#request.messages));
+    for (const event of out) {
+      this.#request.signal.throwIfAborted();
+      yield event;
+    }
+  }
+
+  async #send(body: string): Promise<Response> {
+    this.#stepTimer = setTimeout(this.#onConnectTimeout, this.#settings.connectTimeoutMs);
+    try {
+      return await this.#settings.fetch(this.#settings.url, { method: 'POST', headers: this.#settings.headers, body, signal: this.#controller.signal });
+    } finally {
+      clearTimeout(this.#stepTimer);
+    }
+  }
+
+  /** The next body bytes, or null at the end; arms the idle timer while waiting. */
+  async #read(reader: Reader): Promise<Uint8Array | null> {
+    if (this.#gotFirstByte) this.#stepTimer = setTimeout(this.#onIdleTimeout, this.#settings.idleTimeoutMs);
+    try {
+      const { done, value } = await reader.read();
+      if (done) {
+        this.#bodyEnded = true;
+        return null;
+      }
+      if (!this.#gotFirstByte && value.byteLength > 0) {
+        this.#gotFirstByte = true;
+        clearTimeout(this.#firstByteTimer);
+      }
+      return value;
+    } finally {
+      clearTimeout(this.#stepTimer);
+    }
+  }
+
+  async #readText(reader: Reader, limit: number): Promise<string> {
+    const parts: Uint8Array[] = [];
+    let size = 0;
+    for (let bytes = await this.#read(reader); bytes !== null; bytes = size < limit ? await this.#read(reader) : null) {
+      parts.push(bytes);
+      size += bytes.byteLength;
+    }
+    return Buffer.concat(parts).toString('utf8');
+  }
+
+  #parseJson(data: string): unknown {
+    let json: unknown;
+    try {
+      json = JSON.parse(data);
+    } catch {
+      // No cause: a JSON.parse message quotes the data, which we never let out unredacted.
+      throw malformedFailure('a data line is not JSON');
+    }
+    if (typeof json === 'object' && json !== null && 'error' in json) {
+      const message = upstreamErrorMessage(data) ?? 'no message';
+      throw new RetryableError(this.#settings.redact(`upstream failed mid-answer: ${message}`), 'upstream_error');
+    }
+    return json;
+  }
+
+  #parseChunk(data: string): UpstreamChunk {
+    const parsed = UpstreamChunkSchema.safeParse(this.#parseJson(data));
+    if (!parsed.success) throw malformedFailure('a chunk is not a chat.completion.chunk', parsed.error);
+    return parsed.data;
+  }
+
+  /** What to throw for anything caught: the abort reason, our timeout, a typed error, or a network failure. */
+  #failure(error: unknown): unknown {
+    if (this.#request.signal.aborted) return this.#request.signal.reason;
+    if (this.#expired) return this.#expired;
+    if (error instanceof RetryableError || error instanceof TerminalError) return error;
+    return this.#phase === 'body' ? dropFailure(error) : connectFailure(error);
+  }
+
+  #expire(error: RetryableError): void {
+    if (this.#expired || this.#controller.signal.aborted) return;
+    this.#expired = error;
+    this.#controller.abort(error);
+  }
+
+  readonly #onFirstByteTimeout = (): void => {
+    const ms = this.#settings.firstByteTimeoutMs;
+    this.#expire(
+      this.#phase === 'queued'
+        ? new RetryableError(`all ${this.#settings.queue.concurrency} upstream slots stayed busy for ${ms} ms`, 'upstream_unavailable')
+        : new RetryableError(`upstream sent nothing within ${ms} ms`, 'upstream_timeout'),
+    );
+  };
+
+  readonly #onConnectTimeout = (): void => {
+    this.#expire(new RetryableError(`upstream sent no response headers within ${this.#settings.connectTimeoutMs} ms`, 'upstream_timeout'));
+  };
+
+  readonly #onIdleTimeout = (): void => {
+    this.#expire(new RetryableError(`upstream stalled for ${this.#settings.idleTimeoutMs} ms mid-answer`, 'upstream_timeout'));
+  };
+
+  readonly #onAbort = (): void => {
+    this.#controller.abort(this.#request.signal.reason);
+    this.#releaseSlot();
+  };
+
+  #releaseSlot(): void {
+    this.#release?.();
+    this.#release = null;
+  }
+
+  #close(clean: boolean): void {
+    clearTimeout(this.#firstByteTimer);
+    clearTimeout(this.#stepTimer);
+    this.#request.signal.removeEventListener('abort', this.#onAbort);
+    this.#releaseSlot();
+    if (clean && this.#reader && !this.#bodyEnded) drainInBackground(this.#reader, this.#controller);
+    else this.#controller.abort();
+  }
+}
+
+/**
+ * Reads what follows `[DONE]` (usually just the end of the chunked body) so the keep-alive
+ * connection goes back to the pool; cuts it after a grace period otherwise.
+ */
+function drainInBackground(reader: Reader, controller: AbortController): void {
+  const timer = setTimeout(() => controller.abort(), DRAIN_GRACE_MS);
+  void (async () => {
+    try {
+      while (!(await reader.read()).done);
+    } catch {
+      // Cut by the grace timer or dropped after [DONE]: the answer was already complete.
+    } finally {
+      clearTimeout(timer);
+    }
+  })();
+}

@@ -1,0 +1,46 @@
+import { PCM16_BYTES_PER_SECOND, type Transcript, type TranscriptionBackend, type TranscriptionRequest } from '../transcription.js';
+import { UnreadableMediaError } from '../unreadable-media-error.js';
+import { readWavHeader } from '../wav-header.js';
+import { seedFromBytes, SIM_WORDS_PER_SECOND, simSpeech } from './sim-media-seed.js';
+
+/** MP3 has no length field: the sim estimates it at 128 kbit/s. */
+const MP3_BYTES_PER_SECOND = 128_000 / 8;
+
+function isMp3(audio: Buffer): boolean {
+  if (audio.length >= 3 && audio.toString('latin1', 0, 3) === 'ID3') return true;
+  return audio.length >= 2 && audio[0] === 0xff && (audio[1]! & 0xe0) === 0xe0; // frame sync
+}
+
+function durationOf(request: TranscriptionRequest): number {
+  const { audio } = request;
+  switch (request.format) {
+    case 'wav': {
+      const header = readWavHeader(audio);
+      if (!header) throw new UnreadableMediaError('not a WAV file (no RIFF/WAVE header with fmt and data chunks)');
+      return header.dataBytes / header.byteRate;
+    }
+    case 'pcm16':
+      return audio.length / PCM16_BYTES_PER_SECOND;
+    case 'mp3':
+      if (!isMp3(audio)) throw new UnreadableMediaError('not an MP3 file (no ID3 tag or frame sync)');
+      return audio.length / MP3_BYTES_PER_SECOND;
+  }
+}
+
+function transcribe(request: TranscriptionRequest): Transcript {
+  request.signal.throwIfAborted();
+  const durationSeconds = durationOf(request);
+  const words = Math.round(durationSeconds * SIM_WORDS_PER_SECOND);
+  return { text: simSpeech(seedFromBytes(request.audio, 'speech'), words), durationSeconds };
+}
+
+/**
+ * The embedded transcriber: duration from the WAV header (PCM by its length at 24 kHz, MP3
+ * estimated at 128 kbit/s), a few words per second chosen by a hash of the bytes, instant.
+ */
+export function createSimTranscriptionBackend(): TranscriptionBackend {
+  return {
+    name: 'sim',
+    transcribe: (request) => Promise.resolve(request).then(transcribe),
+  };
+}

@@ -1,0 +1,33 @@
+/** The audio encodings a transcription backend accepts; `pcm16` is raw 16-bit little-endian mono at 24 kHz. */
+export const AUDIO_FORMATS = ['wav', 'mp3', 'pcm16'] as const;
+
+/** One of AUDIO_FORMATS. */
+export type AudioFormat = (typeof AUDIO_FORMATS)[number];
+
+/** Raw PCM's fixed shape, as the realtime API sends it: 24 kHz, mono, 16-bit. */
+export const PCM16_BYTES_PER_SECOND = 24_000 * 2;
+
+/** One piece of speech to transcribe. */
+export interface TranscriptionRequest {
+  audio: Buffer;
+  format: AudioFormat;
+  /** ISO-639-1 hint; null or absent lets the backend detect it. */
+  language?: string | null;
+  signal: AbortSignal;
+}
+
+/** A transcript and the length of the audio it came from. */
+export interface Transcript {
+  text: string;
+  durationSeconds: number;
+}
+
+/**
+ * Speech to text (sim, pocketsphinx, an upstream): serves chat `input_audio` parts, and later
+ * /v1/audio/transcriptions and realtime calls. Throws UnreadableMediaError for undecodable audio,
+ * TerminalError or RetryableError when the engine fails.
+ */
+export interface TranscriptionBackend {
+  readonly name: string;
+  transcribe(request: TranscriptionRequest): Promise<Transcript>;
+}
