@@ -35,24 +35,20 @@ export interface RunPassInput {
   port: unknown;
 }
 
-/** Events `runPass` sends back while it works. */
-export type RunPassEvent =
-  | { type: 'PASS.DELTA'; choice: number; text: string }
-  | { type: 'PASS.TOOL_CALL'; choice: number; index: number; id?: string; name?: string; arguments: string }
-  | { type: 'PASS.DONE'; choices: PassChoiceResult[] }
-  | { type: 'PASS.FAILED'; error: PassFailure };
+/**
+ * Events `runPass` sends back when a pass ends. The text it produces on the way does not pass
+ * through the machine (one event per token would dominate the cost of a completion): the runtime
+ * relays it straight to the client and reports what the cut-short pass had produced with CANCEL.
+ */
+export type RunPassEvent = { type: 'PASS.DONE'; choices: PassChoiceResult[] } | { type: 'PASS.FAILED'; error: PassFailure };
 
-/** Events clients send to a running completion. */
+/** Events clients send to a running completion; CANCEL carries the in-flight pass's text per choice. */
 export type CompletionClientEvent =
   | { type: 'LIVE_INPUT'; content: unknown; questionId: string | null; source: string; modality: string; at: number }
-  | { type: 'CANCEL'; reason: string | null };
+  | { type: 'CANCEL'; reason: string | null; partial: string[] };
 
-/** What the machine emits to whoever relays the completion (SSE writer, JSON reply). */
-export type CompletionEmitted =
-  | { type: 'phase'; phase: PassName }
-  | { type: 'delta'; choice: number; text: string }
-  | { type: 'tool_call'; choice: number; index: number; id?: string; name?: string; arguments: string }
-  | { type: 'live_input'; seq: number };
+/** What the machine emits to whoever relays the completion. */
+export type CompletionEmitted = { type: 'phase'; phase: PassName } | { type: 'live_input'; seq: number };
 
 /** Everything a completion needs to start. */
 export interface CompletionInput {
@@ -72,10 +68,9 @@ export interface CompletionContext {
   conversation: ChatMessage[];
   plan: ChatPlan;
   port: unknown;
-  /** The pass in flight, and what it has produced so far per choice (for partial billing). */
+  /** The pass in flight and the prompts it sent (billed even when it is cut short). */
   pass: PassName | null;
   passMessages: ChatMessage[][];
-  partial: string[];
   planText: string[];
   answers: PassChoiceResult[];
   usage: TokenUsage;
@@ -91,11 +86,11 @@ function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
 }
 
 /** Processed tokens of the pass in flight when it was cut short: its prompts and what it produced. */
-function partialUsage(context: CompletionContext): TokenUsage {
+function partialUsage(context: CompletionContext, partial: readonly string[]): TokenUsage {
   if (!context.pass) return ZERO;
   return {
     promptTokens: context.passMessages.reduce((sum, messages) => sum + countPromptTokens(messages), 0),
-    completionTokens: context.partial.reduce((sum, text) => sum + countTokens(text), 0),
+    completionTokens: partial.reduce((sum, text) => sum + countTokens(text), 0),
   };
 }
 
@@ -110,7 +105,7 @@ function startPass(context: CompletionContext, pass: PassName): Partial<Completi
       answerText: context.answers[choice]?.text ?? '',
     }),
   );
-  return { pass, passMessages: messages, partial: Array.from({ length: context.n }, () => ''), liveInputs: used };
+  return { pass, passMessages: messages, liveInputs: used };
 }
 
 const invokePass = {
@@ -148,39 +143,27 @@ export const completionMachine = setup({
     wantsJudge: ({ context }) => context.plan.passes.includes('judge'),
   },
   actions: {
-    recordDelta: assign(({ context, event }) => {
-      if (event.type !== 'PASS.DELTA') return {};
-      const partial = context.partial.slice();
-      partial[event.choice] = (partial[event.choice] ?? '') + event.text;
-      return { partial };
-    }),
-    // Only the answering state relays: plan, check and judge text stays internal.
-    relayDelta: emit(({ event }) => {
-      if (event.type !== 'PASS.DELTA') throw new Error('unreachable');
-      return { type: 'delta' as const, choice: event.choice, text: event.text };
-    }),
-    relayToolCall: emit(({ event }) => {
-      if (event.type !== 'PASS.TOOL_CALL') throw new Error('unreachable');
-      return { type: 'tool_call' as const, choice: event.choice, index: event.index, id: event.id, name: event.name, arguments: event.arguments };
-    }),
     finishPass: assign(({ context, event }) => {
       if (event.type !== 'PASS.DONE') return {};
       const usage = event.choices.reduce((sum, choice) => addUsage(sum, choice.usage), context.usage);
-      const done: Partial<CompletionContext> = { usage, pass: null, passMessages: [], partial: [] };
+      const done: Partial<CompletionContext> = { usage, pass: null, passMessages: [] };
       if (context.pass === 'plan') done.planText = event.choices.map((choice) => choice.text);
       if (context.pass === 'answer' || context.pass === 'draft') done.answers = event.choices;
       return done;
     }),
     failPass: assign(({ event }) => (event.type === 'PASS.FAILED' ? { error: event.error, pass: null } : {})),
     // A cut-short answer keeps what it had produced, so the client gets (and pays for) exactly that.
-    chargePartial: assign(({ context }) => ({
-      usage: addUsage(context.usage, partialUsage(context)),
-      pass: null,
-      answers:
-        context.pass === 'answer' || context.pass === 'draft'
-          ? context.partial.map((text) => ({ text, toolCalls: [], finishReason: 'stop' as const, usage: ZERO }))
-          : context.answers,
-    })),
+    chargePartial: assign(({ context, event }) => {
+      const partial = event.type === 'CANCEL' ? event.partial : [];
+      return {
+        usage: addUsage(context.usage, partialUsage(context, partial)),
+        pass: null,
+        answers:
+          context.pass === 'answer' || context.pass === 'draft'
+            ? partial.map((text) => ({ text, toolCalls: [], finishReason: 'stop' as const, usage: ZERO }))
+            : context.answers,
+      };
+    }),
     recordCancel: assign(({ event }) => (event.type === 'CANCEL' ? { cancelReason: event.reason ?? 'cancelled by client' } : {})),
     acceptLiveInput: assign(({ context, event }) => {
       if (event.type !== 'LIVE_INPUT') return {};
@@ -212,7 +195,6 @@ export const completionMachine = setup({
     port: input.port,
     pass: null,
     passMessages: [],
-    partial: [],
     planText: [],
     answers: [],
     usage: input.preprocessed,
@@ -232,7 +214,6 @@ export const completionMachine = setup({
       entry: ['enterPlanning', 'announcePhase'],
       invoke: invokePass,
       on: {
-        'PASS.DELTA': { actions: 'recordDelta' },
         'PASS.DONE': { target: 'answering', actions: 'finishPass' },
         'PASS.FAILED': { target: 'failed', actions: 'failPass' },
         CANCEL: { target: 'cancelled', actions: ['recordCancel', 'chargePartial'] },
@@ -242,8 +223,6 @@ export const completionMachine = setup({
       entry: ['enterAnswering', 'announcePhase'],
       invoke: invokePass,
       on: {
-        'PASS.DELTA': { actions: ['recordDelta', 'relayDelta'] },
-        'PASS.TOOL_CALL': { actions: 'relayToolCall' },
         'PASS.DONE': [
           { guard: 'isComplex', target: 'reviewing', actions: 'finishPass' },
           { target: 'completed', actions: 'finishPass' },
@@ -259,7 +238,6 @@ export const completionMachine = setup({
       entry: ['enterChecking', 'announcePhase'],
       invoke: invokePass,
       on: {
-        'PASS.DELTA': { actions: 'recordDelta' },
         'PASS.DONE': [
           { guard: 'wantsJudge', target: 'judging', actions: 'finishPass' },
           { target: 'completed', actions: 'finishPass' },
@@ -272,7 +250,6 @@ export const completionMachine = setup({
       entry: ['enterJudging', 'announcePhase'],
       invoke: invokePass,
       on: {
-        'PASS.DELTA': { actions: 'recordDelta' },
         'PASS.DONE': { target: 'completed', actions: 'finishPass' },
         'PASS.FAILED': { target: 'failed', actions: 'failPass' },
         CANCEL: { target: 'cancelled', actions: ['recordCancel', 'chargePartial'] },

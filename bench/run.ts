@@ -1,14 +1,50 @@
-// `npm run bench [-- --time MS --json]`: runs the benchmarks, prints a table and writes
-// bench/results/<timestamp>.json with the machine, Node version, commit and every figure.
+// `npm run bench` runs the micro benchmarks and every load scenario with short defaults, prints
+// tables and writes bench/results/<timestamp>.json (machine, Node, commit, every figure).
+//   npm run bench -- --scenario chat --connections 64 --duration 10 [--target URL --token T] [--json]
+//   --scenario all | micro | load | chat | chat-latency | chat-stream | chat-stream-latency (comma-separated)
+//   --connections N (32)  --duration S (5)  --warmup S (1)  --rate R (*-latency: paced, 100 req/s)
+//   --rounds N (1: interleaved runs, median kept)  --timeout S (10, per request)
+//   --baselines all | none | uws,node-http,uws-sse   --in-process   --time MS (micro, 1000)
+//   --repeat-prompt (same prompt every request: measures the response-cache hit path)
 import { execSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { createProgressLine } from './load/progress-line.js';
+import { formatScenario } from './load/report-table.js';
+import { runScenario, SCENARIO_NAMES, type BaselineId, type LoadSettings, type ScenarioName, type ScenarioReport } from './load/scenarios.js';
 import { runMicro, type MicroResult } from './micro.js';
 
-const { values } = parseArgs({ options: { time: { type: 'string', default: '1000' }, json: { type: 'boolean', default: false } } });
-const timeMs = Number(values.time);
+const { values } = parseArgs({
+  options: {
+    scenario: { type: 'string', default: 'all' },
+    connections: { type: 'string', default: '32' },
+    duration: { type: 'string', default: '5' },
+    warmup: { type: 'string', default: '1' },
+    rate: { type: 'string', default: '100' },
+    rounds: { type: 'string', default: '1' },
+    timeout: { type: 'string', default: '10' },
+    baselines: { type: 'string', default: 'all' },
+    target: { type: 'string' },
+    token: { type: 'string' },
+    'in-process': { type: 'boolean', default: false },
+    'repeat-prompt': { type: 'boolean', default: false },
+    time: { type: 'string', default: '1000' },
+    json: { type: 'boolean', default: false },
+  },
+});
+
+function fail(message: string): never {
+  process.stderr.write(`bench: ${message}\n`);
+  process.exit(2);
+}
+
+function positive(name: string, text: string, max: number): number {
+  const value = Number(text);
+  if (!Number.isFinite(value) || value <= 0 || value > max) fail(`--${name} must be a number in (0, ${max}], got ${text}`);
+  return value;
+}
 
 function commit(): string {
   try {
@@ -18,7 +54,7 @@ function commit(): string {
   }
 }
 
-function table(results: MicroResult[]): string {
+function microTable(results: MicroResult[]): string {
   const lines = ['| group | benchmark | ops/s | p50 µs | p99 µs | vs baseline |', '|---|---|---:|---:|---:|---:|'];
   for (const r of results) {
     const base = results.find((b) => b.group === r.group && b.baseline);
@@ -29,17 +65,70 @@ function table(results: MicroResult[]): string {
   return lines.join('\n');
 }
 
-const micro = await runMicro({ timeMs });
-const report = {
+const requested = values.scenario.split(',').flatMap((name) => (name === 'all' ? ['micro', ...SCENARIO_NAMES] : name === 'load' ? [...SCENARIO_NAMES] : [name]));
+for (const name of requested) if (name !== 'micro' && !(SCENARIO_NAMES as readonly string[]).includes(name)) fail(`unknown scenario ${name} (micro, ${SCENARIO_NAMES.join(', ')}, load, all)`);
+if (values.target && !values.token) fail('--target needs --token (an API token of an account with credit)');
+if (values.target && !/^https?:\/\//.test(values.target)) fail('--target must be an http(s) URL');
+const baselines: BaselineId[] | undefined =
+  values.baselines === 'all' ? undefined : values.baselines === 'none' ? [] : (values.baselines.split(',') as BaselineId[]);
+
+const settings: LoadSettings = {
+  connections: Math.round(positive('connections', values.connections, 10_000)),
+  durationMs: positive('duration', values.duration, 3600) * 1000,
+  warmupMs: Number(values.warmup) >= 0 ? Number(values.warmup) * 1000 : fail('--warmup must be ≥ 0'),
+  rate: positive('rate', values.rate, 1_000_000),
+  rounds: Math.round(positive('rounds', values.rounds, 20)),
+  timeoutMs: positive('timeout', values.timeout, 600) * 1000,
+  target: values.target ? { url: values.target, token: values.token! } : null,
+  inProcess: values['in-process'],
+  repeatPrompt: values['repeat-prompt'],
+  baselines,
+};
+settings.onProgress = createProgressLine(settings);
+
+const report: {
+  when: string;
+  commit: string;
+  node: string;
+  machine: { cpus: number; cpu: string; memory_gib: number; loadavg_at_start: number[] };
+  micro?: MicroResult[];
+  load: (ScenarioReport | { scenario: string; error: string })[];
+} = {
   when: new Date().toISOString(),
   commit: commit(),
   node: process.version,
-  machine: { cpus: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', memory_gib: Math.round(totalmem() / 1024 ** 3) },
-  micro,
+  machine: { cpus: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', memory_gib: Math.round(totalmem() / 1024 ** 3), loadavg_at_start: loadavg().map((l) => Math.round(l * 100) / 100) },
+  load: [],
 };
+
+const out: string[] = [];
+const print = (text: string) => {
+  out.push(text);
+  if (!values.json) process.stdout.write(`${text}\n\n`);
+};
+let failed = false;
+for (const name of requested) {
+  if (name === 'micro') {
+    report.micro = await runMicro({ timeMs: Number(values.time) });
+    print(`### micro\n\n${microTable(report.micro)}`);
+    continue;
+  }
+  try {
+    const result = await runScenario(name as ScenarioName, settings);
+    report.load.push(result);
+    print(formatScenario(result));
+  } catch (err) {
+    failed = true;
+    const message = err instanceof Error ? err.message : String(err);
+    report.load.push({ scenario: name, error: message });
+    print(`### ${name}\n\nfailed: ${message}`);
+  }
+}
+
 const dir = join(import.meta.dirname, 'results');
 mkdirSync(dir, { recursive: true });
 const file = join(dir, `${report.when.replace(/[:.]/g, '-')}.json`);
 writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
 if (values.json) process.stdout.write(`${JSON.stringify(report)}\n`);
-else process.stdout.write(`${table(micro)}\n\nwritten ${file}\n`);
+else process.stdout.write(`written ${file}\n`);
+process.exit(failed ? 1 : 0);

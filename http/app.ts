@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { createChatBackend } from '../backends/create-chat-backend.js';
 import type { ChatBackend } from '../backends/chat-backend.js';
-import type { CompletionActor } from '../actors/completion-machine.js';
 import { AccountServices } from '../runtime/accounts/account-services.js';
 import { ActorRegistry } from '../runtime/actor-registry.js';
 import { systemClock, type Clock } from '../runtime/clock.js';
 import type { Config } from '../runtime/config.js';
 import { createLogger, type Logger } from '../runtime/logger.js';
 import { Store } from '../runtime/store.js';
+import type { CompletionHandle } from './chat/completion-run.js';
 import { ResponseCache } from './chat/response-cache.js';
 import { dispatch } from './dispatch.js';
 import { Perimeter } from './perimeter.js';
@@ -26,7 +26,7 @@ export interface AppDeps {
   services: AccountServices;
   chat: ChatBackend;
   /** Running (and recently finished) completions by id. */
-  completions: ActorRegistry<CompletionActor>;
+  completions: ActorRegistry<CompletionHandle>;
   /** Answers to identical deterministic chat requests. */
   chatCache: ResponseCache;
 }
@@ -47,7 +47,7 @@ export function buildApp(config: Config, options: { clock?: Clock; logger?: Logg
   const store = Store.open(config.SVC_DATA_DIR);
   const services = new AccountServices(store, clock, { sessionTtlMs: config.SVC_SESSION_TTL_S * 1000 });
   const chat = createChatBackend(config);
-  const completions = new ActorRegistry<CompletionActor>(5 * 60_000);
+  const completions = new ActorRegistry<CompletionHandle>(5 * 60_000);
   const chatCache = new ResponseCache(store, clock, config.SVC_CHAT_CACHE_TTL_S * 1000);
   const deps: AppDeps = { config, clock, logger, store, services, chat, completions, chatCache };
 

@@ -195,10 +195,10 @@ test('a reader that stops reading holds the backend back (bounded memory), then 
   socket.pause();
   socket.write(`POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${account.token}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
   await new Promise((r) => setTimeout(r, 400));
-  const actors = server.app.deps.completions as unknown as { entries: Map<string, { actor: { getSnapshot(): { context: { partial: string[] }; status: string } } }> };
-  const entry = [...actors.entries.values()].find((e) => e.actor.getSnapshot().status === 'active');
+  const registry = server.app.deps.completions as unknown as { entries: Map<string, { actor: { actor: { getSnapshot(): { status: string } }; partial(): readonly string[] } }> };
+  const entry = [...registry.entries.values()].find((e) => e.actor.actor.getSnapshot().status === 'active');
   assert.ok(entry, 'the run is still active while the reader is paused');
-  const produced = entry.actor.getSnapshot().context.partial[0]!.length;
+  const produced = entry.actor.partial()[0]!.length;
   assert.ok(produced < 16_384, `produced ${produced} characters of choice 0 while unread`);
   let received = 0;
   let tail = '';

@@ -70,25 +70,20 @@ test('live input joins the next pass and is marked with it', async () => {
 });
 
 test('cancel mid-answer ends cancelled, keeps the partial text and bills it', () => {
-  const { actor, emitted } = run({
-    body: {},
-    script: (_input, send) => {
-      send({ type: 'PASS.DELTA', choice: 0, text: 'partial words' });
-    },
-  });
-  actor.send({ type: 'CANCEL', reason: 'enough' });
+  const { actor, emitted } = run({ body: {}, script: () => {} });
+  actor.send({ type: 'CANCEL', reason: 'enough', partial: ['partial words'] });
   const { value, context } = actor.getSnapshot();
   assert.is(value, 'cancelled');
   assert.is(context.cancelReason, 'enough');
   assert.is(context.answers[0]!.text, 'partial words');
   assert.is(context.usage.completionTokens, 3, "'partial' is two tokens by the counting rule, 'words' one");
   assert.ok(context.usage.promptTokens > 5);
-  assert.equal(emitted, ['phase:answer', 'delta']);
+  assert.equal(emitted, ['phase:answer']);
 });
 
 test('cancel during planning bills the plan tokens but shows no plan text', () => {
-  const { actor } = run({ body: { response_mode: 'complex' }, script: (_i, send) => send({ type: 'PASS.DELTA', choice: 0, text: 'secret plan' }) });
-  actor.send({ type: 'CANCEL', reason: null });
+  const { actor } = run({ body: { response_mode: 'complex' }, script: () => {} });
+  actor.send({ type: 'CANCEL', reason: null, partial: ['secret plan'] });
   const { context } = actor.getSnapshot();
   assert.equal(context.answers, []);
   assert.is(context.usage.completionTokens, 2);

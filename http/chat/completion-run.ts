@@ -7,7 +7,7 @@ import type { ChoiceView } from '../../protocols/chat-response.js';
 import { chatPriceMicros, type TokenUsage } from '../../protocols/pricing.js';
 import type { AccountServices } from '../../runtime/accounts/account-services.js';
 import type { ActorRegistry } from '../../runtime/actor-registry.js';
-import { runPassLogic, type CompletionPort } from './run-pass.js';
+import { runPassLogic, type AnswerFragment, type CompletionPort } from './run-pass.js';
 
 /** The completion machine with the runtime's backend actor plugged in (provided once). */
 export const runtimeCompletionMachine = completionMachine.provide({ actors: { runPass: runPassLogic } });
@@ -49,9 +49,17 @@ export function backendBase(request: ChatCompletionRequest): CompletionPort['bas
   };
 }
 
-/** A started completion: its actor, and the outcome once settled. */
-export interface StartedCompletion {
+/** A running completion as the routes reach it: its actor, and how to cancel it. */
+export interface CompletionHandle {
   actor: CompletionActor;
+  /** Cancels the run, billing what its pass in flight had produced. */
+  cancel(reason: string | null): void;
+  /** The text each choice of the pass in flight has produced so far. */
+  partial(): readonly string[];
+}
+
+/** A started completion: its handle, and the outcome once settled. */
+export interface StartedCompletion extends CompletionHandle {
   done: Promise<CompletionOutcome>;
 }
 
@@ -71,20 +79,23 @@ export function startCompletion(input: {
   requestId: string;
   services: AccountServices;
   backend: ChatBackend;
-  registry: ActorRegistry<CompletionActor>;
+  registry: ActorRegistry<CompletionHandle>;
   signal: AbortSignal;
   ready: () => Promise<void> | null;
-  onEmit?: (event: CompletionEmitted) => void;
+  /** Receives the visible answer as it is produced and the machine's phase and live-input events. */
+  onEmit?: (event: CompletionEmitted | AnswerFragment) => void;
 }): StartedCompletion {
   const { services, plan } = input;
   const hold = services.ledger.hold({ accountId: input.accountId, tokenId: input.tokenId, amount: chatPriceMicros(plan.worstCase) });
-  const port: CompletionPort = { backend: input.backend, base: backendBase(input.request), ready: input.ready };
+  const port: CompletionPort = { backend: input.backend, base: backendBase(input.request), ready: input.ready, relay: input.onEmit ?? (() => {}), partial: [] };
   const actor = createActor(runtimeCompletionMachine, {
     input: { id: input.id, n: input.request.n, conversation: input.conversation, plan, port, preprocessed: input.preprocessed },
   });
   if (input.onEmit) actor.on('*', input.onEmit);
-  input.registry.add(input.id, input.accountId, actor);
-  const onAbort = () => actor.send({ type: 'CANCEL', reason: 'client disconnected' });
+  const cancel = (reason: string | null) => actor.send({ type: 'CANCEL', reason, partial: port.partial.slice() });
+  const partial = () => port.partial;
+  input.registry.add(input.id, input.accountId, { actor, cancel, partial });
+  const onAbort = () => cancel('client disconnected');
   input.signal.addEventListener('abort', onAbort, { once: true });
 
   const done = new Promise<CompletionOutcome>((resolve, reject) => {
@@ -126,5 +137,5 @@ export function startCompletion(input: {
     });
   });
   actor.start();
-  return { actor, done };
+  return { actor, cancel, partial, done };
 }

@@ -14,17 +14,6 @@ export interface CachedAnswer {
 // Fields that change how a request is delivered, not what it answers.
 const DELIVERY_FIELDS = new Set(['stream', 'stream_options', 'user', 'require_approval']);
 
-function stableJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
-
 /**
  * Answers identical deterministic requests (same account, same normalised body, temperature 0 or
  * absent) from LMDB. Only completed runs are stored; entries expire after `ttlMs`.
@@ -41,8 +30,11 @@ export class ResponseCache {
   /** The cache key of a request, or null when it is not cacheable (sampling, or caching off). */
   keyOf(accountId: string, request: ChatCompletionRequest): string | null {
     if (this.ttlMs <= 0 || (request.temperature != null && request.temperature !== 0)) return null;
-    const body = Object.fromEntries(Object.entries(request).filter(([key]) => !DELIVERY_FIELDS.has(key)));
-    return createHash('sha256').update(accountId).update('\u0000').update(stableJson(body)).digest('hex');
+    // The validated body in the order the client sent it: a client that reorders keys misses, which is harmless.
+    const body = JSON.stringify(request, function (this: unknown, key: string, value: unknown) {
+      return this === request && DELIVERY_FIELDS.has(key) ? undefined : value;
+    });
+    return createHash('sha256').update(accountId).update('\u0000').update(body).digest('hex');
   }
 
   /** The live entry for `key`, if any; expired entries are removed. */

@@ -3,12 +3,23 @@ import type { PassChoiceResult, PassFailure, RunPassEvent, RunPassInput, ToolCal
 import type { ChatBackend, ChatBackendRequest } from '../../backends/chat-backend.js';
 import { RetryableError, TerminalError } from '../../backends/errors.js';
 
-/** What a completion's passes need from the outside: the backend, the request's settings, flow control. */
+/** Text and tool-call fragments of the visible answer, relayed as they are produced. */
+export type AnswerFragment =
+  | { type: 'delta'; choice: number; text: string }
+  | { type: 'tool_call'; choice: number; index: number; id?: string; name?: string; arguments: string };
+
+/**
+ * What a completion's passes share with the runtime: the backend, the request's settings, flow
+ * control, where the visible answer goes, and the text of the pass in flight (for partial billing).
+ */
 export interface CompletionPort {
   backend: ChatBackend;
   base: Omit<ChatBackendRequest, 'messages' | 'maxTokens' | 'choiceIndex' | 'signal'>;
   /** Null while the consumer keeps up; otherwise a promise to wait on before producing more. */
   ready(): Promise<void> | null;
+  relay(fragment: AnswerFragment): void;
+  /** Text produced so far by each choice of the pass in flight. */
+  partial: string[];
 }
 
 /** Classifies anything a backend threw; unknown failures count as upstream errors, never as answers. */
@@ -18,23 +29,25 @@ export function toPassFailure(err: unknown): PassFailure {
   return { kind: 'upstream_error', message: 'the model backend failed unexpectedly', retryAfterMs: null };
 }
 
-async function runChoice(port: CompletionPort, input: RunPassInput, choice: number, signal: AbortSignal, sendBack: (event: RunPassEvent) => void): Promise<PassChoiceResult> {
-  let text = '';
+const VISIBLE = new Set(['answer', 'draft']);
+
+async function runChoice(port: CompletionPort, input: RunPassInput, choice: number, signal: AbortSignal): Promise<PassChoiceResult> {
   const calls: ToolCallResult[] = [];
+  const visible = VISIBLE.has(input.pass);
   const request: ChatBackendRequest = { ...port.base, messages: input.choices[choice]!, maxTokens: input.maxTokens, choiceIndex: choice, signal };
   for await (const event of port.backend.stream(request)) {
     if (signal.aborted) break;
     if (event.type === 'delta') {
-      text += event.text;
-      sendBack({ type: 'PASS.DELTA', choice, text: event.text });
+      port.partial[choice] += event.text;
+      if (visible) port.relay({ type: 'delta', choice, text: event.text });
     } else if (event.type === 'tool_call') {
       const call = (calls[event.index] ??= { id: event.id ?? '', name: event.name ?? '', arguments: '' });
       if (event.id) call.id = event.id;
       if (event.name) call.name = event.name;
       call.arguments += event.arguments;
-      sendBack({ type: 'PASS.TOOL_CALL', choice, index: event.index, id: event.id, name: event.name, arguments: event.arguments });
+      if (visible) port.relay({ type: 'tool_call', choice, index: event.index, id: event.id, name: event.name, arguments: event.arguments });
     } else {
-      return { text, toolCalls: calls.filter(Boolean), finishReason: event.finishReason, usage: event.usage };
+      return { text: port.partial[choice]!, toolCalls: calls.filter(Boolean), finishReason: event.finishReason, usage: event.usage };
     }
     const wait = port.ready();
     if (wait) await wait;
@@ -44,16 +57,18 @@ async function runChoice(port: CompletionPort, input: RunPassInput, choice: numb
 }
 
 /**
- * The runtime's `runPass` actor: runs one pass for every choice against the backend, relays
- * fragments to the machine as they come, and stops the backend when the machine leaves the pass.
+ * The runtime's `runPass` actor: runs one pass for every choice against the backend, relays the
+ * visible answer straight to the client, reports the end to the machine, and stops the backend
+ * when the machine leaves the pass.
  */
 export const runPassLogic = fromCallback<RunPassEvent, RunPassInput>(({ input, sendBack }) => {
   const port = input.port as CompletionPort;
+  port.partial = input.choices.map(() => '');
   const controller = new AbortController();
   const send = (event: RunPassEvent) => {
     if (!controller.signal.aborted) sendBack(event);
   };
-  Promise.all(input.choices.map((_, choice) => runChoice(port, input, choice, controller.signal, send))).then(
+  Promise.all(input.choices.map((_, choice) => runChoice(port, input, choice, controller.signal))).then(
     (choices) => send({ type: 'PASS.DONE', choices }),
     (err: unknown) => send({ type: 'PASS.FAILED', error: toPassFailure(err) }),
   );

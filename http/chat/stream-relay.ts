@@ -4,6 +4,7 @@ import { chunkObject, deltaChoice, finalChunk, finishChoice, toolCallDelta, type
 import { errorBody, type ApiError } from '../../protocols/errors.js';
 import { SSE_DONE, sseData } from '../../protocols/sse.js';
 import type { CompletionOutcome } from './completion-run.js';
+import type { AnswerFragment } from './run-pass.js';
 import type { SseWriter } from '../sse-writer.js';
 
 const PHASES: Record<PassName, { phase: string; text: string }> = {
@@ -57,8 +58,8 @@ export class StreamRelay {
     return { role: 'assistant', content: null };
   }
 
-  /** Relays one emitted event. */
-  readonly onEmit = (event: CompletionEmitted): void => {
+  /** Relays one answer fragment or machine event. */
+  readonly onEmit = (event: CompletionEmitted | AnswerFragment): void => {
     switch (event.type) {
       case 'phase':
         this.phase = PHASES[event.phase].phase;

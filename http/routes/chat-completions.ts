@@ -1,5 +1,5 @@
 import { planChat, withPreprocessing } from '../../actors/chat-plan.js';
-import type { CompletionActor, PassFailure } from '../../actors/completion-machine.js';
+import type { PassFailure } from '../../actors/completion-machine.js';
 import { countPromptTokens } from '../../backends/tokens.js';
 import { ChatCompletionRequestSchema, type ChatCompletionRequest } from '../../protocols/chat.js';
 import { CancelRequestSchema, LiveInputRequestSchema } from '../../protocols/chat-live.js';
@@ -10,7 +10,7 @@ import { chatPriceMicros } from '../../protocols/pricing.js';
 import type { ModelCard } from '../../protocols/models.js';
 import { randomBase62 } from '../../runtime/ids.js';
 import type { AppDeps } from '../app.js';
-import { startCompletion, type CompletionOutcome } from '../chat/completion-run.js';
+import { startCompletion, type CompletionHandle, type CompletionOutcome } from '../chat/completion-run.js';
 import { createPartResolverOptions } from '../chat/part-context.js';
 import { resolveParts } from '../chat/resolve-parts.js';
 import type { CachedAnswer } from '../chat/response-cache.js';
@@ -38,11 +38,11 @@ function priceHeaders(outcome: CompletionOutcome): Record<string, string> {
 /** Chat completions: the main route, plus live input and cancel of a running completion by its id. */
 export function chatCompletionRoutes({ config, services, chat, completions, chatCache, logger }: AppDeps): RouteDef[] {
   const partOptions = createPartResolverOptions(config);
-  const find = (ctx: RequestContext): CompletionActor => {
+  const find = (ctx: RequestContext): CompletionHandle => {
     const id = ctx.params.completion_id!;
-    const actor = completions.get(id, accountOf(ctx.principal).id);
-    if (!actor) throw new ApiError('not_found', `No running or recent completion ${id}.`, { param: 'completion_id' });
-    return actor;
+    const handle = completions.get(id, accountOf(ctx.principal).id);
+    if (!handle) throw new ApiError('not_found', `No running or recent completion ${id}.`, { param: 'completion_id' });
+    return handle;
   };
 
   const start = async (ctx: RequestContext, request: ChatCompletionRequest, model: ModelCard, head: CompletionHeader, stream: { relay: StreamRelay; writer: SseWriter } | null) => {
@@ -155,7 +155,7 @@ export function chatCompletionRoutes({ config, services, chat, completions, chat
       auth: 'token',
       async handler(ctx) {
         const body = await ctx.json(LiveInputRequestSchema);
-        const actor = find(ctx);
+        const { actor } = find(ctx);
         if (actor.getSnapshot().status !== 'active') {
           throw new ApiError('conflict', 'This completion has finished; live input can no longer join it.', { headers: { 'x-should-retry': 'false' } });
         }
@@ -169,7 +169,7 @@ export function chatCompletionRoutes({ config, services, chat, completions, chat
       path: '/v1/chat/completions/:completion_id/live-input',
       auth: 'token',
       handler(ctx) {
-        const { context, value, status } = find(ctx).getSnapshot();
+        const { context, value, status } = find(ctx).actor.getSnapshot();
         return json({
           object: 'chat.completion.live_input_status',
           completion_id: context.id,
@@ -188,10 +188,10 @@ export function chatCompletionRoutes({ config, services, chat, completions, chat
       async handler(ctx) {
         const hasBody = Number(ctx.ex.headers['content-length'] ?? 0) > 0 || ctx.ex.headers['transfer-encoding'] !== undefined;
         const body = hasBody ? await ctx.json(CancelRequestSchema) : { reason: null };
-        const actor = find(ctx);
-        const wasActive = actor.getSnapshot().status === 'active';
-        actor.send({ type: 'CANCEL', reason: body.reason ?? null });
-        const { context, value } = actor.getSnapshot();
+        const handle = find(ctx);
+        const wasActive = handle.actor.getSnapshot().status === 'active';
+        handle.cancel(body.reason ?? null);
+        const { context, value } = handle.actor.getSnapshot();
         return json({ object: 'chat.completion.cancel', completion_id: context.id, cancelled: wasActive && value === 'cancelled', state: value });
       },
     },

@@ -1,0 +1,98 @@
+// Baseline servers doing the least possible same work as the gateway's chat route: read the
+// whole request body and answer fixed bytes (a real chat completion or SSE stream captured from
+// the gateway), with no parsing, auth, billing or backend.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { uws } from '../../http/uws.js';
+
+/** Which baseline: bare uWS answering JSON, bare node:http answering JSON, bare uWS writing SSE. */
+export type BareKind = 'uws-json' | 'node-http-json' | 'uws-sse';
+
+/** What a baseline answers on POST /v1/chat/completions. */
+export interface BareServerOptions {
+  kind: BareKind;
+  /** `*-json`: the response body. */
+  body?: string;
+  /** `uws-sse`: the events, each a complete `data: …\n\n` block, written one `write()` each. */
+  events?: string[];
+}
+
+/** A listening server that can be closed. */
+export interface RunningServer {
+  port: number;
+  close(): Promise<void>;
+}
+
+const PATH = '/v1/chat/completions';
+
+function startUws(options: BareServerOptions, host: string): Promise<RunningServer> {
+  const body = options.body ?? '{}';
+  const events = options.events ?? ['data: [DONE]\n\n'];
+  const app = uws.App().post(PATH, (res) => {
+    let aborted = false;
+    res.onAborted(() => (aborted = true));
+    const parts: Buffer[] = [];
+    res.onData((chunk, isLast) => {
+      parts.push(Buffer.from(chunk.slice(0))); // the ArrayBuffer is only valid during this call
+      if (!isLast || aborted) return;
+      Buffer.concat(parts);
+      res.cork(() => {
+        if (options.kind === 'uws-json') {
+          res.writeStatus('200 OK').writeHeader('content-type', 'application/json').end(body);
+          return;
+        }
+        res.writeStatus('200 OK').writeHeader('content-type', 'text/event-stream').writeHeader('cache-control', 'no-cache');
+        for (const event of events) res.write(event);
+        res.end();
+      });
+    });
+  });
+  app.any('/*', (res) => void res.writeStatus('404 Not Found').end());
+  return new Promise((resolve, reject) => {
+    app.listen(host, 0, (socket) => {
+      if (!socket) return reject(new Error('bare uWS: cannot listen'));
+      resolve({
+        port: uws.us_socket_local_port(socket),
+        close: () => {
+          uws.us_listen_socket_close(socket);
+          return Promise.resolve();
+        },
+      });
+    });
+  });
+}
+
+function startNodeHttp(options: BareServerOptions, host: string): Promise<RunningServer> {
+  const body = Buffer.from(options.body ?? '{}');
+  const server = createServer((req, res) => {
+    const parts: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => parts.push(chunk));
+    req.on('end', () => {
+      Buffer.concat(parts);
+      if (req.method !== 'POST' || req.url !== PATH) {
+        res.writeHead(404).end();
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length }).end(body);
+    });
+  });
+  server.keepAliveTimeout = 65_000;
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, host, () => {
+      resolve({
+        port: (server.address() as AddressInfo).port,
+        close: () =>
+          new Promise((done) => {
+            server.closeAllConnections();
+            server.close(() => done());
+          }),
+      });
+    });
+  });
+}
+
+/** Starts one baseline server on an ephemeral loopback port in this process. */
+export function startBareServer(options: BareServerOptions, host = '127.0.0.1'): Promise<RunningServer> {
+  return options.kind === 'node-http-json' ? startNodeHttp(options, host) : startUws(options, host);
+}
