@@ -63,3 +63,8 @@ export function withPreprocessing(plan: ChatPlan, added: TokenUsage): ChatPlan {
     worstCase: { promptTokens: plan.worstCase.promptTokens + added.promptTokens, completionTokens: plan.worstCase.completionTokens + added.completionTokens },
   };
 }
+
+/** A session's plan: sessions always take the deep path (plan, draft, check; judge when asked). */
+export function chatPlanForSession(request: ChatCompletionRequest, promptTokens: number, modelMaxOutput: number): ChatPlan {
+  return planChat({ ...request, response_mode: 'complex' }, promptTokens, modelMaxOutput);
+}

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createChatBackend } from '../backends/create-chat-backend.js';
 import type { ChatBackend } from '../backends/chat-backend.js';
 import { AccountServices } from '../runtime/accounts/account-services.js';
+import { ActorHost } from '../runtime/actor-host.js';
 import { ActorRegistry } from '../runtime/actor-registry.js';
 import { systemClock, type Clock } from '../runtime/clock.js';
 import type { Config } from '../runtime/config.js';
@@ -9,6 +10,7 @@ import { createLogger, type Logger } from '../runtime/logger.js';
 import { Store } from '../runtime/store.js';
 import type { CompletionHandle } from './chat/completion-run.js';
 import { ResponseCache } from './chat/response-cache.js';
+import { SessionRuntime } from './sessions/session-runtime.js';
 import { dispatch } from './dispatch.js';
 import { Perimeter } from './perimeter.js';
 import type { RouteDef } from './route.js';
@@ -29,6 +31,10 @@ export interface AppDeps {
   completions: ActorRegistry<CompletionHandle>;
   /** Answers to identical deterministic chat requests. */
   chatCache: ResponseCache;
+  /** The durable actor host (sessions and, later, uploads, calls and jobs). */
+  host: ActorHost;
+  /** Holds and backend steps of chat sessions. */
+  sessions: SessionRuntime;
 }
 
 /** A built server: listen, then close. */
@@ -49,7 +55,12 @@ export function buildApp(config: Config, options: { clock?: Clock; logger?: Logg
   const chat = createChatBackend(config);
   const completions = new ActorRegistry<CompletionHandle>(5 * 60_000);
   const chatCache = new ResponseCache(store, clock, config.SVC_CHAT_CACHE_TTL_S * 1000);
-  const deps: AppDeps = { config, clock, logger, store, services, chat, completions, chatCache };
+  const host = new ActorHost(store, clock, logger);
+  const sessions = new SessionRuntime(services, chat);
+  host.register(sessions.hosted());
+  const deps: AppDeps = { config, clock, logger, store, services, chat, completions, chatCache, host, sessions };
+  const rehydrated = host.rehydrate();
+  if (rehydrated > 0) logger.info('actors rehydrated', { count: rehydrated });
 
   const router = new Router<RouteDef>();
   for (const route of allRoutes(deps)) router.add(route.method, route.path, route);

@@ -32,7 +32,10 @@ export interface Follower {
 }
 
 interface Live {
+  /** The last committed record: what readers see, so nothing they read can be lost in a crash. */
   record: ActorRecord;
+  /** The seq the next emitted event gets. */
+  nextSeq: number;
   actor: AnyActorRef;
   buffer: LogEvent[];
   committedSeq: number;
@@ -97,6 +100,7 @@ export class ActorHost {
   private attach(record: ActorRecord, actor: AnyActorRef): Live {
     const live: Live = {
       record,
+      nextSeq: record.nextSeq,
       actor,
       buffer: [],
       committedSeq: record.nextSeq - 1,
@@ -108,7 +112,7 @@ export class ActorHost {
     this.live.set(record.id, live);
     const emitted = actor.on('*', (event: { type: string }) => {
       const { type, ...data } = event;
-      live.buffer.push({ seq: live.record.nextSeq++, type, ts: this.clock.now(), data });
+      live.buffer.push({ seq: live.nextSeq++, type, ts: this.clock.now(), data });
     });
     const subscription = actor.subscribe({
       next: (snapshot: Snapshot<unknown>) => this.persist(live, snapshot),
@@ -128,14 +132,14 @@ export class ActorHost {
     const events = live.buffer;
     live.buffer = [];
     const done = snapshot.status !== 'active';
-    const record: ActorRecord = { ...live.record, snapshot: live.actor.getPersistedSnapshot(), done, updatedAt: this.clock.now() };
-    live.record = record;
+    const record: ActorRecord = { ...live.record, snapshot: live.actor.getPersistedSnapshot(), nextSeq: live.nextSeq, done, updatedAt: this.clock.now() };
     live.lastCommit = this.store
       .transaction(() => {
         void this.records.put(record.id, record);
         this.log.appendInTransaction(record.id, events);
       })
       .then(() => {
+        live.record = record;
         if (events.length) live.committedSeq = events[events.length - 1]!.seq;
         this.deliver(live);
         if (done) this.retire(live);
@@ -181,7 +185,8 @@ export class ActorHost {
   /** The stored record of `id` if `ownerId` owns it (live or finished); undefined otherwise. */
   find(id: string, ownerId: string): ActorRecord | undefined {
     const record = this.live.get(id)?.record ?? this.records.get(id);
-    return record && record.ownerId === ownerId ? record : undefined;
+    // A spawn whose first state is not committed yet is not there for readers.
+    return record && record.ownerId === ownerId && record.snapshot !== null ? record : undefined;
   }
 
   /** The live actor `id`, if it is still running. */
@@ -196,6 +201,33 @@ export class ActorHost {
     live.actor.send(event);
     await live.lastCommit;
     return true;
+  }
+
+  /** Resolves once a live actor's snapshot satisfies `test` and is durable (or it is no longer live). */
+  async waitFor(id: string, test: (snapshot: Snapshot<unknown> & { value?: unknown }) => boolean): Promise<void> {
+    const live = this.live.get(id);
+    if (!live) return;
+    const reached = (snapshot: Snapshot<unknown>) => snapshot.status !== 'active' || test(snapshot);
+    if (!reached(live.actor.getSnapshot() as Snapshot<unknown>)) {
+      await new Promise<void>((resolve) => {
+        const subscription = live.actor.subscribe({
+          next: (snapshot: Snapshot<unknown>) => {
+            if (!reached(snapshot)) return;
+            subscription.unsubscribe();
+            resolve();
+          },
+          error: () => resolve(),
+          complete: () => resolve(),
+        });
+      });
+    }
+    await live.lastCommit;
+  }
+
+  /** Whether the live actor `id` would take `event` in its current state (guards included). */
+  accepts(id: string, event: { type: string }): boolean {
+    const snapshot = this.live.get(id)?.actor.getSnapshot() as { can?(event: { type: string }): boolean } | undefined;
+    return snapshot?.can?.(event) ?? false;
   }
 
   /** The committed log of `id` after `after`, at most `limit` events. */

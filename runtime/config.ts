@@ -25,6 +25,8 @@ export const ConfigSchema = z.object({
   SVC_SIM_TTFT_MS: intFromEnv(0),
   SVC_SIM_TOKENS_PER_S: intFromEnv(0),
   SVC_CHAT_CACHE_TTL_S: intFromEnv(86_400),
+  SVC_SESSION_APPROVAL_TTL_S: intFromEnv(86_400, 1),
+  SVC_SESSION_IDLE_TTL_S: intFromEnv(86_400, 1),
   // Remote media in chat parts (image_url, input_video url): byte cap, time cap, and whether
   // loopback/private/link-local destinations may be fetched (off: SSRF guard).
   SVC_FETCH_MAX_BYTES: intFromEnv(20 * 1024 * 1024, 1),

@@ -56,7 +56,9 @@ export function simToolCall(request: ChatBackendRequest, script: SimScript): Sim
     const args = typeof script.tool_call.arguments === 'string' ? script.tool_call.arguments : JSON.stringify(script.tool_call.arguments ?? {});
     return { id: `call_${fnv1a(script.tool_call.name + args).toString(36)}`, name: script.tool_call.name, arguments: args };
   }
-  if (script.clarify && request.tools.some((tool) => tool.name === 'ask_user')) {
+  // Asks once: after the answer comes back as a tool message, the sim answers normally.
+  const answered = request.messages.some((m) => m.role === 'tool');
+  if (script.clarify && !answered && request.tools.some((tool) => tool.name === 'ask_user')) {
     const args = JSON.stringify({ question: script.clarify });
     return { id: `call_${fnv1a(args).toString(36)}`, name: 'ask_user', arguments: args };
   }

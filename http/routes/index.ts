@@ -4,6 +4,7 @@ import { accountRoutes } from './account.js';
 import { adminRoutes } from './admin.js';
 import { authRoutes } from './auth.js';
 import { chatCompletionRoutes } from './chat-completions.js';
+import { chatSessionRoutes } from './chat-sessions.js';
 import { healthRoutes } from './health.js';
 import { modelRoutes } from './models.js';
 import { pricingRoutes } from './pricing.js';
@@ -21,6 +22,7 @@ export function allRoutes(deps: AppDeps): RouteDef[] {
     ...modelRoutes(deps),
     ...pricingRoutes(deps),
     ...chatCompletionRoutes(deps),
+    ...chatSessionRoutes(deps),
     ...adminRoutes(deps),
   ];
 }

@@ -63,6 +63,8 @@ const EMPTY_DAY: DailyTotals = { topups: 0, charges: 0, requests: 0, promptToken
 export class Ledger {
   private readonly entries: Table<LedgerEntry>;
   private readonly daily: Table<DailyTotals>;
+  /** Charges made for a named thing (a session id): what makes a retried charge a no-op. */
+  private readonly refs: Table<[string, number]>;
   private readonly held = new Map<string, number>();
 
   constructor(
@@ -73,6 +75,7 @@ export class Ledger {
   ) {
     this.entries = store.table<LedgerEntry>('ledger');
     this.daily = store.table<DailyTotals>('ledger_daily');
+    this.refs = store.table<[string, number]>('ledger_refs');
   }
 
   /** Balance and holds of an account, in micro-USD. */
@@ -80,10 +83,13 @@ export class Ledger {
     return { balance: this.accounts.get(accountId)?.balance ?? 0, held: this.held.get(accountId) ?? 0 };
   }
 
-  /** Holds `amount` for a request, or throws 402 when the balance after other holds cannot cover it. */
-  hold(input: { accountId: string; tokenId: string | null; amount: number }): Hold {
+  /**
+   * Holds `amount` for a request, or throws 402 when the balance after other holds cannot cover
+   * it. `force` re-places a hold that was granted before a restart.
+   */
+  hold(input: { accountId: string; tokenId: string | null; amount: number; force?: boolean }): Hold {
     const state = this.state(input.accountId);
-    if (!canHold(state, input.amount)) {
+    if (!input.force && !canHold(state, input.amount)) {
       throw new ApiError(
         'insufficient_balance',
         `Insufficient balance: this request may cost up to $${microsToUsd(input.amount).toFixed(6)} and $${microsToUsd(Math.max(0, state.balance - state.held)).toFixed(6)} is available. Top up the account to continue.`,
@@ -126,6 +132,39 @@ export class Ledger {
     } finally {
       // Only now, with the charge visible in the stored balance, may the hold stop counting.
       this.releaseHeld(hold);
+    }
+  }
+
+  /**
+   * Charges once per `ref`: a second call (a step re-run after a crash) returns the first entry
+   * and charges nothing. Without a hold (lost in a restart) the charge is still capped at `cap`.
+   */
+  async settleRef(ref: string, hold: Hold | null, input: ChargeInput & { accountId: string; tokenId: string | null; cap: number }): Promise<LedgerEntry | null> {
+    if (hold && !hold.done) hold.done = true;
+    const charge = Math.max(0, Math.min(Math.round(input.charge), hold?.amount ?? input.cap, input.cap));
+    try {
+      return await this.store.transaction(() => {
+        const seen = this.refs.get(ref);
+        if (seen) return this.entries.get(seen) ?? null;
+        const account = this.accounts.get(input.accountId);
+        if (!account || (charge === 0 && input.promptTokens === 0 && input.completionTokens === 0)) return null;
+        const balance = applyLedgerEvent({ balance: account.balance, held: 0 }, { type: 'settled', held: charge, charge }).balance;
+        const entry = this.appendInTransaction(account, balance, {
+          type: 'charge',
+          amount: -charge,
+          description: input.description,
+          requestId: input.requestId,
+          tokenId: input.tokenId,
+          model: input.model,
+          promptTokens: input.promptTokens,
+          completionTokens: input.completionTokens,
+        });
+        void this.refs.put(ref, [account.id, entry.seq]);
+        if (input.tokenId) this.keyUsage.addChargeInTransaction(input.tokenId, { promptTokens: input.promptTokens, completionTokens: input.completionTokens, cost: charge });
+        return entry;
+      });
+    } finally {
+      if (hold) this.releaseHeld(hold);
     }
   }
 
