@@ -89,6 +89,21 @@ test('a clarifying question parks the run in awaiting_user; live input continues
   assert.ok(types.includes('awaiting_user') && types.includes('live_input'));
 });
 
+test('the completion routes reach a session run by its completion id', async () => {
+  const created = await api('POST', '/v1/chat/sessions', body('Weather again?', { metadata: { sim: { clarify: 'Which town?' } } }));
+  const waiting = await waitState(created.body.id, ['awaiting_user']);
+  const answered = await api('POST', `/v1/chat/completions/${created.body.completion_id}/live-input`, { content: 'Lyon' });
+  assert.is(answered.status, 200);
+  assert.is(answered.body.session_id, created.body.id);
+  await waitState(created.body.id, ['completed']);
+  assert.ok(waiting.question.id);
+  const other = await api('POST', '/v1/chat/sessions', body('cancel by completion id', { require_approval: true }));
+  assert.is((await api('POST', `/v1/chat/completions/${other.body.completion_id}/cancel`)).status, 200);
+  await waitState(other.body.id, ['cancelled']);
+  const stranger = await server.account(1);
+  assert.is((await api('POST', `/v1/chat/completions/${created.body.completion_id}/cancel`, undefined, stranger.token)).status, 404);
+});
+
 test('cancel works from awaiting_approval, running and awaiting_user; cancelled runs pay only what they processed', async () => {
   const parked = await api('POST', '/v1/chat/sessions', body('cancel parked', { require_approval: true }));
   const c1 = await api('POST', `/v1/chat/sessions/${parked.body.id}/cancel`, { reason: 'no' });

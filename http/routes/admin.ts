@@ -4,6 +4,7 @@ import { ApiError } from '../../protocols/errors.js';
 import { usdToMicros } from '../../protocols/money.js';
 import type { AccountServices } from '../../runtime/accounts/account-services.js';
 import type { AppDeps } from '../app.js';
+import { runtimeCompletionMachine } from '../chat/completion-run.js';
 import { json, type RouteDef } from '../route.js';
 
 function requireAccount(services: AccountServices, id: string) {
@@ -13,10 +14,17 @@ function requireAccount(services: AccountServices, id: string) {
 }
 
 /** The operator API under /admin/v1; registered only when SVC_ADMIN_KEY is set. */
-export function adminRoutes({ config, services }: AppDeps): RouteDef[] {
+export function adminRoutes({ config, services, host }: AppDeps): RouteDef[] {
   if (!config.SVC_ADMIN_KEY) return [];
   const view = (id: string) => accountView(services.accounts.get(id)!, services.ledger.state(id).held);
   return [
+    {
+      // Every machine's definition as JSON, for visualisers and the inspector.
+      method: 'GET',
+      path: '/admin/v1/machines',
+      auth: 'admin',
+      handler: () => json({ object: 'list', data: { ...host.definitions(), completion: runtimeCompletionMachine.toJSON() } }),
+    },
     {
       method: 'POST',
       path: '/admin/v1/accounts',

@@ -1,5 +1,6 @@
 import { planChat, withPreprocessing } from '../../actors/chat-plan.js';
 import type { PassFailure } from '../../actors/completion-machine.js';
+import type { SessionEvent } from '../../actors/session-machine.js';
 import { countPromptTokens } from '../../backends/tokens.js';
 import { ChatCompletionRequestSchema, type ChatCompletionRequest } from '../../protocols/chat.js';
 import { CancelRequestSchema, LiveInputRequestSchema } from '../../protocols/chat-live.js';
@@ -36,12 +37,23 @@ function priceHeaders(outcome: CompletionOutcome): Record<string, string> {
 }
 
 /** Chat completions: the main route, plus live input and cancel of a running completion by its id. */
-export function chatCompletionRoutes({ config, services, chat, completions, chatCache, logger }: AppDeps): RouteDef[] {
+export function chatCompletionRoutes({ config, services, chat, completions, chatCache, logger, host, sessions, clock }: AppDeps): RouteDef[] {
   const partOptions = createPartResolverOptions(config);
+  /** A session's run addressed by its completion id (spec 3: live input and cancel work on either route). */
+  const sessionRun = (ctx: RequestContext): string | undefined => {
+    const sessionId = sessions.sessionOfCompletion(ctx.params.completion_id!);
+    return sessionId && host.find(sessionId, accountOf(ctx.principal).id) ? sessionId : undefined;
+  };
+  const toSession = async (ctx: RequestContext, sessionId: string, event: SessionEvent, action: string) => {
+    if (!host.accepts(sessionId, event)) throw new ApiError('conflict', `Cannot ${action} this session run in its current state.`, { headers: { 'x-should-retry': 'false' } });
+    await host.send(sessionId, event);
+    return json({ object: 'chat.completion.session_run', completion_id: ctx.params.completion_id, session_id: sessionId, accepted: true });
+  };
+  const notFound = (ctx: RequestContext) => new ApiError('not_found', `No running or recent completion ${ctx.params.completion_id}.`, { param: 'completion_id' });
+
   const find = (ctx: RequestContext): CompletionHandle => {
-    const id = ctx.params.completion_id!;
-    const handle = completions.get(id, accountOf(ctx.principal).id);
-    if (!handle) throw new ApiError('not_found', `No running or recent completion ${id}.`, { param: 'completion_id' });
+    const handle = completions.get(ctx.params.completion_id!, accountOf(ctx.principal).id);
+    if (!handle) throw notFound(ctx);
     return handle;
   };
 
@@ -155,6 +167,11 @@ export function chatCompletionRoutes({ config, services, chat, completions, chat
       auth: 'token',
       async handler(ctx) {
         const body = await ctx.json(LiveInputRequestSchema);
+        const sessionId = completions.get(ctx.params.completion_id!, accountOf(ctx.principal).id) ? undefined : sessionRun(ctx);
+        if (sessionId) {
+          const event: SessionEvent = { type: 'LIVE_INPUT', content: body.content, questionId: body.question_id ?? null, source: body.source, modality: body.modality, at: clock.now() };
+          return toSession(ctx, sessionId, event, 'send live input to');
+        }
         const { actor } = find(ctx);
         if (actor.getSnapshot().status !== 'active') {
           throw new ApiError('conflict', 'This completion has finished; live input can no longer join it.', { headers: { 'x-should-retry': 'false' } });
@@ -188,6 +205,8 @@ export function chatCompletionRoutes({ config, services, chat, completions, chat
       async handler(ctx) {
         const hasBody = Number(ctx.ex.headers['content-length'] ?? 0) > 0 || ctx.ex.headers['transfer-encoding'] !== undefined;
         const body = hasBody ? await ctx.json(CancelRequestSchema) : { reason: null };
+        const sessionId = completions.get(ctx.params.completion_id!, accountOf(ctx.principal).id) ? undefined : sessionRun(ctx);
+        if (sessionId) return toSession(ctx, sessionId, { type: 'CANCEL', reason: body.reason ?? null, at: clock.now() }, 'cancel');
         const handle = find(ctx);
         const wasActive = handle.actor.getSnapshot().status === 'active';
         handle.cancel(body.reason ?? null);

@@ -118,6 +118,7 @@ export function chatSessionRoutes(deps: AppDeps): RouteDef[] {
           idleTtlMs: config.SVC_SESSION_IDLE_TTL_S * 1000,
         };
         if (idemKey) await idempotency.put(idemKey, { sessionId: id, bodyHash });
+        await sessions.indexCompletion(input.completionId, id);
         await host.spawn(SESSION_MACHINE, { id, ownerId: account.id, input });
         return json(view(host.find(id, account.id)!), 201);
       },

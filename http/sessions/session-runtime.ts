@@ -7,6 +7,7 @@ import { chatPriceMicros } from '../../protocols/pricing.js';
 import type { AccountServices } from '../../runtime/accounts/account-services.js';
 import type { Hold } from '../../runtime/accounts/ledger.js';
 import type { ActorRecord, HostedMachine } from '../../runtime/actor-host.js';
+import type { Store, Table } from '../../runtime/store.js';
 
 /** The name sessions are registered under in the actor host. */
 export const SESSION_MACHINE = 'chat-session';
@@ -26,8 +27,21 @@ const HOLDING = ['running', 'awaiting_user', 'settling'];
  */
 export class SessionRuntime {
   private readonly holds = new Map<string, Hold>();
+  private readonly byCompletion: Table<string>;
 
-  constructor(private readonly services: AccountServices, private readonly backend: ChatBackend) {}
+  constructor(private readonly services: AccountServices, private readonly backend: ChatBackend, store: Store) {
+    this.byCompletion = store.table<string>('session_by_completion');
+  }
+
+  /** Remembers which session a completion id belongs to, so the completion routes reach it. */
+  indexCompletion(completionId: string, sessionId: string): Promise<boolean> {
+    return this.byCompletion.put(completionId, sessionId);
+  }
+
+  /** The session whose run has completion id `completionId`, if any. */
+  sessionOfCompletion(completionId: string): string | undefined {
+    return this.byCompletion.get(completionId);
+  }
 
   /** Holds a session's quote (throws 402 when the balance cannot cover it). */
   hold(context: Pick<SessionContext, 'id' | 'accountId' | 'tokenId' | 'quote'>, force = false): void {
