@@ -1,7 +1,8 @@
 import { fromCallback } from 'xstate';
-import type { PassChoiceResult, PassFailure, RunPassEvent, RunPassInput, ToolCallResult } from '../../actors/completion-machine.js';
+import type { PassChoiceResult, PassFailure, RunPassEvent, RunPassInput } from '../../actors/completion-machine.js';
 import type { ChatBackend, ChatBackendRequest } from '../../backends/chat-backend.js';
 import { RetryableError, TerminalError } from '../../backends/errors.js';
+import { collectAnswer } from './collect-answer.js';
 
 /** Text and tool-call fragments of the visible answer, relayed as they are produced. */
 export type AnswerFragment =
@@ -31,29 +32,14 @@ export function toPassFailure(err: unknown): PassFailure {
 
 const VISIBLE = new Set(['answer', 'draft']);
 
-async function runChoice(port: CompletionPort, input: RunPassInput, choice: number, signal: AbortSignal): Promise<PassChoiceResult> {
-  const calls: ToolCallResult[] = [];
+function runChoice(port: CompletionPort, input: RunPassInput, choice: number, signal: AbortSignal): Promise<PassChoiceResult> {
   const visible = VISIBLE.has(input.pass);
   const request: ChatBackendRequest = { ...port.base, messages: input.choices[choice]!, maxTokens: input.maxTokens, choiceIndex: choice, signal };
-  for await (const event of port.backend.stream(request)) {
-    if (signal.aborted) break;
-    if (event.type === 'delta') {
-      port.partial[choice] += event.text;
-      if (visible) port.relay({ type: 'delta', choice, text: event.text });
-    } else if (event.type === 'tool_call') {
-      const call = (calls[event.index] ??= { id: event.id ?? '', name: event.name ?? '', arguments: '' });
-      if (event.id) call.id = event.id;
-      if (event.name) call.name = event.name;
-      call.arguments += event.arguments;
-      if (visible) port.relay({ type: 'tool_call', choice, index: event.index, id: event.id, name: event.name, arguments: event.arguments });
-    } else {
-      return { text: port.partial[choice]!, toolCalls: calls.filter(Boolean), finishReason: event.finishReason, usage: event.usage };
-    }
-    const wait = port.ready();
-    if (wait) await wait;
-  }
-  signal.throwIfAborted();
-  throw new RetryableError('the backend stream ended without a final event', 'upstream_error');
+  return collectAnswer(port.backend.stream(request), signal, (event) => {
+    if (event.type === 'delta') port.partial[choice] += event.text;
+    if (visible) port.relay(event.type === 'delta' ? { type: 'delta', choice, text: event.text } : { ...event, type: 'tool_call', choice });
+    return port.ready();
+  });
 }
 
 /**

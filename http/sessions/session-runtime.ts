@@ -1,12 +1,12 @@
 import { fromPromise } from 'xstate';
-import type { PassChoiceResult, ToolCallResult } from '../../actors/completion-machine.js';
+import type { PassChoiceResult } from '../../actors/completion-machine.js';
 import { sessionMachine, type RunStepInput, type SessionContext, type SettleInput } from '../../actors/session-machine.js';
 import type { ChatBackend, ChatBackendRequest, ToolDefinition } from '../../backends/chat-backend.js';
-import { RetryableError } from '../../backends/errors.js';
 import { chatPriceMicros } from '../../protocols/pricing.js';
 import type { AccountServices } from '../../runtime/accounts/account-services.js';
 import type { Hold } from '../../runtime/accounts/ledger.js';
 import type { ActorRecord, HostedMachine } from '../../runtime/actor-host.js';
+import { collectAnswer } from '../chat/collect-answer.js';
 import type { Store, Table } from '../../runtime/store.js';
 
 /** The name sessions are registered under in the actor host. */
@@ -57,7 +57,7 @@ export class SessionRuntime {
     this.services.ledger.release(hold);
   }
 
-  private async runStep(input: RunStepInput, signal: AbortSignal): Promise<PassChoiceResult> {
+  private runStep(input: RunStepInput, signal: AbortSignal): Promise<PassChoiceResult> {
     const settings = input.settings as unknown as Omit<ChatBackendRequest, 'messages' | 'maxTokens' | 'choiceIndex' | 'signal'>;
     const request: ChatBackendRequest = {
       ...settings,
@@ -67,18 +67,7 @@ export class SessionRuntime {
       choiceIndex: 0,
       signal,
     };
-    let text = '';
-    const calls: ToolCallResult[] = [];
-    for await (const event of this.backend.stream(request)) {
-      if (event.type === 'delta') text += event.text;
-      else if (event.type === 'tool_call') {
-        const call = (calls[event.index] ??= { id: event.id ?? '', name: event.name ?? '', arguments: '' });
-        if (event.id) call.id = event.id;
-        if (event.name) call.name = event.name;
-        call.arguments += event.arguments;
-      } else return { text, toolCalls: calls.filter(Boolean), finishReason: event.finishReason, usage: event.usage };
-    }
-    throw new RetryableError('the backend stream ended without a final event', 'upstream_error');
+    return collectAnswer(this.backend.stream(request), signal);
   }
 
   private async settle(input: SettleInput): Promise<{ priceMicros: number }> {

@@ -52,6 +52,20 @@ export interface DailyTotals {
 }
 
 const DAY_MS = 86_400_000;
+
+/** The ledger fields of a charge (the request's own fields, not its hold or cap). */
+function chargeEntry(input: ChargeInput, charge: number, tokenId: string | null): Omit<LedgerEntry, 'id' | 'seq' | 'balanceAfter' | 'createdAt'> {
+  return {
+    type: 'charge',
+    amount: -charge,
+    description: input.description,
+    requestId: input.requestId,
+    tokenId,
+    model: input.model,
+    promptTokens: input.promptTokens,
+    completionTokens: input.completionTokens,
+  };
+}
 const EMPTY_DAY: DailyTotals = { topups: 0, charges: 0, requests: 0, promptTokens: 0, completionTokens: 0 };
 
 /**
@@ -123,7 +137,7 @@ export class Ledger {
         const account = this.accounts.get(hold.accountId);
         if (!account) return null;
         const state = applyLedgerEvent({ balance: account.balance, held: 0 }, { type: 'settled', held: hold.amount, charge });
-        const entry = this.appendInTransaction(account, state.balance, { ...input, type: 'charge', amount: -charge, tokenId: hold.tokenId });
+        const entry = this.appendInTransaction(account, state.balance, chargeEntry(input, charge, hold.tokenId));
         if (hold.tokenId) {
           this.keyUsage.addChargeInTransaction(hold.tokenId, { promptTokens: input.promptTokens, completionTokens: input.completionTokens, cost: charge });
         }
@@ -149,16 +163,7 @@ export class Ledger {
         const account = this.accounts.get(input.accountId);
         if (!account || (charge === 0 && input.promptTokens === 0 && input.completionTokens === 0)) return null;
         const balance = applyLedgerEvent({ balance: account.balance, held: 0 }, { type: 'settled', held: charge, charge }).balance;
-        const entry = this.appendInTransaction(account, balance, {
-          type: 'charge',
-          amount: -charge,
-          description: input.description,
-          requestId: input.requestId,
-          tokenId: input.tokenId,
-          model: input.model,
-          promptTokens: input.promptTokens,
-          completionTokens: input.completionTokens,
-        });
+        const entry = this.appendInTransaction(account, balance, chargeEntry(input, charge, input.tokenId));
         void this.refs.put(ref, [account.id, entry.seq]);
         if (input.tokenId) this.keyUsage.addChargeInTransaction(input.tokenId, { promptTokens: input.promptTokens, completionTokens: input.completionTokens, cost: charge });
         return entry;
