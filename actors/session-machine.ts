@@ -147,11 +147,14 @@ function askedQuestion(result: PassChoiceResult): PendingQuestion | null {
 
 const add = (a: TokenUsage, b: TokenUsage): TokenUsage => ({ promptTokens: a.promptTokens + b.promptTokens, completionTokens: a.completionTokens + b.completionTokens });
 
-type StepDone = { output: PassChoiceResult };
+/** A finished step: its result, stamped by the runtime with when it finished. */
+export type StepResult = PassChoiceResult & { at?: number };
+
+type StepDone = { output: StepResult };
 
 function stepUpdate(context: SessionContext, event: unknown, pass: PassName): Partial<SessionContext> {
   const result = (event as StepDone).output;
-  const turn: SessionTurn = { phase: pass, at: context.updatedAt, ...result.usage, summary: result.text.slice(0, 200) };
+  const turn: SessionTurn = { phase: pass, at: result.at ?? context.updatedAt, ...result.usage, summary: result.text.slice(0, 200) };
   return {
     usage: add(context.usage, result.usage),
     turns: [...context.turns, turn],
@@ -174,7 +177,7 @@ export const sessionMachine = setup({
     emitted: {} as { type: string; [key: string]: unknown },
   },
   actors: {
-    runStep: fromPromise<PassChoiceResult, RunStepInput>(() => Promise.reject(new Error('runStep must be provided by the runtime'))),
+    runStep: fromPromise<StepResult, RunStepInput>(() => Promise.reject(new Error('runStep must be provided by the runtime'))),
     settleCharge: fromPromise<{ priceMicros: number }, SettleInput>(() => Promise.reject(new Error('settleCharge must be provided by the runtime'))),
   },
   guards: {

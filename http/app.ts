@@ -56,7 +56,7 @@ export function buildApp(config: Config, options: { clock?: Clock; logger?: Logg
   const completions = new ActorRegistry<CompletionHandle>(5 * 60_000);
   const chatCache = new ResponseCache(store, clock, config.SVC_CHAT_CACHE_TTL_S * 1000);
   const host = new ActorHost(store, clock, logger);
-  const sessions = new SessionRuntime(services, chat, store);
+  const sessions = new SessionRuntime(services, chat, store, clock);
   host.register(sessions.hosted());
   const deps: AppDeps = { config, clock, logger, store, services, chat, completions, chatCache, host, sessions };
   const rehydrated = host.rehydrate();

@@ -16,6 +16,7 @@ import { resolveParts } from '../chat/resolve-parts.js';
 import { SESSION_MACHINE } from '../sessions/session-runtime.js';
 import { sessionResult, sessionView, stateOf, type SessionSnapshot } from '../sessions/session-view.js';
 import { followSession } from '../sessions/session-events.js';
+import { sendWorkbookCsv, sendWorkbookXlsx, workbookView } from '../sessions/workbook-replies.js';
 import { accountOf, json, type RequestContext, type RouteDef } from '../route.js';
 import { requireModel, requireVariant } from './models.js';
 
@@ -147,6 +148,9 @@ export function chatSessionRoutes(deps: AppDeps): RouteDef[] {
         return json(sessionResult(record));
       },
     },
+    { method: 'GET', path: '/v1/chat/sessions/:session_id/workbook', auth: 'token', handler: (ctx) => json(workbookView(load(ctx))) },
+    { method: 'GET', path: '/v1/chat/sessions/:session_id/workbook.csv', auth: 'token', handler: (ctx) => sendWorkbookCsv(ctx, load(ctx)) },
+    { method: 'GET', path: '/v1/chat/sessions/:session_id/workbook.xlsx', auth: 'token', handler: (ctx) => sendWorkbookXlsx(ctx, load(ctx)) },
     {
       method: 'GET',
       path: '/v1/chat/sessions/:session_id/events-page',

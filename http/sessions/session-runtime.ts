@@ -1,12 +1,12 @@
 import { fromPromise } from 'xstate';
-import type { PassChoiceResult } from '../../actors/completion-machine.js';
-import { sessionMachine, type RunStepInput, type SessionContext, type SettleInput } from '../../actors/session-machine.js';
+import { sessionMachine, type RunStepInput, type SessionContext, type SettleInput, type StepResult } from '../../actors/session-machine.js';
 import type { ChatBackend, ChatBackendRequest, ToolDefinition } from '../../backends/chat-backend.js';
 import { chatPriceMicros } from '../../protocols/pricing.js';
 import type { AccountServices } from '../../runtime/accounts/account-services.js';
 import type { Hold } from '../../runtime/accounts/ledger.js';
 import type { ActorRecord, HostedMachine } from '../../runtime/actor-host.js';
 import { collectAnswer } from '../chat/collect-answer.js';
+import type { Clock } from '../../runtime/clock.js';
 import type { Store, Table } from '../../runtime/store.js';
 
 /** The name sessions are registered under in the actor host. */
@@ -29,7 +29,7 @@ export class SessionRuntime {
   private readonly holds = new Map<string, Hold>();
   private readonly byCompletion: Table<string>;
 
-  constructor(private readonly services: AccountServices, private readonly backend: ChatBackend, store: Store) {
+  constructor(private readonly services: AccountServices, private readonly backend: ChatBackend, store: Store, private readonly clock: Clock) {
     this.byCompletion = store.table<string>('session_by_completion');
   }
 
@@ -57,7 +57,7 @@ export class SessionRuntime {
     this.services.ledger.release(hold);
   }
 
-  private runStep(input: RunStepInput, signal: AbortSignal): Promise<PassChoiceResult> {
+  private async runStep(input: RunStepInput, signal: AbortSignal): Promise<StepResult> {
     const settings = input.settings as unknown as Omit<ChatBackendRequest, 'messages' | 'maxTokens' | 'choiceIndex' | 'signal'>;
     const request: ChatBackendRequest = {
       ...settings,
@@ -67,7 +67,7 @@ export class SessionRuntime {
       choiceIndex: 0,
       signal,
     };
-    return collectAnswer(this.backend.stream(request), signal);
+    return { ...(await collectAnswer(this.backend.stream(request), signal)), at: this.clock.now() };
   }
 
   private async settle(input: SettleInput): Promise<{ priceMicros: number }> {
@@ -94,7 +94,7 @@ export class SessionRuntime {
       name: SESSION_MACHINE,
       logic: sessionMachine.provide({
         actors: {
-          runStep: fromPromise<PassChoiceResult, RunStepInput>(({ input, signal }) => this.runStep(input, signal)),
+          runStep: fromPromise<StepResult, RunStepInput>(({ input, signal }) => this.runStep(input, signal)),
           settleCharge: fromPromise<{ priceMicros: number }, SettleInput>(({ input }) => this.settle(input)),
         },
       }),
