@@ -79,6 +79,17 @@ test('public routes answer without a token', async () => {
   assert.is((await server.request('POST', '/v1/estimate', { body: { model: 'pro-1' } })).status, 200);
 });
 
+test('early access is public: anonymous is false, a session is read, a bad token is 401', async () => {
+  const anonymous = await server.request('GET', '/v1/early-access');
+  assert.is(anonymous.status, 200);
+  assert.is(anonymous.body.early_access, false);
+  assert.is(anonymous.body.restricted, true);
+  const account = await server.account(0);
+  const signedIn = await server.request('GET', '/v1/early-access', { token: account.session });
+  assert.is(signedIn.body.signed_in, true);
+  assert.is((await server.request('GET', '/v1/early-access', { token: 'sess_garbage' })).status, 401);
+});
+
 test('a session token is not an API token for billable routes', async () => {
   const account = await server.account(1);
   const res = await server.request('POST', '/v1/chat/completions', { token: account.session, body: chatBody() });

@@ -5,6 +5,7 @@ import { adminRoutes } from './admin.js';
 import { authRoutes } from './auth.js';
 import { chatCompletionRoutes } from './chat-completions.js';
 import { chatSessionRoutes } from './chat-sessions.js';
+import { earlyAccessRoutes } from './early-access.js';
 import { healthRoutes } from './health.js';
 import { modelRoutes } from './models.js';
 import { pricingRoutes } from './pricing.js';
@@ -20,6 +21,7 @@ export function allRoutes(deps: AppDeps): RouteDef[] {
     ...tokenRoutes(deps),
     ...usageRoutes(deps),
     ...modelRoutes(deps),
+    ...earlyAccessRoutes(deps),
     ...pricingRoutes(deps),
     ...chatCompletionRoutes(deps),
     ...chatSessionRoutes(deps),
