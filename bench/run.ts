@@ -1,25 +1,32 @@
-// `npm run bench` runs the micro benchmarks and every load scenario with short defaults, prints
-// tables and writes bench/results/<timestamp>.json (machine, Node, commit, every figure).
+// `npm run bench` runs the micro benchmarks, the actor host benchmarks and every load scenario
+// with short defaults, prints tables and writes bench/results/<timestamp>.json (machine, Node,
+// commit, every figure).
 //   npm run bench -- --scenario chat --connections 64 --duration 10 [--target URL --token T] [--json]
-//   --scenario all | micro | load | chat | chat-latency | chat-stream | chat-stream-latency (comma-separated)
-//   --connections N (32)  --duration S (5)  --warmup S (1)  --rate R (*-latency: paced, 100 req/s)
+//   --scenario all | micro | host | load | chat | chat-latency | chat-stream | chat-stream-latency | session-fanout (comma-separated)
+//   --connections N (32; session-fanout: followers, 1000)  --duration S (5)  --warmup S (1)  --rate R (*-latency: paced, 100 req/s)
 //   --rounds N (1: interleaved runs, median kept)  --timeout S (10, per request)
-//   --baselines all | none | uws,node-http,uws-sse   --in-process   --time MS (micro, 1000)
+//   --baselines all | none | uws,node-http,uws-sse,uws-fanout   --in-process   --time MS (micro and host, 1000)
 //   --repeat-prompt (same prompt every request: measures the response-cache hit path)
+//   --rehydrate N (host: parked sessions written then rehydrated, 100000; 0 skips)
+//   --inputs N (session-fanout: live inputs sent while the followers watch, 50)
 import { execSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { formatHost } from './host/host-table.js';
+import { runHostBench, type HostReport } from './host/run-host.js';
+import { formatFanout } from './load/fanout-table.js';
 import { createProgressLine } from './load/progress-line.js';
 import { formatScenario } from './load/report-table.js';
+import { FANOUT_SCENARIO, runSessionFanout, type FanoutReport } from './load/session-fanout.js';
 import { runScenario, SCENARIO_NAMES, type BaselineId, type LoadSettings, type ScenarioName, type ScenarioReport } from './load/scenarios.js';
 import { runMicro, type MicroResult } from './micro.js';
 
 const { values } = parseArgs({
   options: {
     scenario: { type: 'string', default: 'all' },
-    connections: { type: 'string', default: '32' },
+    connections: { type: 'string' },
     duration: { type: 'string', default: '5' },
     warmup: { type: 'string', default: '1' },
     rate: { type: 'string', default: '100' },
@@ -31,6 +38,8 @@ const { values } = parseArgs({
     'in-process': { type: 'boolean', default: false },
     'repeat-prompt': { type: 'boolean', default: false },
     time: { type: 'string', default: '1000' },
+    rehydrate: { type: 'string', default: '100000' },
+    inputs: { type: 'string', default: '50' },
     json: { type: 'boolean', default: false },
   },
 });
@@ -65,15 +74,16 @@ function microTable(results: MicroResult[]): string {
   return lines.join('\n');
 }
 
-const requested = values.scenario.split(',').flatMap((name) => (name === 'all' ? ['micro', ...SCENARIO_NAMES] : name === 'load' ? [...SCENARIO_NAMES] : [name]));
-for (const name of requested) if (name !== 'micro' && !(SCENARIO_NAMES as readonly string[]).includes(name)) fail(`unknown scenario ${name} (micro, ${SCENARIO_NAMES.join(', ')}, load, all)`);
+const LOAD = [...SCENARIO_NAMES, FANOUT_SCENARIO];
+const requested = values.scenario.split(',').flatMap((name) => (name === 'all' ? ['micro', 'host', ...LOAD] : name === 'load' ? LOAD : [name]));
+for (const name of requested) if (name !== 'micro' && name !== 'host' && !LOAD.includes(name)) fail(`unknown scenario ${name} (micro, host, ${LOAD.join(', ')}, load, all)`);
 if (values.target && !values.token) fail('--target needs --token (an API token of an account with credit)');
 if (values.target && !/^https?:\/\//.test(values.target)) fail('--target must be an http(s) URL');
 const baselines: BaselineId[] | undefined =
   values.baselines === 'all' ? undefined : values.baselines === 'none' ? [] : (values.baselines.split(',') as BaselineId[]);
 
 const settings: LoadSettings = {
-  connections: Math.round(positive('connections', values.connections, 10_000)),
+  connections: Math.round(positive('connections', values.connections ?? '32', 10_000)),
   durationMs: positive('duration', values.duration, 3600) * 1000,
   warmupMs: Number(values.warmup) >= 0 ? Number(values.warmup) * 1000 : fail('--warmup must be ≥ 0'),
   rate: positive('rate', values.rate, 1_000_000),
@@ -84,7 +94,16 @@ const settings: LoadSettings = {
   repeatPrompt: values['repeat-prompt'],
   baselines,
 };
+const wantsFanoutBaseline = !baselines || baselines.includes('uws-fanout');
 settings.onProgress = createProgressLine(settings);
+const followers = Math.round(positive('connections', values.connections ?? '1000', 100_000));
+const rehydrate = Number(values.rehydrate);
+if (!Number.isInteger(rehydrate) || rehydrate < 0 || rehydrate > 10_000_000) fail(`--rehydrate must be an integer in [0, 10000000], got ${values.rehydrate}`);
+const inputs = Number(values.inputs);
+if (!Number.isInteger(inputs) || inputs < 0 || inputs > 100_000) fail(`--inputs must be an integer in [0, 100000], got ${values.inputs}`);
+const step = (text: string) => {
+  if (!values.json) process.stderr.write(`${text}\n`);
+};
 
 const report: {
   when: string;
@@ -92,7 +111,8 @@ const report: {
   node: string;
   machine: { cpus: number; cpu: string; memory_gib: number; loadavg_at_start: number[] };
   micro?: MicroResult[];
-  load: (ScenarioReport | { scenario: string; error: string })[];
+  host?: HostReport;
+  load: (ScenarioReport | FanoutReport | { scenario: string; error: string })[];
 } = {
   when: new Date().toISOString(),
   commit: commit(),
@@ -114,9 +134,30 @@ for (const name of requested) {
     continue;
   }
   try {
-    const result = await runScenario(name as ScenarioName, settings);
-    report.load.push(result);
-    print(formatScenario(result));
+    if (name === 'host') {
+      report.host = await runHostBench({ timeMs: Number(values.time), parallel: 1000, burst: 10, followers: 1000, rehydrate }, step);
+      print(formatHost(report.host));
+    } else if (name === FANOUT_SCENARIO) {
+      step(`${FANOUT_SCENARIO}: ${followers.toLocaleString('en-US')} followers`);
+      const result = await runSessionFanout({
+        followers,
+        inputs,
+        inputGapMs: 20,
+        tokensPerSecond: 20,
+        connectTimeoutMs: Math.max(30_000, settings.timeoutMs),
+        timeoutMs: Math.max(60_000, settings.timeoutMs),
+        inProcess: settings.inProcess,
+        target: settings.target,
+        baseline: wantsFanoutBaseline,
+        rounds: settings.rounds,
+      });
+      report.load.push(result);
+      print(formatFanout(result));
+    } else {
+      const result = await runScenario(name as ScenarioName, settings);
+      report.load.push(result);
+      print(formatScenario(result));
+    }
   } catch (err) {
     failed = true;
     const message = err instanceof Error ? err.message : String(err);

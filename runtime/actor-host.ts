@@ -44,6 +44,8 @@ interface Live {
   lastCommit: Promise<void>;
   /** Detaches the host's listeners, so stopping the actor is not mistaken for it finishing. */
   detach: () => void;
+  /** Set while a rehydrated actor starts. */
+  restoring: boolean;
 }
 
 /** Deadlines a machine keeps in `context.deadlines` (name → epoch ms); the host fires `{type:'TIMER', name}`. */
@@ -108,6 +110,7 @@ export class ActorHost {
       timers: new Map(),
       lastCommit: Promise.resolve(),
       detach: () => {},
+      restoring: false,
     };
     this.live.set(record.id, live);
     const emitted = actor.on('*', (event: { type: string }) => {
@@ -129,6 +132,14 @@ export class ActorHost {
   }
 
   private persist(live: Live, snapshot: Snapshot<unknown>): void {
+    // Starting a restored actor notifies its restored snapshot: nothing changed, nothing to write.
+    if (live.restoring) {
+      live.restoring = false;
+      if (live.buffer.length === 0 && snapshot.status === 'active') {
+        this.arm(live, (snapshot as { context?: { deadlines?: Deadlines } }).context?.deadlines ?? {});
+        return;
+      }
+    }
     const events = live.buffer;
     live.buffer = [];
     const done = snapshot.status !== 'active';
@@ -141,18 +152,29 @@ export class ActorHost {
       .then(() => {
         live.record = record;
         if (events.length) live.committedSeq = events[events.length - 1]!.seq;
-        this.deliver(live);
+        this.deliver(live, events);
         if (done) this.retire(live);
         else this.arm(live, (snapshot as { context?: { deadlines?: Deadlines } }).context?.deadlines ?? {});
       })
       .catch((err: unknown) => this.logger.error('actor persist failed', { actor_id: record.id, err }));
   }
 
-  private deliver(live: Live): void {
+  /**
+   * Hands newly committed events to followers. Followers that were caught up get the very objects
+   * just committed (one decode, one encoding shared by all of them); only laggards read the log.
+   * One failing follower does not cost the others the event.
+   */
+  private deliver(live: Live, fresh: readonly LogEvent[]): void {
+    const freshFrom = fresh.length ? fresh[0]!.seq - 1 : live.committedSeq;
     for (const follower of live.followers) {
       if (follower.cursor >= live.committedSeq) continue;
-      for (const event of this.log.read(live.record.id, follower.cursor, live.committedSeq)) follower.sink.event(event);
+      const events = follower.cursor === freshFrom ? fresh : this.log.read(live.record.id, follower.cursor, live.committedSeq);
       follower.cursor = live.committedSeq;
+      try {
+        for (const event of events) follower.sink.event(event);
+      } catch (err) {
+        this.logger.warn('actor follower failed', { actor_id: live.record.id, err });
+      }
     }
   }
 
@@ -290,6 +312,7 @@ export class ActorHost {
       }
       machine.onRehydrate?.(record);
       const live = this.attach(record, createActor(machine.logic, { snapshot: record.snapshot as Snapshot<unknown>, id: record.id }));
+      live.restoring = true;
       live.actor.start();
       count++;
     }

@@ -1,12 +1,16 @@
-// Keeps the load side of bench/ from rotting: a tiny chat run against the gateway and the bare
-// uWS baseline must produce a complete report. No timing assertions: figures are only sane.
+// Keeps bench/ from rotting: a tiny chat run against the gateway and the bare uWS baseline, a
+// 20-follower session fan-out and a small run of the host benchmarks must each produce a
+// complete report. No timing assertions: figures are only sane.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { runHostBench } from '../bench/host/run-host.js';
 import { Histogram } from '../bench/load/histogram.js';
 import { runScenario } from '../bench/load/scenarios.js';
+import { runSessionFanout } from '../bench/load/session-fanout.js';
+import { SessionEventReader } from '../bench/load/session-event-reader.js';
 import { SseCounter } from '../bench/load/sse-counter.js';
 
-const test = suite('bench harness: load scenarios report every figure');
+const test = suite('bench harness: host and load benchmarks report every figure');
 
 test('the chat scenario reports the gateway and the bare uWS baseline', async () => {
   const report = await runScenario('chat', { connections: 2, durationMs: 1000, warmupMs: 200, rate: 50, rounds: 1, timeoutMs: 5000, target: null, inProcess: false, baselines: ['uws'] });
@@ -55,6 +59,58 @@ test('the SSE counter splits events across chunk boundaries and sees [DONE]', ()
   const broken = new SseCounter(() => undefined);
   broken.push(Buffer.from('data: {not json}\n\n'), 1);
   assert.is(broken.finish().done, false);
+});
+
+test('the session-fanout scenario delivers every event to every follower, in order, on the gateway and the baseline', async () => {
+  const followers = 20;
+  const report = await runSessionFanout({ followers, inputs: 10, inputGapMs: 20, tokensPerSecond: 20, connectTimeoutMs: 20_000, timeoutMs: 30_000, inProcess: false, target: null });
+  assert.equal(
+    report.rows.map((row) => row.name),
+    ['svc gateway', 'bare uWS fan-out'],
+  );
+  for (const row of report.rows) {
+    assert.is(row.ready, followers, `${row.name}: every follower connected`);
+    assert.ok(row.complete, `${row.name}: every follower got 1…${row.finalSeq} in order (${row.order.firstProblem ?? JSON.stringify(row.errors)})`);
+    assert.ok(row.liveEvents >= 12, `${row.name}: approve, a phase, 10 live inputs and the ending are live events (${row.stream})`);
+    assert.is(row.latencyMs.count, row.liveEvents * followers, `${row.name}: one latency per delivery`);
+    assert.ok(row.latencyMs.p50 <= row.latencyMs.p99 && row.latencyMs.p99 <= row.latencyMs.max, `${row.name}: percentiles are ordered`);
+    assert.ok(row.server && row.server.rssMbReady > 0 && row.server.during !== null, `${row.name}: server was sampled`);
+  }
+  assert.ok(report.rows[0]!.stream.includes('live_input×10'), report.rows[0]!.stream);
+});
+
+test('the host benchmarks report every figure, with baselines, and a rehydration run of each kind', async () => {
+  const report = await runHostBench({ timeMs: 50, parallel: 20, burst: 5, followers: 20, rehydrate: 200 });
+  const groups = new Set(report.figures.map((f) => f.group));
+  for (const group of groups) {
+    const rows = report.figures.filter((f) => f.group === group);
+    if (group !== 'rehydration') assert.ok(rows.some((f) => f.baseline) && rows.some((f) => !f.baseline), `${group} has a baseline beside ours`);
+    for (const row of rows) assert.ok(row.count > 0 && row.perSecond > 0, `${row.name} completed work`);
+  }
+  assert.is(report.follow.followers, 20);
+  assert.ok(report.follow.objectsPerEvent >= 1);
+  assert.equal(
+    report.rehydrate?.runs.map((run) => [run.mode, run.actors]),
+    [
+      ['scan', 200],
+      ['actors', 200],
+      ['host', 200],
+    ],
+  );
+  const host = report.rehydrate!.runs[2]!;
+  assert.ok(host.settledMs !== null && host.recordsRewritten !== null && host.heapAfterMb > 0 && host.rssAfterMb > 0);
+});
+
+test('the session event reader checks seqs across chunk boundaries and skips heartbeats', () => {
+  const seen: number[] = [];
+  const reader = new SessionEventReader((event) => seen.push(event.seq));
+  reader.push(Buffer.from(': session s\n\nid: 1\nevent: created\ndata: {"seq":1,"type":"created","ts":5,"data":{}}\n\nid: 2\nev'), 1);
+  reader.push(Buffer.from('ent: phase\ndata: {"seq":2,"type":"phase","ts":6,"data":{}}\n\n: heartbeat\n\n'), 2);
+  reader.push(Buffer.from('data: {"seq":2,"type":"phase","ts":6,"data":{}}\n\ndata: {"seq":4,"type":"x","ts":7,"data":{}}\n\n'), 3);
+  assert.equal(seen, [1, 2, 4]);
+  assert.ok(reader.finish());
+  assert.equal({ ...reader.check, firstProblem: null }, { events: 3, firstSeq: 1, lastSeq: 4, gaps: 1, duplicates: 1, outOfOrder: 0, bad: 0, firstProblem: null });
+  assert.is(reader.check.firstProblem, 'duplicate seq 2');
 });
 
 test.run();

@@ -4,9 +4,10 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { uws } from '../../http/uws.js';
+import { startBareFanout } from './bare-fanout.js';
 
-/** Which baseline: bare uWS answering JSON, bare node:http answering JSON, bare uWS writing SSE. */
-export type BareKind = 'uws-json' | 'node-http-json' | 'uws-sse';
+/** Which baseline: bare uWS answering JSON, bare node:http answering JSON, bare uWS writing SSE, bare uWS fanning SSE out (bare-fanout.ts). */
+export type BareKind = 'uws-json' | 'node-http-json' | 'uws-sse' | 'uws-fanout';
 
 /** What a baseline answers on POST /v1/chat/completions. */
 export interface BareServerOptions {
@@ -94,5 +95,6 @@ function startNodeHttp(options: BareServerOptions, host: string): Promise<Runnin
 
 /** Starts one baseline server on an ephemeral loopback port in this process. */
 export function startBareServer(options: BareServerOptions, host = '127.0.0.1'): Promise<RunningServer> {
+  if (options.kind === 'uws-fanout') return startBareFanout(host);
   return options.kind === 'node-http-json' ? startNodeHttp(options, host) : startUws(options, host);
 }
