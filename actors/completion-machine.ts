@@ -202,57 +202,55 @@ export const completionMachine = setup({
     cancelReason: null,
     error: null,
   }),
-  initial: 'starting',
+  initial: 'running',
   on: {
     LIVE_INPUT: { actions: ['acceptLiveInput', 'announceLiveInput'] },
   },
   states: {
-    starting: {
-      always: [{ guard: 'isComplex', target: 'planning' }, { target: 'answering' }],
-    },
-    planning: {
-      entry: ['enterPlanning', 'announcePhase'],
-      invoke: invokePass,
+    // One parent for every pass: a failure or a cancel ends the run the same way from any of them.
+    running: {
+      initial: 'starting',
       on: {
-        'PASS.DONE': { target: 'answering', actions: 'finishPass' },
         'PASS.FAILED': { target: 'failed', actions: 'failPass' },
         CANCEL: { target: 'cancelled', actions: ['recordCancel', 'chargePartial'] },
       },
-    },
-    answering: {
-      entry: ['enterAnswering', 'announcePhase'],
-      invoke: invokePass,
-      on: {
-        'PASS.DONE': [
-          { guard: 'isComplex', target: 'reviewing', actions: 'finishPass' },
-          { target: 'completed', actions: 'finishPass' },
-        ],
-        'PASS.FAILED': { target: 'failed', actions: 'failPass' },
-        CANCEL: { target: 'cancelled', actions: ['recordCancel', 'chargePartial'] },
-      },
-    },
-    reviewing: {
-      always: [{ guard: 'answerCalledTools', target: 'completed' }, { target: 'checking' }],
-    },
-    checking: {
-      entry: ['enterChecking', 'announcePhase'],
-      invoke: invokePass,
-      on: {
-        'PASS.DONE': [
-          { guard: 'wantsJudge', target: 'judging', actions: 'finishPass' },
-          { target: 'completed', actions: 'finishPass' },
-        ],
-        'PASS.FAILED': { target: 'failed', actions: 'failPass' },
-        CANCEL: { target: 'cancelled', actions: ['recordCancel', 'chargePartial'] },
-      },
-    },
-    judging: {
-      entry: ['enterJudging', 'announcePhase'],
-      invoke: invokePass,
-      on: {
-        'PASS.DONE': { target: 'completed', actions: 'finishPass' },
-        'PASS.FAILED': { target: 'failed', actions: 'failPass' },
-        CANCEL: { target: 'cancelled', actions: ['recordCancel', 'chargePartial'] },
+      states: {
+        starting: {
+          always: [{ guard: 'isComplex', target: 'planning' }, { target: 'answering' }],
+        },
+        planning: {
+          entry: ['enterPlanning', 'announcePhase'],
+          invoke: invokePass,
+          on: { 'PASS.DONE': { target: 'answering', actions: 'finishPass' } },
+        },
+        answering: {
+          entry: ['enterAnswering', 'announcePhase'],
+          invoke: invokePass,
+          on: {
+            'PASS.DONE': [
+              { guard: 'isComplex', target: 'reviewing', actions: 'finishPass' },
+              { target: '#completion.completed', actions: 'finishPass' },
+            ],
+          },
+        },
+        reviewing: {
+          always: [{ guard: 'answerCalledTools', target: '#completion.completed' }, { target: 'checking' }],
+        },
+        checking: {
+          entry: ['enterChecking', 'announcePhase'],
+          invoke: invokePass,
+          on: {
+            'PASS.DONE': [
+              { guard: 'wantsJudge', target: 'judging', actions: 'finishPass' },
+              { target: '#completion.completed', actions: 'finishPass' },
+            ],
+          },
+        },
+        judging: {
+          entry: ['enterJudging', 'announcePhase'],
+          invoke: invokePass,
+          on: { 'PASS.DONE': { target: '#completion.completed', actions: 'finishPass' } },
+        },
       },
     },
     completed: { type: 'final' },

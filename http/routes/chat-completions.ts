@@ -20,6 +20,11 @@ import { accountOf, json, type RequestContext, type RouteDef } from '../route.js
 import { SseWriter } from '../sse-writer.js';
 import { requireModel, requireVariant } from './models.js';
 
+/** The run's state as one name: `running` while a pass is in flight (its phase is reported apart). */
+function stateName(value: unknown): string {
+  return typeof value === 'string' ? value : Object.keys(value as object)[0] ?? 'running';
+}
+
 /** Maps a failed pass to the API's explicit upstream error; never a degraded answer. */
 function upstreamError(failure: PassFailure | null): ApiError {
   const kind = failure?.kind ?? 'upstream_error';
@@ -178,7 +183,7 @@ export function chatCompletionRoutes({ config, services, chat, completions, chat
         }
         actor.send({ type: 'LIVE_INPUT', content: body.content, questionId: body.question_id ?? null, source: body.source, modality: body.modality, at: Date.now() });
         const { context, value } = actor.getSnapshot();
-        return json({ object: 'chat.completion.live_input', completion_id: context.id, accepted: true, seq: context.liveInputs.length, state: value });
+        return json({ object: 'chat.completion.live_input', completion_id: context.id, accepted: true, seq: context.liveInputs.length, state: stateName(value) });
       },
     },
     {
@@ -190,7 +195,7 @@ export function chatCompletionRoutes({ config, services, chat, completions, chat
         return json({
           object: 'chat.completion.live_input_status',
           completion_id: context.id,
-          state: value,
+          state: stateName(value),
           active: status === 'active',
           phase: context.pass,
           inputs: context.liveInputs.map((input) => ({ seq: input.seq, source: input.source, modality: input.modality, question_id: input.questionId, used_in: input.usedIn, received_at: Math.floor(input.receivedAt / 1000) })),
@@ -211,7 +216,7 @@ export function chatCompletionRoutes({ config, services, chat, completions, chat
         const wasActive = handle.actor.getSnapshot().status === 'active';
         handle.cancel(body.reason ?? null);
         const { context, value } = handle.actor.getSnapshot();
-        return json({ object: 'chat.completion.cancel', completion_id: context.id, cancelled: wasActive && value === 'cancelled', state: value });
+        return json({ object: 'chat.completion.cancel', completion_id: context.id, cancelled: wasActive && value === 'cancelled', state: stateName(value) });
       },
     },
   ];
