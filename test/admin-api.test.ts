@@ -277,7 +277,7 @@ test('machine definitions export as JSON for visualisers (admin only)', async ()
   const res = await server.request('GET', '/admin/v1/machines', { token: ADMIN_KEY });
   assert.is(res.status, 200);
   assert.ok(res.body.data['chat-session'].states.awaiting_approval, 'session machine states');
-  assert.ok(res.body.data.completion.states.answering, 'completion machine states');
+  assert.ok(res.body.data.completion.states.running.states.answering, 'completion machine states');
   assert.is((await server.request('GET', '/admin/v1/machines', { token: 'sk-svc-nope' })).status, 401);
 });
 
