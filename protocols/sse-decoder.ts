@@ -43,12 +43,17 @@ export class SseDecoder {
     this.#scan(typeof chunk === 'string' ? chunk : this.#utf8.decode(chunk, { stream: true }));
   }
 
-  /** Ends the stream: an event not closed by a blank line is discarded, as the spec requires. */
-  end(): void {
+  /**
+   * Ends the stream: an event not closed by a blank line is discarded, as the spec requires.
+   * Returns whether the stream ended on an event boundary (nothing unfinished was discarded).
+   */
+  end(): boolean {
     this.#scan(this.#utf8.decode());
+    const clean = this.#partial === '' && this.#data.length === 0 && this.#eventType === '';
     this.#partial = '';
     this.#data = [];
     this.#eventType = '';
+    return clean;
   }
 
   #scan(input: string): void {

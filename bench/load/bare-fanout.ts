@@ -4,6 +4,7 @@
 // and writes the same bytes to every open stream in one cork each (ending them with `end`).
 import type { HttpResponse } from '@trufflesuite/uws-js-unofficial';
 import { uws } from '../../http/uws.js';
+import { listenUws } from './listen-uws.js';
 import type { RunningServer } from './bare-servers.js';
 
 interface Published {
@@ -50,16 +51,5 @@ export function startBareFanout(host: string): Promise<RunningServer> {
     });
   });
   app.any('/*', (res) => void res.writeStatus('404 Not Found').end());
-  return new Promise((resolve, reject) => {
-    app.listen(host, 0, (socket) => {
-      if (!socket) return reject(new Error('bare uWS fan-out: cannot listen'));
-      resolve({
-        port: uws.us_socket_local_port(socket),
-        close: () => {
-          uws.us_listen_socket_close(socket);
-          return Promise.resolve();
-        },
-      });
-    });
-  });
+  return listenUws(app, host, 'bare uWS fan-out');
 }

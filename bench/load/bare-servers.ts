@@ -4,6 +4,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { uws } from '../../http/uws.js';
+import { listenUws } from './listen-uws.js';
 import { startBareFanout } from './bare-fanout.js';
 
 /** Which baseline: bare uWS answering JSON, bare node:http answering JSON, bare uWS writing SSE, bare uWS fanning SSE out (bare-fanout.ts). */
@@ -49,18 +50,7 @@ function startUws(options: BareServerOptions, host: string): Promise<RunningServ
     });
   });
   app.any('/*', (res) => void res.writeStatus('404 Not Found').end());
-  return new Promise((resolve, reject) => {
-    app.listen(host, 0, (socket) => {
-      if (!socket) return reject(new Error('bare uWS: cannot listen'));
-      resolve({
-        port: uws.us_socket_local_port(socket),
-        close: () => {
-          uws.us_listen_socket_close(socket);
-          return Promise.resolve();
-        },
-      });
-    });
-  });
+  return listenUws(app, host, 'bare uWS');
 }
 
 function startNodeHttp(options: BareServerOptions, host: string): Promise<RunningServer> {

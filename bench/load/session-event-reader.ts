@@ -1,4 +1,4 @@
-import { StringDecoder } from 'node:string_decoder';
+import { SseDecoder } from '../../protocols/sse-decoder.js';
 
 /** One session event as a follower received it. */
 export interface ReceivedEvent {
@@ -23,48 +23,36 @@ export interface SequenceCheck {
 }
 
 /**
- * Incremental reader of a session's SSE stream (`id:`, `event:`, `data: {seq,type,ts,data}`):
- * splits events on blank lines as bytes arrive, skips comments (heartbeats), checks that seqs go
+ * Incremental reader of a session's SSE stream (`id:`, `event:`, `data: {seq,type,ts,data}`), on
+ * the project's SSE decoder: skips comments (heartbeats), checks that seqs go
  * up by exactly one, and hands each event with the arrival time of the chunk that completed it.
  */
 export class SessionEventReader {
-  private readonly decoder = new StringDecoder('utf8');
-  private buffer = '';
+  private readonly decoder = new SseDecoder((event) => {
+    const received = this.parse(event.data);
+    if (received) this.accept(received, this.at);
+  });
+  private at = 0;
   readonly check: SequenceCheck = { events: 0, firstSeq: null, lastSeq: null, gaps: 0, duplicates: 0, outOfOrder: 0, bad: 0, firstProblem: null };
 
   constructor(private readonly onEvent: (event: ReceivedEvent, at: number) => void) {}
 
   /** Feeds one received chunk, timestamped `at`. */
   push(chunk: Buffer, at: number): void {
-    let scanFrom = Math.max(0, this.buffer.length - 1);
-    this.buffer += this.decoder.write(chunk);
-    for (;;) {
-      const end = this.buffer.indexOf('\n\n', scanFrom);
-      if (end < 0) break;
-      const block = this.buffer.slice(0, end);
-      this.buffer = this.buffer.slice(end + 2);
-      scanFrom = 0;
-      const event = this.parse(block);
-      if (event) this.accept(event, at);
-    }
+    this.at = at;
+    this.decoder.push(chunk);
   }
 
   /** Whether the stream ended on an event boundary. */
   finish(): boolean {
-    this.buffer += this.decoder.end();
-    return this.buffer.trim() === '';
+    return this.decoder.end();
   }
 
   private problem(text: string): void {
     this.check.firstProblem ??= text;
   }
 
-  private parse(block: string): ReceivedEvent | null {
-    let data: string | null = null;
-    for (const line of block.split('\n')) {
-      if (line.startsWith('data:')) data = (data === null ? '' : `${data}\n`) + line.slice(line.startsWith('data: ') ? 6 : 5);
-    }
-    if (data === null) return null;
+  private parse(data: string): ReceivedEvent | null {
     try {
       const value = JSON.parse(data) as { seq?: unknown; type?: unknown; ts?: unknown };
       if (typeof value.seq === 'number' && typeof value.ts === 'number') return { seq: value.seq, type: String(value.type), ts: value.ts };
