@@ -1,4 +1,4 @@
-import { assign, emit, fromCallback, setup, type ActorRefFrom, type SnapshotFrom } from 'xstate';
+import { assign, emit, fromCallback, setup, type ActorRefFrom } from 'xstate';
 import { countPromptTokens, countTokens } from '../backends/tokens.js';
 import type { ChatMessage } from '../protocols/chat.js';
 import type { TokenUsage } from '../protocols/pricing.js';
@@ -262,6 +262,3 @@ export const completionMachine = setup({
 
 /** A running completion actor. */
 export type CompletionActor = ActorRefFrom<typeof completionMachine>;
-
-/** A completion's snapshot. */
-export type CompletionSnapshot = SnapshotFrom<typeof completionMachine>;

@@ -368,5 +368,5 @@ export const sessionMachine = setup({
   },
 });
 
-/** States in which a session is still working or waiting (cancel applies). */
-export const LIVE_SESSION_STATES = ['awaiting_approval', 'running', 'awaiting_user'] as const;
+/** Top-level states in which a session is still working, waiting, or settling its charge. */
+export const LIVE_SESSION_STATES: readonly string[] = ['awaiting_approval', 'running', 'awaiting_user', 'settling'];

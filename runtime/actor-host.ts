@@ -211,11 +211,6 @@ export class ActorHost {
     return record && record.ownerId === ownerId && record.snapshot !== null ? record : undefined;
   }
 
-  /** The live actor `id`, if it is still running. */
-  actor(id: string): AnyActorRef | undefined {
-    return this.live.get(id)?.actor;
-  }
-
   /** Sends an event to a live actor; resolves once the resulting state is durable. False when not live. */
   async send(id: string, event: { type: string } & Record<string, unknown>): Promise<boolean> {
     const live = this.live.get(id);

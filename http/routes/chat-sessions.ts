@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { chatPlanForSession } from '../../actors/chat-plan.js';
-import type { SessionEvent, SessionInput } from '../../actors/session-machine.js';
+import { LIVE_SESSION_STATES, type SessionEvent, type SessionInput } from '../../actors/session-machine.js';
 import { countPromptTokens } from '../../backends/tokens.js';
 import { ChatCompletionRequestSchema } from '../../protocols/chat.js';
 import { CancelRequestSchema, LiveInputRequestSchema } from '../../protocols/chat-live.js';
@@ -231,12 +231,12 @@ export function chatSessionRoutes(deps: AppDeps): RouteDef[] {
         const { force, delete_artifacts } = ctx.query(DeleteQuery);
         const record = load(ctx);
         const { state } = stateOf(record.snapshot as SessionSnapshot);
-        const live = ['awaiting_approval', 'running', 'awaiting_user', 'settling'].includes(state);
+        const live = LIVE_SESSION_STATES.includes(state);
         if (live && !force) throw new ApiError('conflict', `The session is ${state}; cancel it first or delete with force=true.`, { headers: noRetry });
         if (live) {
           // A forced delete still bills what the run processed: cancel, let the charge settle, then delete.
           await host.send(record.id, { type: 'CANCEL', reason: 'deleted', at: clock.now() });
-          await host.waitFor(record.id, (snapshot) => !['settling', 'running', 'awaiting_user', 'awaiting_approval'].some((s) => JSON.stringify(snapshot.value).includes(s)));
+          await host.waitFor(record.id, (snapshot) => !LIVE_SESSION_STATES.includes(stateOf(snapshot as unknown as SessionSnapshot).state));
         }
         sessions.release(record.id);
         await host.remove(record.id);
