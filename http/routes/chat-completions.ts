@@ -66,7 +66,7 @@ export function chatCompletionRoutes({ config, services, chat, completions, chat
     const account = accountOf(ctx.principal);
     const rawPlan = planChat(request, countPromptTokens(request.messages), model.max_output_tokens);
     // Refuse an unpayable request before spending anything on its parts.
-    services.ledger.release(services.ledger.hold({ accountId: account.id, tokenId: null, amount: chatPriceMicros(rawPlan.worstCase) }));
+    services.ledger.assertCanHold(account.id, chatPriceMicros(rawPlan.worstCase));
     const resolved = await resolveParts(request.messages, { accountId: account.id, signal: ctx.ex.signal, options: partOptions });
     // The passes read the resolved text, and resolving cost `added` once: the hold covers both.
     const plan =

@@ -102,15 +102,21 @@ export class Ledger {
    * it. `force` re-places a hold that was granted before a restart.
    */
   hold(input: { accountId: string; tokenId: string | null; amount: number; force?: boolean }): Hold {
-    const state = this.state(input.accountId);
-    if (!input.force && !canHold(state, input.amount)) {
-      throw new ApiError(
-        'insufficient_balance',
-        `Insufficient balance: this request may cost up to $${microsToUsd(input.amount).toFixed(6)} and $${microsToUsd(Math.max(0, state.balance - state.held)).toFixed(6)} is available. Top up the account to continue.`,
-      );
-    }
+    const state = input.force ? this.state(input.accountId) : this.assertCanHold(input.accountId, input.amount);
     this.held.set(input.accountId, applyLedgerEvent(state, { type: 'held', amount: input.amount }).held);
     return { id: newId('hold'), accountId: input.accountId, tokenId: input.tokenId, amount: input.amount, done: false };
+  }
+
+  /** Throws 402 unless a hold of `amount` would fit now; holds nothing. Returns the state it checked. */
+  assertCanHold(accountId: string, amount: number): LedgerState {
+    const state = this.state(accountId);
+    if (!canHold(state, amount)) {
+      throw new ApiError(
+        'insufficient_balance',
+        `Insufficient balance: this request may cost up to $${microsToUsd(amount).toFixed(6)} and $${microsToUsd(Math.max(0, state.balance - state.held)).toFixed(6)} is available. Top up the account to continue.`,
+      );
+    }
+    return state;
   }
 
   /** Gives a hold back without charging. Idempotent. */
