@@ -5,6 +5,7 @@
 export const ERROR_CATALOGUE = {
   invalid_json: { status: 400, type: 'invalid_request_error' },
   invalid_request: { status: 400, type: 'invalid_request_error' },
+  invalid_multipart: { status: 400, type: 'invalid_request_error' },
   missing_authorization: { status: 401, type: 'authentication_error' },
   invalid_api_key: { status: 401, type: 'authentication_error' },
   token_disabled: { status: 401, type: 'authentication_error' },
@@ -17,6 +18,8 @@ export const ERROR_CATALOGUE = {
   method_not_allowed: { status: 405, type: 'invalid_request_error' },
   conflict: { status: 409, type: 'conflict_error' },
   email_taken: { status: 409, type: 'conflict_error' },
+  upload_incomplete: { status: 409, type: 'conflict_error' },
+  upload_closed: { status: 409, type: 'conflict_error' },
   payload_too_large: { status: 413, type: 'invalid_request_error' },
   unsupported_media_type: { status: 415, type: 'invalid_request_error' },
   validation_error: { status: 422, type: 'invalid_request_error' },
@@ -25,6 +28,7 @@ export const ERROR_CATALOGUE = {
   upstream_error: { status: 502, type: 'server_error' },
   upstream_unavailable: { status: 503, type: 'server_error' },
   upstream_timeout: { status: 504, type: 'server_error' },
+  insufficient_storage: { status: 507, type: 'server_error' },
 } as const satisfies Record<string, { status: number; type: string }>;
 
 /** A code from the catalogue. */
