@@ -40,3 +40,9 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, sou
 function throwValidation(message: string, detail: ValidationDetail[], param: string | null): never {
   throw new ApiError('validation_error', message, { detail, param });
 }
+
+/** A 422 for one field a schema cannot judge alone (a size known only at run time, a path parameter). */
+export function fieldError(loc: [ValidationSource, ...(string | number)[]], msg: string, type = 'value_error'): ApiError {
+  const where = loc.slice(1).join('.');
+  return new ApiError('validation_error', `Invalid ${loc[0]} at ${where}: ${msg}`, { detail: [{ loc, msg, type }], param: where });
+}
