@@ -1,4 +1,4 @@
-import { Worker } from 'node:worker_threads';
+import { startTsWorker } from '../../runtime/ts-worker.js';
 import type { FanoutOptions, FanoutProgress, FanoutStats } from './fanout-client.js';
 import type { FanoutWorkerMessage } from './fanout-worker.js';
 
@@ -18,9 +18,7 @@ export interface RunningFanout {
  * which drives the session meanwhile. The worker is terminated if it overruns its deadlines by 30 s.
  */
 export function runFanoutInWorker(options: FanoutOptions): RunningFanout {
-  const tsx = import.meta.resolve('tsx/esm/api');
-  const boot = `import(${JSON.stringify(tsx)}).then((tsx) => tsx.tsImport(${JSON.stringify(WORKER_URL)}, ${JSON.stringify(import.meta.url)}))`;
-  const worker = new Worker(boot, { eval: true, workerData: options });
+  const worker = startTsWorker(WORKER_URL, { workerData: options });
   const deadlineMs = options.connectTimeoutMs + options.timeoutMs + 30_000;
   let onReady!: (progress: FanoutProgress) => void;
   let failReady!: (err: Error) => void;

@@ -1,4 +1,4 @@
-import { Worker } from 'node:worker_threads';
+import { startTsWorker } from '../../runtime/ts-worker.js';
 import type { ClientWorkerMessage } from './client-worker.js';
 import type { LoadOptions, LoadProgress, LoadStats } from './load-client.js';
 
@@ -11,9 +11,7 @@ const WORKER_URL = new URL('./client-worker.ts', import.meta.url).href;
  * hooks). It is terminated if it overruns its window by more than 30 s.
  */
 export function runLoadInWorker(options: LoadOptions, onProgress?: (progress: LoadProgress) => void): Promise<LoadStats> {
-  const tsx = import.meta.resolve('tsx/esm/api');
-  const boot = `import(${JSON.stringify(tsx)}).then((tsx) => tsx.tsImport(${JSON.stringify(WORKER_URL)}, ${JSON.stringify(import.meta.url)}))`;
-  const worker = new Worker(boot, { eval: true, workerData: options });
+  const worker = startTsWorker(WORKER_URL, { workerData: options });
   const deadlineMs = options.warmupMs + options.durationMs + options.timeoutMs + 30_000;
   return new Promise<LoadStats>((resolve, reject) => {
     let settled = false;
