@@ -11,6 +11,10 @@ import { Store } from '../runtime/store.js';
 import type { CompletionHandle } from './chat/completion-run.js';
 import { ResponseCache } from './chat/response-cache.js';
 import { SessionRuntime } from './sessions/session-runtime.js';
+import { createLocalTextExtractor } from '../backends/text-extraction/local-text-extractor.js';
+import { BlobStore } from '../runtime/files/blob-store.js';
+import { FileLibrary } from '../runtime/files/file-library.js';
+import { UploadRuntime } from './files/upload-runtime.js';
 import { dispatch } from './dispatch.js';
 import { Perimeter } from './perimeter.js';
 import type { RouteDef } from './route.js';
@@ -35,6 +39,8 @@ export interface AppDeps {
   host: ActorHost;
   /** Holds and backend steps of chat sessions. */
   sessions: SessionRuntime;
+  /** Stored files: bytes on disk, metadata and search index in LMDB. */
+  files: FileLibrary;
 }
 
 /** A built server: listen, then close. */
@@ -44,6 +50,22 @@ export interface App {
   listen(): Promise<number>;
   /** Stops accepting, writes pending counters and closes the store. */
   close(): Promise<void>;
+}
+
+/** Deletes what a crash left on disk: stored bytes without metadata, parts of finished uploads. */
+async function sweepDisk({ files, host, logger }: AppDeps, bootedAt: number): Promise<void> {
+  try {
+    const orphans = await files.sweepOrphans(bootedAt);
+    let uploads = 0;
+    for (const id of await files.blobs.uploadIds()) {
+      if (host.isLive(id)) continue;
+      await files.blobs.removeUpload(id);
+      uploads++;
+    }
+    if (orphans + uploads > 0) logger.info('disk swept', { orphan_files: orphans, stale_uploads: uploads });
+  } catch (err) {
+    logger.warn('disk sweep failed', { err });
+  }
 }
 
 /** Builds the server for `config` without listening: one router, one perimeter, one store. */
@@ -58,7 +80,13 @@ export function buildApp(config: Config, options: { clock?: Clock; logger?: Logg
   const host = new ActorHost(store, clock, logger);
   const sessions = new SessionRuntime(services, chat, store, clock);
   host.register(sessions.hosted());
-  const deps: AppDeps = { config, clock, logger, store, services, chat, completions, chatCache, host, sessions };
+  const blobs = new BlobStore(config.SVC_DATA_DIR);
+  blobs.openSync();
+  const extractor = createLocalTextExtractor({ maxSourceBytes: config.SVC_EXTRACT_MAX_SOURCE_BYTES, maxTextChars: config.SVC_EXTRACT_MAX_CHARS, timeoutMs: config.SVC_EXTRACT_TIMEOUT_MS });
+  const files = new FileLibrary(store, blobs, extractor, clock, logger);
+  host.register(new UploadRuntime(files).hosted());
+  const deps: AppDeps = { config, clock, logger, store, services, chat, completions, chatCache, host, sessions, files };
+  const bootedAt = Date.now();
   const rehydrated = host.rehydrate();
   if (rehydrated > 0) logger.info('actors rehydrated', { count: rehydrated });
 
@@ -72,7 +100,7 @@ export function buildApp(config: Config, options: { clock?: Clock; logger?: Logg
   let counter = 0;
 
   const app = uws.App().any('/*', (res, req) => {
-    const ex = new UwsExchange(res, req, `req_${bootId}${(++counter).toString(36)}`, config.SVC_MAX_BODY_BYTES);
+    const ex = new UwsExchange(res, req, `req_${bootId}${(++counter).toString(36)}`);
     void dispatch(ex, dispatchDeps);
   });
 
@@ -85,11 +113,13 @@ export function buildApp(config: Config, options: { clock?: Clock; logger?: Logg
           if (!socket) return reject(new Error(`cannot listen on ${config.HOST}:${config.PORT}`));
           listenSocket = socket;
           resolve(uws.us_socket_local_port(socket));
+          void sweepDisk(deps, bootedAt);
         });
       }),
     close: async () => {
       if (listenSocket) uws.us_listen_socket_close(listenSocket);
       listenSocket = undefined;
+      await extractor.close();
       await services.close();
       await store.close();
     },

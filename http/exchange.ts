@@ -19,6 +19,12 @@ export interface Exchange {
 
   /** The whole request body, refused with 413 past `limit` bytes. */
   readBody(limit: number): Promise<Buffer>;
+  /**
+   * Streams the request body to `sink` chunk by chunk, in order. Reads from the socket pause while
+   * a promise `sink` returned is pending, so memory stays bounded whatever the body's size.
+   * Resolves with the byte count; rejects with 413 past `limit` and when the client disconnects.
+   */
+  pipeBody(sink: (chunk: Buffer) => void | Promise<void>, limit: number): Promise<number>;
   /** Sends a complete response. A no-op once the client is gone. */
   send(status: number, headers: Record<string, string>, body: string | Buffer): void;
   /** Starts a streamed response (status and headers now, body by `write`). */
@@ -29,4 +35,10 @@ export interface Exchange {
   drained(): Promise<void>;
   /** Ends a streamed response. */
   end(): void;
+  /**
+   * Sends a response of a known `size` (sent as Content-Length) whose body comes from `chunks`,
+   * pulling the next chunk only once the client has taken the previous one. Resolves when done
+   * or when the client has gone.
+   */
+  sendSized(status: number, headers: Record<string, string>, size: number, chunks: AsyncIterable<Buffer>): Promise<void>;
 }

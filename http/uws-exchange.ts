@@ -4,6 +4,18 @@ import { ApiError } from '../protocols/errors.js';
 import type { Exchange } from './exchange.js';
 
 const BODYLESS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** Received-but-unread body bytes above which the socket is paused, and below which it resumes. */
+const HIGH_WATER = 512 * 1024;
+const LOW_WATER = 128 * 1024;
+
+interface Pipe {
+  sink: (chunk: Buffer) => void | Promise<void>;
+  limit: number;
+  bytes: number;
+  busy: boolean;
+  resolve: (bytes: number) => void;
+  reject: (err: Error) => void;
+}
 const statusLines = new Map<number, string>();
 
 function statusLine(status: number): string {
@@ -26,14 +38,18 @@ export class UwsExchange implements Exchange {
 
   private readonly abort = new AbortController();
   private finished = false;
-  private chunks: Buffer[] = [];
+  /** Body bytes received from the socket but not yet handed to a consumer. */
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
   private received = 0;
   private bodyDone: boolean;
-  private overflow = false;
-  private waiter: { limit: number; resolve: (body: Buffer) => void; reject: (err: Error) => void } | undefined;
+  private paused = false;
+  /** Set once a consumer failed (413): later body bytes are counted and dropped. */
+  private discarding = false;
+  private pipe: Pipe | undefined;
   private drainWaiters: (() => void)[] = [];
 
-  constructor(private readonly res: HttpResponse, req: HttpRequest, readonly requestId: string, private readonly hardLimit: number) {
+  constructor(private readonly res: HttpResponse, req: HttpRequest, readonly requestId: string) {
     this.method = req.getCaseSensitiveMethod().toUpperCase();
     const url = req.getUrl();
     this.path = url.length > 1 && url.endsWith('/') ? url.slice(0, -1) : url;
@@ -45,7 +61,9 @@ export class UwsExchange implements Exchange {
     res.onAborted(() => {
       this.finished = true;
       this.abort.abort();
-      this.waiter?.reject(new Error('client disconnected'));
+      this.pending = [];
+      this.pipe?.reject(new Error('client disconnected'));
+      this.pipe = undefined;
       this.flushDrainWaiters();
     });
     this.bodyDone = BODYLESS.has(this.method);
@@ -54,36 +72,79 @@ export class UwsExchange implements Exchange {
 
   private onChunk(chunk: ArrayBuffer, isLast: boolean): void {
     this.received += chunk.byteLength;
-    const limit = this.waiter?.limit ?? this.hardLimit;
-    if (this.received > limit) {
-      this.overflow = true;
-      this.chunks = [];
-    } else if (!this.overflow) {
-      this.chunks.push(Buffer.from(chunk.slice(0))); // uWS neuters the ArrayBuffer after this call
+    if (!this.discarding && chunk.byteLength > 0) {
+      this.pending.push(Buffer.from(chunk.slice(0))); // uWS neuters the ArrayBuffer after this call
+      this.pendingBytes += chunk.byteLength;
+      // Nobody is reading fast enough (or at all yet): stop reading the socket until they catch up.
+      if (this.pendingBytes > HIGH_WATER && !this.paused && !this.finished) {
+        this.paused = true;
+        this.res.pause();
+      }
     }
-    if (isLast) {
-      this.bodyDone = true;
-      this.settleBody();
+    if (isLast) this.bodyDone = true;
+    void this.pump();
+  }
+
+  /** Hands pending chunks to the consumer one at a time, awaiting its promises. */
+  private async pump(): Promise<void> {
+    const pipe = this.pipe;
+    if (!pipe || pipe.busy) return;
+    pipe.busy = true;
+    try {
+      while (this.pending.length > 0 && this.pipe === pipe) {
+        const chunk = this.pending.shift()!;
+        this.pendingBytes -= chunk.length;
+        pipe.bytes += chunk.length;
+        if (pipe.bytes > pipe.limit) throw tooLarge(pipe.limit);
+        const result = pipe.sink(chunk);
+        if (result) await result;
+        if (this.paused && this.pendingBytes <= LOW_WATER && !this.finished) {
+          this.paused = false;
+          this.res.resume();
+        }
+      }
+      if (this.bodyDone && this.pipe === pipe) {
+        this.pipe = undefined;
+        pipe.resolve(pipe.bytes);
+      }
+    } catch (err) {
+      if (this.pipe === pipe) this.pipe = undefined;
+      this.discardBody();
+      pipe.reject(err as Error);
+    } finally {
+      pipe.busy = false;
     }
   }
 
-  private settleBody(): void {
-    const waiter = this.waiter;
-    if (!waiter || !this.bodyDone) return;
-    this.waiter = undefined;
-    if (this.overflow || this.received > waiter.limit) waiter.reject(tooLarge(waiter.limit));
-    else waiter.resolve(this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks));
-    this.chunks = [];
+  /** Drops what is buffered and reads the rest of the body into nothing. */
+  private discardBody(): void {
+    this.discarding = true;
+    this.pending = [];
+    this.pendingBytes = 0;
+    if (this.paused && !this.finished) {
+      this.paused = false;
+      this.res.resume();
+    }
   }
 
-  readBody(limit: number): Promise<Buffer> {
+  pipeBody(sink: (chunk: Buffer) => void | Promise<void>, limit: number): Promise<number> {
     const declared = Number(this.headers['content-length'] ?? 0);
-    if (declared > limit || this.received > limit) return Promise.reject(tooLarge(limit));
+    if (declared > limit || this.received > limit) {
+      this.discardBody();
+      return Promise.reject(tooLarge(limit));
+    }
     if (this.finished && !this.started) return Promise.reject(new Error('client disconnected'));
+    if (this.pipe || this.discarding) return Promise.reject(new Error('the request body is already being read'));
     return new Promise((resolve, reject) => {
-      this.waiter = { limit, resolve, reject };
-      this.settleBody();
+      this.pipe = { sink, limit, bytes: 0, busy: false, resolve, reject };
+      void this.pump();
     });
+  }
+
+  async readBody(limit: number): Promise<Buffer> {
+    const chunks: Buffer[] = [];
+    await this.pipeBody((chunk) => void chunks.push(chunk), limit);
+    return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
   }
 
   send(status: number, headers: Record<string, string>, body: string | Buffer): void {
@@ -138,8 +199,51 @@ export class UwsExchange implements Exchange {
   end(): void {
     if (this.finished) return;
     this.finished = true;
-    this.res.cork(() => this.res.end());
+    this.res.cork(() => this.res.end(undefined, !this.bodyDone));
     this.flushDrainWaiters();
+  }
+
+  async sendSized(status: number, headers: Record<string, string>, size: number, chunks: AsyncIterable<Buffer>): Promise<void> {
+    this.beginStream(status, headers);
+    if (size === 0) {
+      this.end();
+      return;
+    }
+    for await (const chunk of chunks) {
+      if (this.finished) return;
+      // tryEnd sends Content-Length and ends the response once `size` bytes have gone out.
+      const base = this.res.getWriteOffset();
+      let result: [boolean, boolean] = [true, false];
+      this.res.cork(() => {
+        result = this.res.tryEnd(chunk, size);
+      });
+      if (result[1]) {
+        this.finished = true;
+        return;
+      }
+      if (!result[0]) await this.retryUntilTaken(chunk, base, size);
+    }
+    // The source ended short of `size`: the client cannot be told otherwise, so close.
+    if (!this.finished) {
+      this.finished = true;
+      this.res.close();
+    }
+  }
+
+  /** Waits for the socket to drain, re-offering what is left of `chunk` after each drain. */
+  private retryUntilTaken(chunk: Buffer, base: number, size: number): Promise<void> {
+    return new Promise((resolve) => {
+      this.drainWaiters.push(resolve); // an abort resolves it too
+      this.res.onWritable((offset) => {
+        let result: [boolean, boolean] = [true, false];
+        this.res.cork(() => {
+          result = this.res.tryEnd(chunk.subarray(offset - base), size);
+        });
+        if (result[1]) this.finished = true;
+        if (result[0] || result[1]) this.flushDrainWaiters();
+        return result[0];
+      });
+    });
   }
 }
 

@@ -211,6 +211,11 @@ export class ActorHost {
     return record && record.ownerId === ownerId && record.snapshot !== null ? record : undefined;
   }
 
+  /** Whether `id` is running (or waiting) in this process. */
+  isLive(id: string): boolean {
+    return this.live.has(id);
+  }
+
   /** Sends an event to a live actor; resolves once the resulting state is durable. False when not live. */
   async send(id: string, event: { type: string } & Record<string, unknown>): Promise<boolean> {
     const live = this.live.get(id);

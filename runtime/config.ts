@@ -32,6 +32,15 @@ export const ConfigSchema = z.object({
   SVC_FETCH_MAX_BYTES: intFromEnv(20 * 1024 * 1024, 1),
   SVC_FETCH_TIMEOUT_MS: intFromEnv(10_000, 1, MAX_TIMER_MS),
   SVC_FETCH_ALLOW_PRIVATE: z.stringbool().default(false),
+  // Files: multipart uploads stream to disk up to SVC_FILE_MAX_BYTES; JSON (base64) bodies are
+  // parsed whole, so they have their own, smaller cap. Resumable uploads expire when idle this long.
+  SVC_FILE_MAX_BYTES: intFromEnv(512 * 1024 * 1024, 1),
+  SVC_FILE_JSON_MAX_BYTES: intFromEnv(64 * 1024 * 1024, 1024),
+  SVC_UPLOAD_TTL_S: intFromEnv(86_400, 1, MAX_TIMER_MS / 1000),
+  // Text extraction on save: bytes read from the file, characters kept, time per file.
+  SVC_EXTRACT_MAX_SOURCE_BYTES: intFromEnv(64 * 1024 * 1024, 1),
+  SVC_EXTRACT_MAX_CHARS: intFromEnv(2_000_000, 1),
+  SVC_EXTRACT_TIMEOUT_MS: intFromEnv(30_000, 1, MAX_TIMER_MS),
   SVC_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
 });
 

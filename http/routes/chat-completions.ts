@@ -42,8 +42,8 @@ function priceHeaders(outcome: CompletionOutcome): Record<string, string> {
 }
 
 /** Chat completions: the main route, plus live input and cancel of a running completion by its id. */
-export function chatCompletionRoutes({ config, services, chat, completions, chatCache, logger, host, sessions, clock }: AppDeps): RouteDef[] {
-  const partOptions = createPartResolverOptions(config);
+export function chatCompletionRoutes({ config, services, chat, completions, chatCache, logger, host, sessions, clock, files }: AppDeps): RouteDef[] {
+  const partOptions = createPartResolverOptions(config, { files });
   /** A session's run addressed by its completion id (spec 3: live input and cancel work on either route). */
   const sessionRun = (ctx: RequestContext): string | undefined => {
     const sessionId = sessions.sessionOfCompletion(ctx.params.completion_id!);

@@ -35,7 +35,7 @@ interface IdempotencyRecord {
 /** Chat sessions: durable, resumable runs with approval, clarification, events and results. */
 export function chatSessionRoutes(deps: AppDeps): RouteDef[] {
   const { config, host, sessions, clock, store } = deps;
-  const partOptions = createPartResolverOptions(config);
+  const partOptions = createPartResolverOptions(config, { files: deps.files });
   const idempotency = store.table<IdempotencyRecord>('session_idempotency');
 
   const load = (ctx: RequestContext): ActorRecord => {

@@ -6,6 +6,8 @@ import { authRoutes } from './auth.js';
 import { chatCompletionRoutes } from './chat-completions.js';
 import { chatSessionRoutes } from './chat-sessions.js';
 import { earlyAccessRoutes } from './early-access.js';
+import { fileRoutes } from './files.js';
+import { fileUploadRoutes } from './file-uploads.js';
 import { healthRoutes } from './health.js';
 import { modelRoutes } from './models.js';
 import { pricingRoutes } from './pricing.js';
@@ -25,6 +27,8 @@ export function allRoutes(deps: AppDeps): RouteDef[] {
     ...pricingRoutes(deps),
     ...chatCompletionRoutes(deps),
     ...chatSessionRoutes(deps),
+    ...fileRoutes(deps),
+    ...fileUploadRoutes(deps),
     ...adminRoutes(deps),
   ];
 }
