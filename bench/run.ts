@@ -2,13 +2,15 @@
 // with short defaults, prints tables and writes bench/results/<timestamp>.json (machine, Node,
 // commit, every figure).
 //   npm run bench -- --scenario chat --connections 64 --duration 10 [--target URL --token T] [--json]
-//   --scenario all | micro | host | load | chat | chat-latency | chat-stream | chat-stream-latency | session-fanout (comma-separated)
+//   --scenario all | micro | host | load | chat | chat-latency | chat-stream | chat-stream-latency | session-fanout | upload | search (comma-separated)
 //   --connections N (32; session-fanout: followers, 1000)  --duration S (5)  --warmup S (1)  --rate R (*-latency: paced, 100 req/s)
 //   --rounds N (1: interleaved runs, median kept)  --timeout S (10, per request)
-//   --baselines all | none | uws,node-http,uws-sse,uws-fanout   --in-process   --time MS (micro and host, 1000)
+//   --baselines all | none | uws,node-http,uws-sse,uws-fanout,uws-sink   --in-process   --time MS (micro and host, 1000)
 //   --repeat-prompt (same prompt every request: measures the response-cache hit path)
 //   --rehydrate N (host: parked sessions written then rehydrated, 100000; 0 skips)
 //   --inputs N (session-fanout: live inputs sent while the followers watch, 50)
+//   --bytes N (upload: bytes uploaded in 8 MiB parts, 1 GiB; --connections = parts in flight, 4)
+//   --files N (search: files in the synthetic corpus, 10000)  --queries N (search: 2000)
 import { execSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -22,6 +24,9 @@ import { formatScenario } from './load/report-table.js';
 import { FANOUT_SCENARIO, runSessionFanout, type FanoutReport } from './load/session-fanout.js';
 import { runScenario, SCENARIO_NAMES, type BaselineId, type LoadSettings, type ScenarioName, type ScenarioReport } from './load/scenarios.js';
 import { runMicro, type MicroResult } from './micro.js';
+import { formatUpload, runUploadBench, type UploadReport } from './files/upload-bench.js';
+import { benchSearch } from './files/search-bench.js';
+import { formatSearch, type SearchReport } from './files/search-table.js';
 
 const { values } = parseArgs({
   options: {
@@ -40,6 +45,9 @@ const { values } = parseArgs({
     time: { type: 'string', default: '1000' },
     rehydrate: { type: 'string', default: '100000' },
     inputs: { type: 'string', default: '50' },
+    bytes: { type: 'string', default: String(1024 ** 3) },
+    files: { type: 'string', default: '10000' },
+    queries: { type: 'string', default: '2000' },
     json: { type: 'boolean', default: false },
   },
 });
@@ -74,7 +82,7 @@ function microTable(results: MicroResult[]): string {
   return lines.join('\n');
 }
 
-const LOAD = [...SCENARIO_NAMES, FANOUT_SCENARIO];
+const LOAD = [...SCENARIO_NAMES, FANOUT_SCENARIO, 'upload', 'search'];
 const requested = values.scenario.split(',').flatMap((name) => (name === 'all' ? ['micro', 'host', ...LOAD] : name === 'load' ? LOAD : [name]));
 for (const name of requested) if (name !== 'micro' && name !== 'host' && !LOAD.includes(name)) fail(`unknown scenario ${name} (micro, host, ${LOAD.join(', ')}, load, all)`);
 if (values.target && !values.token) fail('--target needs --token (an API token of an account with credit)');
@@ -95,6 +103,7 @@ const settings: LoadSettings = {
   baselines,
 };
 const wantsFanoutBaseline = !baselines || baselines.includes('uws-fanout');
+const wantsUploadBaselines = !baselines || baselines.includes('uws-sink');
 settings.onProgress = createProgressLine(settings);
 const followers = Math.round(positive('connections', values.connections ?? '1000', 100_000));
 const rehydrate = Number(values.rehydrate);
@@ -112,7 +121,7 @@ const report: {
   machine: { cpus: number; cpu: string; memory_gib: number; loadavg_at_start: number[] };
   micro?: MicroResult[];
   host?: HostReport;
-  load: (ScenarioReport | FanoutReport | { scenario: string; error: string })[];
+  load: (ScenarioReport | FanoutReport | UploadReport | SearchReport | { scenario: string; error: string })[];
 } = {
   when: new Date().toISOString(),
   commit: commit(),
@@ -153,6 +162,18 @@ for (const name of requested) {
       });
       report.load.push(result);
       print(formatFanout(result));
+    } else if (name === 'upload') {
+      const bytes = Math.round(positive('bytes', values.bytes, 5 * 1024 ** 3));
+      step(`upload: ${Math.round(bytes / 1024 ** 2)} MiB`);
+      const result = await runUploadBench({ bytes, concurrency: Math.round(positive('connections', values.connections ?? '4', 64)), target: settings.target, baselines: wantsUploadBaselines });
+      report.load.push(result);
+      print(formatUpload(result));
+    } else if (name === 'search') {
+      const files = Math.round(positive('files', values.files, 1_000_000));
+      step(`search: indexing ${files.toLocaleString('en-US')} files`);
+      const result = { scenario: 'search' as const, ...(await benchSearch({ files, queries: Math.round(positive('queries', values.queries, 1_000_000)) })) };
+      report.load.push(result);
+      print(formatSearch(result));
     } else {
       const result = await runScenario(name as ScenarioName, settings);
       report.load.push(result);

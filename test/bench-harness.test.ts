@@ -3,6 +3,9 @@
 // complete report. No timing assertions: figures are only sane.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { benchSearch } from '../bench/files/search-bench.js';
+import { formatSearch } from '../bench/files/search-table.js';
+import { formatUpload, runUploadBench } from '../bench/files/upload-bench.js';
 import { runHostBench } from '../bench/host/run-host.js';
 import { Histogram } from '../bench/load/histogram.js';
 import { runScenario } from '../bench/load/scenarios.js';
@@ -111,6 +114,29 @@ test('the session event reader checks seqs across chunk boundaries and skips hea
   assert.ok(reader.finish());
   assert.equal({ ...reader.check, firstProblem: null }, { events: 3, firstSeq: 1, lastSeq: 4, gaps: 1, duplicates: 1, outOfOrder: 0, bad: 0, firstProblem: null });
   assert.is(reader.check.firstProblem, 'duplicate seq 2');
+});
+
+test('the upload scenario stores the file with the source sha256 and reports both baselines', async () => {
+  const report = await runUploadBench({ bytes: 20 * 1024 * 1024 + 5, concurrency: 2, target: null });
+  assert.equal(
+    report.rows.map((row) => row.name),
+    ['svc gateway', 'bare uWS sink', 'fsynced file writes'],
+  );
+  const [ours, sink] = report.rows;
+  assert.is(ours!.parts, 3);
+  assert.is(ours!.sha256Matches, true);
+  assert.ok(ours!.mibPerSecond > 0 && ours!.completeMs !== null && ours!.server !== null && ours!.server.rssMbMax > 0);
+  assert.ok(sink!.mibPerSecond > 0 && sink!.parts === 3);
+  assert.ok(formatUpload(report).includes('| svc gateway |'));
+});
+
+test('the search scenario indexes a tiny corpus and answers every query, with the scan baseline', async () => {
+  const result = await benchSearch({ files: 200, queries: 50 });
+  assert.is(result.files, 200);
+  assert.ok(result.indexMs > 0 && result.qps > 0 && result.p99Ms >= result.p50Ms);
+  assert.is(result.scan.queries, 50);
+  assert.ok(result.scan.qps > 0);
+  assert.ok(formatSearch({ scenario: 'search', ...result }).includes('index ÷ scan'));
 });
 
 test.run();

@@ -7,8 +7,11 @@ import { uws } from '../../http/uws.js';
 import { listenUws } from './listen-uws.js';
 import { startBareFanout } from './bare-fanout.js';
 
-/** Which baseline: bare uWS answering JSON, bare node:http answering JSON, bare uWS writing SSE, bare uWS fanning SSE out (bare-fanout.ts). */
-export type BareKind = 'uws-json' | 'node-http-json' | 'uws-sse' | 'uws-fanout';
+/**
+ * Which baseline: bare uWS answering JSON, bare node:http answering JSON, bare uWS writing SSE,
+ * bare uWS fanning SSE out (bare-fanout.ts), bare uWS taking PUT bodies and dropping them (uploads).
+ */
+export type BareKind = 'uws-json' | 'node-http-json' | 'uws-sse' | 'uws-fanout' | 'uws-sink';
 
 /** What a baseline answers on POST /v1/chat/completions. */
 export interface BareServerOptions {
@@ -83,8 +86,24 @@ function startNodeHttp(options: BareServerOptions, host: string): Promise<Runnin
   });
 }
 
+/** Any PUT: counts the body's bytes (copying each chunk, as a real receiver must) and answers them. */
+function startUwsSink(host: string): Promise<RunningServer> {
+  const app = uws.App().put('/*', (res) => {
+    let aborted = false;
+    let bytes = 0;
+    res.onAborted(() => (aborted = true));
+    res.onData((chunk, isLast) => {
+      bytes += Buffer.from(chunk.slice(0)).length;
+      if (isLast && !aborted) res.cork(() => res.writeStatus('200 OK').writeHeader('content-type', 'application/json').end(`{"bytes":${bytes}}`));
+    });
+  });
+  app.any('/*', (res) => void res.writeStatus('404 Not Found').end());
+  return listenUws(app, host, 'bare uWS sink');
+}
+
 /** Starts one baseline server on an ephemeral loopback port in this process. */
 export function startBareServer(options: BareServerOptions, host = '127.0.0.1'): Promise<RunningServer> {
   if (options.kind === 'uws-fanout') return startBareFanout(host);
+  if (options.kind === 'uws-sink') return startUwsSink(host);
   return options.kind === 'node-http-json' ? startNodeHttp(options, host) : startUws(options, host);
 }

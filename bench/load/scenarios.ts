@@ -17,7 +17,7 @@ export const SCENARIO_NAMES = ['chat', 'chat-latency', 'chat-stream', 'chat-stre
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 
 /** Baselines a scenario may run: bare uWS and node:http answering JSON, bare uWS writing SSE, bare uWS fanning SSE out (session-fanout). */
-export type BaselineId = 'uws' | 'node-http' | 'uws-sse' | 'uws-fanout';
+export type BaselineId = 'uws' | 'node-http' | 'uws-sse' | 'uws-fanout' | 'uws-sink';
 
 /** Settings shared by every run of a scenario (same client, same connections for every target). */
 export interface LoadSettings {
