@@ -1,7 +1,10 @@
+import { pcm16Samples, resamplePcm16, wavMonoSamples } from '../pcm16-samples.js';
+import { PCM16_SAMPLE_RATE } from '../speech.js';
 import { PCM16_BYTES_PER_SECOND, type Transcript, type TranscriptionBackend, type TranscriptionRequest } from '../transcription.js';
 import { UnreadableMediaError } from '../unreadable-media-error.js';
 import { readWavHeader } from '../wav-header.js';
 import { seedFromBytes, SIM_WORDS_PER_SECOND, simSpeech } from './sim-media-seed.js';
+import { decodeSimVoice } from './sim-voice-codec.js';
 
 /** MP3 has no length field: the sim estimates it at 128 kbit/s. */
 const MP3_BYTES_PER_SECOND = 128_000 / 8;
@@ -27,16 +30,27 @@ function durationOf(request: TranscriptionRequest): number {
   }
 }
 
+/** What the sim voice said in PCM or 16-bit PCM WAV audio (any rate, channels mixed), or null. */
+function simVoiceIn(request: TranscriptionRequest): string | null {
+  if (request.format === 'pcm16') return decodeSimVoice(pcm16Samples(request.audio));
+  if (request.format !== 'wav') return null;
+  const wav = wavMonoSamples(request.audio);
+  return wav && decodeSimVoice(resamplePcm16(wav.samples, wav.sampleRate, PCM16_SAMPLE_RATE));
+}
+
 function transcribe(request: TranscriptionRequest): Transcript {
   request.signal.throwIfAborted();
   const durationSeconds = durationOf(request);
+  const spoken = simVoiceIn(request);
+  if (spoken !== null) return { text: spoken, durationSeconds };
   const words = Math.round(durationSeconds * SIM_WORDS_PER_SECOND);
   return { text: simSpeech(seedFromBytes(request.audio, 'speech'), words), durationSeconds };
 }
 
 /**
  * The embedded transcriber: duration from the WAV header (PCM by its length at 24 kHz, MP3
- * estimated at 128 kbit/s), a few words per second chosen by a hash of the bytes, instant.
+ * estimated at 128 kbit/s); the text is what the sim voice said when PCM or WAV carries it
+ * (see sim-voice-codec.ts), else a few words per second chosen by a hash of the bytes. Instant.
  */
 export function createSimTranscriptionBackend(): TranscriptionBackend {
   return {

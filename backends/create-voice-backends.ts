@@ -1,0 +1,36 @@
+import { ConfigError } from '../runtime/config.js';
+import { createEspeakSpeechBackend, espeakAvailable } from './local/espeak-speech.js';
+import { createPocketsphinxTranscriptionBackend, pocketsphinxAvailable } from './local/pocketsphinx-transcription.js';
+import { createSimSpeechBackend } from './sim/sim-speech.js';
+import { createSimTranscriptionBackend } from './sim/sim-transcription.js';
+import type { SpeechBackend } from './speech.js';
+import type { TranscriptionBackend } from './transcription.js';
+
+/** The speech engines the service can use (`SVC_SPEECH_BACKEND`). */
+export type SpeechBackendKind = 'sim' | 'espeak-ng';
+
+/** The transcription engines the service can use (`SVC_TRANSCRIPTION_BACKEND`). */
+export type TranscriptionBackendKind = 'sim' | 'pocketsphinx';
+
+/** The speech backend of that kind; a ConfigError naming the executable when a local engine is not installed. */
+export function createSpeechBackend(kind: SpeechBackendKind, options: { simRealTime?: boolean } = {}): SpeechBackend {
+  switch (kind) {
+    case 'sim':
+      return createSimSpeechBackend({ realTime: options.simRealTime ?? false });
+    case 'espeak-ng':
+      // Refused at start rather than on the first call: the operator asked for an engine that is not there.
+      if (!espeakAvailable()) throw new ConfigError('SVC_SPEECH_BACKEND: espeak-ng needs the espeak-ng executable, not found on PATH (apt-get install espeak-ng)');
+      return createEspeakSpeechBackend();
+  }
+}
+
+/** The transcription backend of that kind; a ConfigError naming the executable when a local engine is not installed. */
+export function createTranscriptionBackend(kind: TranscriptionBackendKind): TranscriptionBackend {
+  switch (kind) {
+    case 'sim':
+      return createSimTranscriptionBackend();
+    case 'pocketsphinx':
+      if (!pocketsphinxAvailable()) throw new ConfigError('SVC_TRANSCRIPTION_BACKEND: pocketsphinx needs the pocketsphinx_continuous executable, not found on PATH (apt-get install pocketsphinx pocketsphinx-en-us)');
+      return createPocketsphinxTranscriptionBackend();
+  }
+}
