@@ -15,6 +15,10 @@ import { createLocalTextExtractor } from '../backends/text-extraction/local-text
 import { BlobStore } from '../runtime/files/blob-store.js';
 import { FileLibrary } from '../runtime/files/file-library.js';
 import { UploadRuntime } from './files/upload-runtime.js';
+import { createSpeechBackend, createTranscriptionBackend } from '../backends/create-voice-backends.js';
+import { CallRuntime } from './realtime/call-runtime.js';
+import { serveRealtime } from './realtime/realtime-socket.js';
+import { TicketBook } from './realtime/ticket-book.js';
 import { dispatch } from './dispatch.js';
 import { Perimeter } from './perimeter.js';
 import type { RouteDef } from './route.js';
@@ -41,6 +45,8 @@ export interface AppDeps {
   sessions: SessionRuntime;
   /** Stored files: bytes on disk, metadata and search index in LMDB. */
   files: FileLibrary;
+  /** Realtime calls: tickets and the money behind open calls. */
+  realtime: { tickets: TicketBook; calls: CallRuntime };
 }
 
 /** A built server: listen, then close. */
@@ -85,10 +91,15 @@ export function buildApp(config: Config, options: { clock?: Clock; logger?: Logg
   const extractor = createLocalTextExtractor({ maxSourceBytes: config.SVC_EXTRACT_MAX_SOURCE_BYTES, maxTextChars: config.SVC_EXTRACT_MAX_CHARS, timeoutMs: config.SVC_EXTRACT_TIMEOUT_MS });
   const files = new FileLibrary(store, blobs, extractor, clock, logger);
   host.register(new UploadRuntime(files).hosted());
-  const deps: AppDeps = { config, clock, logger, store, services, chat, completions, chatCache, host, sessions, files };
+  const calls = new CallRuntime(services, config.SVC_REALTIME_HOLD_MICROS);
+  host.register(calls.hosted());
+  const tickets = new TicketBook(clock, config.SVC_REALTIME_TICKET_TTL_S * 1000);
+  const deps: AppDeps = { config, clock, logger, store, services, chat, completions, chatCache, host, sessions, files, realtime: { tickets, calls } };
   const bootedAt = Date.now();
   const rehydrated = host.rehydrate();
   if (rehydrated > 0) logger.info('actors rehydrated', { count: rehydrated });
+  // Calls open at the stop lost their sockets: close and charge them now.
+  void calls.closeOrphans(host, clock.now()).then((count) => count > 0 && logger.info('realtime calls closed after restart', { count }));
 
   const router = new Router<RouteDef>();
   for (const route of allRoutes(deps)) router.add(route.method, route.path, route);
@@ -99,9 +110,24 @@ export function buildApp(config: Config, options: { clock?: Clock; logger?: Logg
   const bootId = randomBytes(6).toString('base64url');
   let counter = 0;
 
+  const newRequestId = () => `req_${bootId}${(++counter).toString(36)}`;
   const app = uws.App().any('/*', (res, req) => {
-    const ex = new UwsExchange(res, req, `req_${bootId}${(++counter).toString(36)}`);
+    const ex = new UwsExchange(res, req, newRequestId());
     void dispatch(ex, dispatchDeps);
+  });
+  const realtimeSockets = serveRealtime(app, {
+    host,
+    calls,
+    chat,
+    speech: createSpeechBackend(config.SVC_SPEECH_BACKEND, { simRealTime: config.SVC_SIM_SPEECH_REALTIME }),
+    transcription: createTranscriptionBackend(config.SVC_TRANSCRIPTION_BACKEND),
+    clock,
+    logger,
+    services,
+    tickets,
+    idleTimeoutS: config.SVC_REALTIME_IDLE_TIMEOUT_S,
+    newRequestId,
+    limits: { dropAudioBytes: config.SVC_REALTIME_DROP_AUDIO_BYTES, closeBytes: config.SVC_REALTIME_CLOSE_BYTES, endGraceMs: config.SVC_REALTIME_END_GRACE_MS },
   });
 
   let listenSocket: unknown;
@@ -119,6 +145,8 @@ export function buildApp(config: Config, options: { clock?: Clock; logger?: Logg
     close: async () => {
       if (listenSocket) uws.us_listen_socket_close(listenSocket);
       listenSocket = undefined;
+      realtimeSockets.closeAll();
+      await host.close();
       await extractor.close();
       await services.close();
       await store.close();

@@ -18,7 +18,8 @@ interface Pipe {
 }
 const statusLines = new Map<number, string>();
 
-function statusLine(status: number): string {
+/** The HTTP status line for `status`, cached. */
+export function statusLine(status: number): string {
   let line = statusLines.get(status);
   if (!line) statusLines.set(status, (line = `${status} ${STATUS_CODES[status] ?? 'Unknown'}`));
   return line;

@@ -24,6 +24,22 @@ export interface TokenUsage {
   completionTokens: number;
 }
 
+/** Backend cost of realtime audio, micro-USD per minute: listened to (transcription) and spoken (speech). */
+export const REALTIME_AUDIO_IN_COST_PER_MINUTE_MICROS = 6_000;
+export const REALTIME_AUDIO_OUT_COST_PER_MINUTE_MICROS = 15_000;
+
+/** A realtime call's usage: audio both ways in ms and processed tokens. */
+export interface RealtimeUsage extends TokenUsage {
+  audioInMs: number;
+  audioOutMs: number;
+}
+
+/** A realtime call's price: its tokens at chat prices plus its audio cost-plus, in micro-USD. */
+export function realtimePriceMicros(usage: RealtimeUsage): number {
+  const audioCost = Math.ceil((usage.audioInMs * REALTIME_AUDIO_IN_COST_PER_MINUTE_MICROS + usage.audioOutMs * REALTIME_AUDIO_OUT_COST_PER_MINUTE_MICROS) / 60_000);
+  return chatPriceMicros(usage) + mediaPriceMicros(audioCost);
+}
+
 /** The price of processed tokens in micro-USD. */
 export function chatPriceMicros(usage: TokenUsage): number {
   return usage.promptTokens * INPUT_MICROS_PER_TOKEN + usage.completionTokens * OUTPUT_MICROS_PER_TOKEN;
@@ -90,6 +106,14 @@ export function tariff(): Record<string, unknown> {
         sound_effect: { basis: 'backend_cost_per_output_second' },
         voice_clone: { basis: 'flat_per_clone', price_usd: microsToUsd(VOICE_CLONE_FEE_MICROS) },
       },
+    },
+    realtime: {
+      billing_basis: 'processed_tokens_plus_audio_cost_plus',
+      tokens: 'as chat',
+      audio_input_cost_per_minute_usd: microsToUsd(REALTIME_AUDIO_IN_COST_PER_MINUTE_MICROS),
+      audio_output_cost_per_minute_usd: microsToUsd(REALTIME_AUDIO_OUT_COST_PER_MINUTE_MICROS),
+      markup_percent: MEDIA_MARKUP_PERCENT,
+      charged: 'once, when the call closes',
     },
     holds: 'A request first holds its worst-case price; the exact charge is settled and the rest released.',
   };

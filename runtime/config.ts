@@ -41,6 +41,19 @@ export const ConfigSchema = z.object({
   SVC_EXTRACT_MAX_SOURCE_BYTES: intFromEnv(64 * 1024 * 1024, 1),
   SVC_EXTRACT_MAX_CHARS: intFromEnv(2_000_000, 1),
   SVC_EXTRACT_TIMEOUT_MS: intFromEnv(30_000, 1, MAX_TIMER_MS),
+  // Voice engines: the sim (deterministic, instant) or a local engine (espeak-ng, pocketsphinx).
+  SVC_SPEECH_BACKEND: z.enum(['sim', 'espeak-ng']).default('sim'),
+  SVC_TRANSCRIPTION_BACKEND: z.enum(['sim', 'pocketsphinx']).default('sim'),
+  // The sim speaks at playback speed, as a live engine would (off: instant).
+  SVC_SIM_SPEECH_REALTIME: z.stringbool().default(false),
+  // Realtime calls: ticket lifetime, wait for end_ack, money held per call, idle timeout, and the
+  // per-socket send buffer above which audio frames are dropped and, further, the socket closed.
+  SVC_REALTIME_TICKET_TTL_S: intFromEnv(60, 1, 3600),
+  SVC_REALTIME_END_GRACE_MS: intFromEnv(3_000, 0, 600_000),
+  SVC_REALTIME_HOLD_MICROS: intFromEnv(1_000_000, 1),
+  SVC_REALTIME_IDLE_TIMEOUT_S: intFromEnv(120, 8, 960),
+  SVC_REALTIME_DROP_AUDIO_BYTES: intFromEnv(1024 * 1024, 16 * 1024),
+  SVC_REALTIME_CLOSE_BYTES: intFromEnv(4 * 1024 * 1024, 64 * 1024),
   SVC_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
 });
 

@@ -11,6 +11,7 @@ import { fileUploadRoutes } from './file-uploads.js';
 import { healthRoutes } from './health.js';
 import { modelRoutes } from './models.js';
 import { pricingRoutes } from './pricing.js';
+import { realtimeRoutes } from './realtime.js';
 import { tokenRoutes } from './tokens.js';
 import { usageRoutes } from './usage.js';
 
@@ -29,6 +30,7 @@ export function allRoutes(deps: AppDeps): RouteDef[] {
     ...chatSessionRoutes(deps),
     ...fileRoutes(deps),
     ...fileUploadRoutes(deps),
+    ...realtimeRoutes(deps),
     ...adminRoutes(deps),
   ];
 }
