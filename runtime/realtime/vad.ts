@@ -30,9 +30,17 @@ export function pcmDurationMs(bytes: number): number {
 /** RMS level of `samples` 16-bit samples of `pcm` from byte `offset`, in dBFS (−100 for silence). */
 export function rmsDbfs(pcm: Buffer, offset: number, samples: number): number {
   let sum = 0;
-  for (let i = 0; i < samples; i++) {
-    const value = pcm.readInt16LE(offset + i * 2);
-    sum += value * value;
+  const start = pcm.byteOffset + offset;
+  if (start % 2 === 0) {
+    // Aligned (frames copied out of the pool always are): read samples straight from memory
+    // (PCM16 is little-endian, as every host Node runs on here).
+    const view = new Int16Array(pcm.buffer, start, samples);
+    for (let i = 0; i < samples; i++) sum += view[i]! * view[i]!;
+  } else {
+    for (let i = 0; i < samples; i++) {
+      const value = pcm.readInt16LE(offset + i * 2);
+      sum += value * value;
+    }
   }
   const rms = Math.sqrt(sum / samples) / 32768;
   return rms > 0 ? Math.max(-100, 20 * Math.log10(rms)) : -100;
