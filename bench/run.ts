@@ -2,10 +2,12 @@
 // with short defaults, prints tables and writes bench/results/<timestamp>.json (machine, Node,
 // commit, every figure).
 //   npm run bench -- --scenario chat --connections 64 --duration 10 [--target URL --token T] [--json]
-//   --scenario all | micro | host | load | chat | chat-latency | chat-stream | chat-stream-latency | session-fanout | upload | search (comma-separated)
-//   --connections N (32; session-fanout: followers, 1000)  --duration S (5)  --warmup S (1)  --rate R (*-latency: paced, 100 req/s)
+//   --scenario all | micro | host | load | chat | chat-latency | chat-stream | chat-stream-latency | session-fanout | upload | search | realtime-idle | realtime-active (comma-separated)
+//   --connections N (32; session-fanout: followers, 1000; realtime-idle: calls, 10000; realtime-active: calls, 500)
+//   --duration S (5; realtime-idle: hold, 10; realtime-active: measured after the ramp, 10)  --warmup S (1)  --rate R (*-latency: paced, 100 req/s)
 //   --rounds N (1: interleaved runs, median kept)  --timeout S (10, per request)
-//   --baselines all | none | uws,node-http,uws-sse,uws-fanout,uws-sink   --in-process   --time MS (micro and host, 1000)
+//   --baselines all | none | uws,node-http,uws-sse,uws-fanout,uws-sink,uws-ws-idle,uws-ws-audio   --in-process   --time MS (micro and host, 1000)
+//   --client-threads N (realtime-*: client worker threads; 1 on two cores, else 2)
 //   --repeat-prompt (same prompt every request: measures the response-cache hit path)
 //   --rehydrate N (host: parked sessions written then rehydrated, 100000; 0 skips)
 //   --inputs N (session-fanout: live inputs sent while the followers watch, 50)
@@ -27,12 +29,16 @@ import { runMicro, type MicroResult } from './micro.js';
 import { formatUpload, runUploadBench, type UploadReport } from './files/upload-bench.js';
 import { benchSearch } from './files/search-bench.js';
 import { formatSearch, type SearchReport } from './files/search-table.js';
+import { formatActive } from './realtime/active-table.js';
+import { formatIdle } from './realtime/idle-table.js';
+import { ACTIVE_SCENARIO, runRealtimeActive, type ActiveReport } from './realtime/realtime-active.js';
+import { IDLE_SCENARIO, runRealtimeIdle, type IdleReport } from './realtime/realtime-idle.js';
 
 const { values } = parseArgs({
   options: {
     scenario: { type: 'string', default: 'all' },
     connections: { type: 'string' },
-    duration: { type: 'string', default: '5' },
+    duration: { type: 'string' },
     warmup: { type: 'string', default: '1' },
     rate: { type: 'string', default: '100' },
     rounds: { type: 'string', default: '1' },
@@ -48,6 +54,7 @@ const { values } = parseArgs({
     bytes: { type: 'string', default: String(1024 ** 3) },
     files: { type: 'string', default: '10000' },
     queries: { type: 'string', default: '2000' },
+    'client-threads': { type: 'string' },
     json: { type: 'boolean', default: false },
   },
 });
@@ -82,7 +89,7 @@ function microTable(results: MicroResult[]): string {
   return lines.join('\n');
 }
 
-const LOAD = [...SCENARIO_NAMES, FANOUT_SCENARIO, 'upload', 'search'];
+const LOAD = [...SCENARIO_NAMES, FANOUT_SCENARIO, 'upload', 'search', IDLE_SCENARIO, ACTIVE_SCENARIO];
 const requested = values.scenario.split(',').flatMap((name) => (name === 'all' ? ['micro', 'host', ...LOAD] : name === 'load' ? LOAD : [name]));
 for (const name of requested) if (name !== 'micro' && name !== 'host' && !LOAD.includes(name)) fail(`unknown scenario ${name} (micro, host, ${LOAD.join(', ')}, load, all)`);
 if (values.target && !values.token) fail('--target needs --token (an API token of an account with credit)');
@@ -91,8 +98,9 @@ const baselines: BaselineId[] | undefined =
   values.baselines === 'all' ? undefined : values.baselines === 'none' ? [] : (values.baselines.split(',') as BaselineId[]);
 
 const settings: LoadSettings = {
-  connections: Math.round(positive('connections', values.connections ?? '32', 10_000)),
-  durationMs: positive('duration', values.duration, 3600) * 1000,
+  // Chat scenarios keep their 10,000-connection cap; the others check their own limits below.
+  connections: Math.round(positive('connections', values.connections ?? '32', requested.some((name) => (SCENARIO_NAMES as readonly string[]).includes(name)) ? 10_000 : 100_000)),
+  durationMs: positive('duration', values.duration ?? '5', 3600) * 1000,
   warmupMs: Number(values.warmup) >= 0 ? Number(values.warmup) * 1000 : fail('--warmup must be ≥ 0'),
   rate: positive('rate', values.rate, 1_000_000),
   rounds: Math.round(positive('rounds', values.rounds, 20)),
@@ -104,6 +112,11 @@ const settings: LoadSettings = {
 };
 const wantsFanoutBaseline = !baselines || baselines.includes('uws-fanout');
 const wantsUploadBaselines = !baselines || baselines.includes('uws-sink');
+const wantsIdleBaseline = !baselines || baselines.includes('uws-ws-idle');
+const wantsActiveBaseline = !baselines || baselines.includes('uws-ws-audio');
+// The client threads share the machine with the server: on two cores one client thread, beside one server core.
+const clientThreads = Math.round(positive('client-threads', values['client-threads'] ?? (cpus().length >= 3 ? '2' : '1'), 8));
+const realtimeDurationMs = positive('duration', values.duration ?? '10', 3600) * 1000;
 settings.onProgress = createProgressLine(settings);
 const followers = Math.round(positive('connections', values.connections ?? '1000', 100_000));
 const rehydrate = Number(values.rehydrate);
@@ -121,7 +134,7 @@ const report: {
   machine: { cpus: number; cpu: string; memory_gib: number; loadavg_at_start: number[] };
   micro?: MicroResult[];
   host?: HostReport;
-  load: (ScenarioReport | FanoutReport | UploadReport | SearchReport | { scenario: string; error: string })[];
+  load: (ScenarioReport | FanoutReport | UploadReport | SearchReport | IdleReport | ActiveReport | { scenario: string; error: string })[];
 } = {
   when: new Date().toISOString(),
   commit: commit(),
@@ -174,6 +187,39 @@ for (const name of requested) {
       const result = { scenario: 'search' as const, ...(await benchSearch({ files, queries: Math.round(positive('queries', values.queries, 1_000_000)) })) };
       report.load.push(result);
       print(formatSearch(result));
+    } else if (name === IDLE_SCENARIO) {
+      const calls = Math.round(positive('connections', values.connections ?? '10000', 100_000));
+      step(`${IDLE_SCENARIO}: ${calls.toLocaleString('en-US')} calls`);
+      const result = await runRealtimeIdle({
+        calls,
+        holdMs: realtimeDurationMs,
+        concurrency: 200,
+        callTimeoutMs: Math.max(30_000, settings.timeoutMs),
+        pingTimeoutMs: Math.max(30_000, settings.timeoutMs),
+        clientThreads,
+        inProcess: settings.inProcess,
+        target: settings.target,
+        baseline: wantsIdleBaseline,
+        onStep: step,
+      });
+      report.load.push(result);
+      print(formatIdle(result));
+    } else if (name === ACTIVE_SCENARIO) {
+      const calls = Math.round(positive('connections', values.connections ?? '500', 100_000));
+      step(`${ACTIVE_SCENARIO}: ${calls.toLocaleString('en-US')} calls`);
+      const result = await runRealtimeActive({
+        calls,
+        durationMs: realtimeDurationMs,
+        concurrency: 100,
+        callTimeoutMs: Math.max(30_000, settings.timeoutMs),
+        clientThreads,
+        inProcess: settings.inProcess,
+        target: settings.target,
+        baseline: wantsActiveBaseline,
+        onStep: step,
+      });
+      report.load.push(result);
+      print(formatActive(result));
     } else {
       const result = await runScenario(name as ScenarioName, settings);
       report.load.push(result);

@@ -1,6 +1,6 @@
 // Keeps bench/ from rotting: a tiny chat run against the gateway and the bare uWS baseline, a
-// 20-follower session fan-out and a small run of the host benchmarks must each produce a
-// complete report. No timing assertions: figures are only sane.
+// 20-follower session fan-out, a small run of the host benchmarks and a handful of realtime calls
+// (idle, then live) must each produce a complete report. No timing assertions: figures are only sane.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { benchSearch } from '../bench/files/search-bench.js';
@@ -12,6 +12,10 @@ import { runScenario } from '../bench/load/scenarios.js';
 import { runSessionFanout } from '../bench/load/session-fanout.js';
 import { SessionEventReader } from '../bench/load/session-event-reader.js';
 import { SseCounter } from '../bench/load/sse-counter.js';
+import { formatActive } from '../bench/realtime/active-table.js';
+import { formatIdle } from '../bench/realtime/idle-table.js';
+import { runRealtimeActive } from '../bench/realtime/realtime-active.js';
+import { runRealtimeIdle } from '../bench/realtime/realtime-idle.js';
 
 const test = suite('bench harness: host and load benchmarks report every figure');
 
@@ -137,6 +141,46 @@ test('the search scenario indexes a tiny corpus and answers every query, with th
   assert.is(result.scan.queries, 50);
   assert.ok(result.scan.qps > 0);
   assert.ok(formatSearch({ scenario: 'search', ...result }).includes('index ÷ scan'));
+});
+
+test('the realtime-idle scenario opens, holds and pings every call on the gateway and the bare baseline', async () => {
+  const calls = 12;
+  const report = await runRealtimeIdle({ calls, holdMs: 300, concurrency: 4, callTimeoutMs: 10_000, pingTimeoutMs: 10_000, clientThreads: 1, inProcess: false, target: null });
+  assert.equal(
+    report.rows.map((row) => row.name),
+    ['svc gateway', 'bare uWS WebSocket'],
+  );
+  for (const row of report.rows) {
+    assert.equal(row.errors, {}, `${row.name}: no errors (${JSON.stringify(row.errorSamples)})`);
+    assert.is(row.opened, calls, `${row.name}: every call opened`);
+    assert.is(row.connectMs.count, calls, `${row.name}: one connect time per call`);
+    assert.is(row.answered, calls, `${row.name}: every call answered its session.update`);
+    assert.ok(row.server && row.server.rssMbBefore > 0 && row.server.rssMbHeldMax > 0, `${row.name}: server memory was read`);
+  }
+  assert.is(report.rows[0]!.ticketMs?.count, calls, 'each gateway call got its own ticket');
+  assert.is(report.rows[1]!.ticketMs, null, 'the baseline needs no ticket');
+  assert.ok(formatIdle(report).includes('< 1 GiB'));
+});
+
+test('the realtime-active scenario hears, answers and times live turns on the gateway; the baseline streams timed frames', async () => {
+  const report = await runRealtimeActive({ calls: 3, durationMs: 3000, rampMs: 0, concurrency: 3, callTimeoutMs: 10_000, clientThreads: 1, inProcess: false, target: null });
+  assert.equal(
+    report.rows.map((row) => row.name),
+    ['svc gateway', 'bare uWS WebSocket audio'],
+  );
+  const [ours, bare] = report.rows;
+  for (const row of report.rows) {
+    assert.equal(row.errors, {}, `${row.name}: no errors (${JSON.stringify(row.errorSamples)})`);
+    assert.is(row.configured, 3, `${row.name}: every call took the session.update`);
+    assert.ok(row.framesInPerSecond > 0 && row.framesOutPerSecond > 0, `${row.name}: audio went both ways`);
+    assert.ok(row.relayMs.count > 0 && row.relayMs.p50 <= row.relayMs.p99 && row.relayMs.p99 <= row.relayMs.max, `${row.name}: frames were timed against svc_ts`);
+    assert.is(row.droppedFrames, 0, `${row.name}: no frame was dropped`);
+    assert.ok(row.server && row.server.rssMbMax > 0, `${row.name}: server was sampled`);
+  }
+  assert.ok(ours!.turns.speechStopped >= 1 && ours!.turns.transcribed >= 1, `the gateway heard and transcribed a turn: ${JSON.stringify(ours!.turns)}`);
+  assert.ok(ours!.turnAfterStopMs.count >= 1 && ours!.turnAfterSpeechMs.count >= 1, 'a turn was timed to its first answer audio');
+  assert.is(bare!.turns.speechStopped, 0, 'the baseline only streams');
+  assert.ok(formatActive(report).includes('output frame relay p99'));
 });
 
 test.run();

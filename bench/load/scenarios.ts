@@ -16,8 +16,11 @@ export const SCENARIO_NAMES = ['chat', 'chat-latency', 'chat-stream', 'chat-stre
 /** A load scenario's name. */
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 
-/** Baselines a scenario may run: bare uWS and node:http answering JSON, bare uWS writing SSE, bare uWS fanning SSE out (session-fanout). */
-export type BaselineId = 'uws' | 'node-http' | 'uws-sse' | 'uws-fanout' | 'uws-sink';
+/**
+ * Baselines a scenario may run: bare uWS and node:http answering JSON, bare uWS writing SSE, bare
+ * uWS fanning SSE out (session-fanout), the upload sink, bare uWS WebSockets (realtime-idle, realtime-active).
+ */
+export type BaselineId = 'uws' | 'node-http' | 'uws-sse' | 'uws-fanout' | 'uws-sink' | 'uws-ws-idle' | 'uws-ws-audio';
 
 /** Settings shared by every run of a scenario (same client, same connections for every target). */
 export interface LoadSettings {

@@ -80,17 +80,18 @@ function gatewayEnv(dataDir: string, adminKey: string): Record<string, string> {
 /**
  * Starts the gateway with the sim backend at zero latency and a fresh data directory, as a child
  * process (`node --import tsx http/main.ts`, what `npm start` runs) or inside this process.
+ * `env` adds settings on top of those (e.g. `SVC_SIM_SPEECH_REALTIME` for the realtime scenarios).
  */
-export async function startGateway(options: { inProcess?: boolean } = {}): Promise<ServerUnderTest> {
+export async function startGateway(options: { inProcess?: boolean; env?: Record<string, string> } = {}): Promise<ServerUnderTest> {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
   const adminKey = `bench-admin-${randomBytes(12).toString('hex')}`;
   const cleanup = () => rmSync(dataDir, { recursive: true, force: true });
   if (options.inProcess) {
-    const app = buildApp(loadConfig({ ...gatewayEnv(dataDir, adminKey), SVC_LOG_LEVEL: 'silent' }));
+    const app = buildApp(loadConfig({ ...gatewayEnv(dataDir, adminKey), ...options.env, SVC_LOG_LEVEL: 'silent' }));
     const url = `http://127.0.0.1:${await app.listen()}`;
     return { url, token: await createBenchAccount(url, adminKey), sample: 'self', close: () => app.close().then(cleanup) };
   }
-  const server = await spawnServer('http/main.ts', { ...gatewayEnv(dataDir, adminKey), SVC_LOG_LEVEL: 'warn' }, /svc listening on (\d+)/);
+  const server = await spawnServer('http/main.ts', { ...gatewayEnv(dataDir, adminKey), ...options.env, SVC_LOG_LEVEL: 'warn' }, /svc listening on (\d+)/);
   const url = `http://127.0.0.1:${server.port}`;
   return { url, token: await createBenchAccount(url, adminKey), sample: server.child.pid ?? null, close: () => server.stop().then(cleanup) };
 }
