@@ -5,7 +5,7 @@ import { countPromptTokens, countTokens } from '../../backends/tokens.js';
 import { PCM16_BYTES_PER_SECOND, type TranscriptionBackend } from '../../backends/transcription.js';
 import { microsToUsd } from '../../protocols/money.js';
 import { realtimePriceMicros, svcBlock } from '../../protocols/pricing.js';
-import { ClientEventSchema, CLIENT_EVENT_TYPES, mergeSession, type CallItem, type CallSession, type CallUsage, type ClientEvent, type SessionUpdate } from '../../protocols/realtime.js';
+import { mergeSession, type CallItem, type CallSession, type CallUsage, type ClientEvent, type SessionUpdate } from '../../protocols/realtime.js';
 import type { ActorHost } from '../../runtime/actor-host.js';
 import type { Clock } from '../../runtime/clock.js';
 import type { Logger } from '../../runtime/logger.js';
@@ -13,14 +13,9 @@ import { detectFarewell, goodbyeLine, type FarewellVerdict } from '../../runtime
 import { EnergyVad } from '../../runtime/realtime/vad.js';
 import type { CallRuntime } from './call-runtime.js';
 import { conversationMessages, runFixedLine, runResponse, type ResponseResult, type ResponseSink } from './respond.js';
-import { assistantItem, errorEvent, newEventId, newRealtimeId, responseUsage, userAudioItem } from './server-events.js';
-
-/** The socket a call talks through (uWS in the server, anything in tests). */
-export interface CallSocket {
-  send(text: string): void;
-  bufferedAmount(): number;
-  close(code: number, reason: string): void;
-}
+import { CallOutbox, type CallSocket } from './call-outbox.js';
+import { parseClientMessage } from './client-message.js';
+import { assistantItem, errorEvent, newRealtimeId, responseOpening, responseOutputDone, responseUsage, userAudioItem } from './server-events.js';
 
 /** What every call shares. */
 export interface CallDeps {
@@ -77,16 +72,16 @@ export class CallConnection {
   private readonly usage: CallUsage = { audioInMs: 0, audioOutMs: 0, promptTokens: 0, completionTokens: 0 };
   private held: number;
   private closing: Promise<void> | null = null;
-  /** Audio frames not sent because the client was too slow. */
-  droppedFrames = 0;
+  private readonly outbox: CallOutbox;
 
   constructor(
     private readonly deps: CallDeps,
-    private readonly socket: CallSocket,
+    socket: CallSocket,
     private readonly call: { id: string; accountId: string; tokenId: string | null; session: CallSession; holdMicros: number; timing?: boolean },
   ) {
     this.session = call.session;
     this.held = call.holdMicros;
+    this.outbox = new CallOutbox(socket, deps.limits);
     this.configureVad();
   }
 
@@ -99,28 +94,9 @@ export class CallConnection {
   /** One text frame from the client. */
   message(text: string): void {
     if (this.phase === 'closing' || this.phase === 'closed') return;
-    let raw: unknown;
-    try {
-      raw = JSON.parse(text);
-    } catch {
-      this.emit(errorEvent('invalid_json', 'The message is not valid JSON.'));
-      return;
-    }
-    const type = typeof raw === 'object' && raw !== null ? (raw as { type?: unknown }).type : undefined;
-    const eventId = typeof raw === 'object' && raw !== null && typeof (raw as { event_id?: unknown }).event_id === 'string' ? (raw as { event_id: string }).event_id : null;
-    if (typeof type !== 'string' || !CLIENT_EVENT_TYPES.includes(type as never)) {
-      const named = typeof type === 'string' ? `Unknown message type "${type}".` : 'The message has no "type".';
-      this.emit(errorEvent('invalid_event', `${named} Understood: ${CLIENT_EVENT_TYPES.join(', ')}.`, { param: 'type', eventId }));
-      return;
-    }
-    const parsed = ClientEventSchema.safeParse(raw);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      const where = issue.path.join('.');
-      this.emit(errorEvent('invalid_value', `Invalid ${type}${where ? ` at ${where}` : ''}: ${issue.message}`, { param: where || null, eventId }));
-      return;
-    }
-    this.handle(parsed.data, eventId);
+    const parsed = parseClientMessage(text);
+    if ('error' in parsed) this.emit(parsed.error);
+    else this.handle(parsed.event, parsed.eventId);
   }
 
   /** A binary frame: the protocol is JSON text frames only. */
@@ -130,6 +106,7 @@ export class CallConnection {
 
   /** The socket is gone (the client left, or we closed it): stop work and close the call. */
   socketClosed(): void {
+    this.outbox.gone();
     this.cancelResponse('disconnected');
     if (this.phase !== 'closing' && this.phase !== 'closed') {
       // A response cut by the disconnect records what it produced before the call settles.
@@ -333,9 +310,7 @@ export class CallConnection {
     this.responseEnded = new Promise((resolve) => (ended = resolve));
     await this.tell({ type: 'RESPONSE_START', responseId: id, at: this.deps.clock.now() });
     const base = { response_id: id, item_id: itemId, output_index: 0, content_index: 0 };
-    this.emit({ type: 'response.created', response: { id, object: 'realtime.response', status: 'in_progress', status_details: null, output: [], output_modalities: modalities, usage: null } });
-    this.emit({ type: 'response.output_item.added', response_id: id, output_index: 0, item: assistantItem(itemId, 'in_progress', withAudio, '') });
-    this.emit({ type: 'response.content_part.added', ...base, part: withAudio ? { type: 'output_audio', transcript: '' } : { type: 'output_text', text: '' } });
+    for (const event of responseOpening(id, itemId, modalities)) this.emit(event);
 
     let text = '';
     let audioBytes = 0;
@@ -347,7 +322,7 @@ export class CallConnection {
       audio: (frame) => {
         audioBytes += frame.length;
         const delta = { type: 'response.output_audio.delta', ...base, delta: frame.toString('base64') };
-        return this.emitAudio(this.call.timing ? { ...delta, svc_ts: performance.timeOrigin + performance.now() } : delta);
+        return this.outbox.sendAudio(this.call.timing ? { ...delta, svc_ts: performance.timeOrigin + performance.now() } : delta);
       },
     };
     const plan = { responseId: id, itemId, modalities, voice: this.session.audio.output.voice, language, signal: abort.signal };
@@ -371,12 +346,7 @@ export class CallConnection {
     const usage: ResponseUsage = result?.usage ?? { promptTokens, completionTokens: countTokens(text), audioOutMs: ms(audioBytes) };
     const finalText = result?.text ?? text;
     const item = assistantItem(itemId, status === 'completed' ? 'completed' : 'incomplete', withAudio, finalText);
-    if (withAudio) {
-      this.emit({ type: 'response.output_audio.done', ...base });
-      this.emit({ type: 'response.output_audio_transcript.done', ...base, transcript: finalText });
-    } else this.emit({ type: 'response.output_text.done', ...base, text: finalText });
-    this.emit({ type: 'response.content_part.done', ...base, part: (item.content as unknown[])[0] });
-    this.emit({ type: 'response.output_item.done', response_id: id, output_index: 0, item });
+    for (const event of responseOutputDone(id, item, withAudio, finalText)) this.emit(event);
     this.usage.promptTokens += usage.promptTokens;
     this.usage.completionTokens += usage.completionTokens;
     this.usage.audioOutMs += usage.audioOutMs;
@@ -435,11 +405,11 @@ export class CallConnection {
         type: 'svc.realtime.closed',
         reason: context.closeReason,
         usage: { audio_in_seconds: context.usage.audioInMs / 1000, audio_out_seconds: context.usage.audioOutMs / 1000, prompt_tokens: context.usage.promptTokens, completion_tokens: context.usage.completionTokens },
-        dropped_audio_frames: this.droppedFrames,
+        dropped_audio_frames: this.outbox.droppedFrames,
         svc: { ...svcBlock(price), price_usd: microsToUsd(price), billing_basis: 'processed_tokens_plus_audio' },
       });
       this.phase = 'closed';
-      this.socket.close(1000, 'call ended');
+      this.outbox.close(1000, 'call ended');
     })();
     return this.closing;
   }
@@ -460,26 +430,6 @@ export class CallConnection {
   }
 
   private emit(event: Record<string, unknown>): void {
-    this.write(event);
-  }
-
-  /** Sends an event unless the socket is gone; a client past the hard buffer limit is disconnected. */
-  private write(event: Record<string, unknown>): boolean {
-    if (this.phase === 'closed') return false;
-    if (this.socket.bufferedAmount() > this.deps.limits.closeBytes) {
-      this.socket.close(1008, 'client too slow: send buffer over limit');
-      return false;
-    }
-    this.socket.send(JSON.stringify({ event_id: newEventId(), ...event }));
-    return true;
-  }
-
-  /** Audio is dropped, not queued, when the client falls behind: late audio is worse than none. */
-  private emitAudio(event: Record<string, unknown>): boolean {
-    if (this.phase !== 'closed' && this.socket.bufferedAmount() > this.deps.limits.dropAudioBytes) {
-      this.droppedFrames++;
-      return false;
-    }
-    return this.write(event);
+    this.outbox.send(event);
   }
 }

@@ -41,3 +41,22 @@ export function responseUsage(usage: ResponseUsage): Record<string, unknown> {
     svc: { audio_out_seconds: usage.audioOutMs / 1000 },
   };
 }
+
+/** The events that open a response: created, its output item, its content part. */
+export function responseOpening(id: string, itemId: string, modalities: readonly string[]): Record<string, unknown>[] {
+  const withAudio = modalities.includes('audio');
+  return [
+    { type: 'response.created', response: { id, object: 'realtime.response', status: 'in_progress', status_details: null, output: [], output_modalities: modalities, usage: null } },
+    { type: 'response.output_item.added', response_id: id, output_index: 0, item: assistantItem(itemId, 'in_progress', withAudio, '') },
+    { type: 'response.content_part.added', response_id: id, item_id: itemId, output_index: 0, content_index: 0, part: withAudio ? { type: 'output_audio', transcript: '' } : { type: 'output_text', text: '' } },
+  ];
+}
+
+/** The events that close a response's output (before `response.done`): its text or audio, part and item. */
+export function responseOutputDone(id: string, item: Record<string, unknown>, withAudio: boolean, text: string): Record<string, unknown>[] {
+  const base = { response_id: id, item_id: item.id, output_index: 0, content_index: 0 };
+  const output = withAudio
+    ? [{ type: 'response.output_audio.done', ...base }, { type: 'response.output_audio_transcript.done', ...base, transcript: text }]
+    : [{ type: 'response.output_text.done', ...base, text }];
+  return [...output, { type: 'response.content_part.done', ...base, part: (item.content as unknown[])[0] }, { type: 'response.output_item.done', response_id: id, output_index: 0, item }];
+}
