@@ -1,169 +1,226 @@
+// Does a user's turn (a transcript or a typed message) end the call? Pure and table-driven.
+//
+// The rule that carries the weight: a farewell counts only as the WHOLE last meaningful clause of
+// the turn, made of known lead-ins ("ok", "thanks"), the phrase, and known trailers ("then",
+// "for now", a name). So "bye" mid-sentence, "how do you say goodbye", "don't hang up",
+// "no cuelgues", "ne raccroche pas", "пока я думаю…" and "我不想说再见" never match: what precedes
+// the phrase is not a lead-in. Quoted text is masked, and a question is not a farewell (though
+// "can you hang up?" is a request).
+
+import { TABLES, UNIVERSAL_FAREWELL, UNIVERSAL_LEAD, UNIVERSAL_TRAIL, type LanguageTable, type Reason } from './farewell-phrases.js';
+
 /** What a user turn says about ending the call. */
 export interface FarewellVerdict {
   ending: boolean;
   reason: 'farewell' | 'hang_up_request' | null;
-  /** ISO-639-1 of the phrase that matched. */
+  /** ISO-639-1 code of the language whose phrase matched. */
   language: string | null;
 }
 
-interface Phrase {
-  language: string;
-  reason: 'farewell' | 'hang_up_request';
-  /** Matches a whole final clause (spaced scripts) or its end (scripts without spaces). */
-  pattern: RegExp;
-  /** A greeting as often as a farewell: counts only after something else was said in the turn. */
-  ambiguous?: boolean;
-  /** Matched at the end of the clause (no spaces between words), so negations are checked apart. */
-  suffix?: boolean;
-}
+// ---- Normalisation -------------------------------------------------------------------------------
 
-// Spaced scripts match the WHOLE last clause, after fillers: anchoring is what keeps out "bye" in the
-// middle of a sentence and negations ("don't hang up", "no cuelgues", "ne raccroche pas"). Latin
-// text is matched without accents or case.
-const spaced = (language: string, reason: Phrase['reason'], body: string, ambiguous = false): Phrase => ({
-  language,
-  reason,
-  pattern: new RegExp(`^(?:${body})$`, 'u'),
-  ambiguous,
-});
-// Scripts without spaces (Chinese, Japanese) match the END of the last clause.
-const ending = (language: string, reason: Phrase['reason'], body: string): Phrase => ({ language, reason, pattern: new RegExp(`(?:${body})$`, 'u'), suffix: true });
+const LATIN_MARKS = /(\p{Script=Latin})\p{M}+/gu;
+const ARABIC_MARKS = /[\u064b-\u065f\u0670\u0640]/g; // harakat, dagger alif, tatweel
+const LETTER_MAP: Record<string, string> = { ß: 'ss', ł: 'l', ı: 'i', ø: 'o', æ: 'ae', œ: 'oe', đ: 'd', ё: 'е', أ: 'ا', إ: 'ا', آ: 'ا', ٱ: 'ا', ى: 'ي', ة: 'ه' };
+const MAPPED_LETTERS = /[ßłıøæœđёأإآٱىة]/g;
 
-const PLEASE = '(?:(?:please|you can|you may|go ahead and|can you|could you|would you|just|ok|okay) )*';
-const NOW = '(?: (?:now|please|then|thanks|thank you))*';
-
-const PHRASES: Phrase[] = [
-  // English
-  spaced('en', 'farewell', `(?:good ?)?bye(?: bye)*(?: now)?|bye-bye|goodbye|farewell|see (?:you|ya)(?: (?:later|soon|tomorrow|next time|around|then))?|talk (?:to you )?(?:later|soon|tomorrow)|take care(?: of yourself)?|have a (?:good|nice|great|lovely) (?:day|night|evening|weekend|one)|good ?night|catch you later|so long|cheers,? bye|that'?s all,? (?:good)?bye`),
-  spaced('en', 'hang_up_request', `${PLEASE}(?:hang up(?: the (?:call|phone))?|end (?:the|this) call|disconnect(?: the call)?|end call)${NOW}`),
-  // Spanish
-  spaced('es', 'farewell', 'adios|hasta (?:luego|pronto|manana|la vista|la proxima)|nos vemos(?: pronto| manana)?|chao|chau|cuidate|que (?:tengas|tenga) (?:un )?buen (?:dia|fin de semana)|me despido'),
-  spaced('es', 'hang_up_request', '(?:(?:por favor|ya|puedes|puede|ahora) )*(?:cuelga|cuelgue|colgar|termina la llamada|termine la llamada|finaliza la llamada|corta la llamada)(?: (?:ya|ahora|por favor))*'),
-  // French
-  spaced('fr', 'farewell', 'au revoir|a plus(?: tard)?|a bientot|a demain|adieu|bonne (?:journee|soiree|nuit)'),
-  spaced('fr', 'farewell', 'salut|tchao', true),
-  spaced('fr', 'hang_up_request', "(?:(?:s'il te plait|s'il vous plait|tu peux|vous pouvez) )*(?:raccroche|raccrochez|raccrocher|termine l'appel|terminez l'appel|mets fin a l'appel|mettez fin a l'appel)(?: (?:maintenant|s'il te plait|s'il vous plait))*"),
-  // German
-  spaced('de', 'farewell', "tschuss|tschau|auf wiedersehen|auf wiederhoren|bis (?:bald|spater|morgen|dann|zum nachsten mal)|mach'?s gut|(?:einen )?schonen tag(?: noch)?|gute nacht"),
-  spaced('de', 'hang_up_request', '(?:(?:bitte|du kannst|sie konnen|jetzt) )*(?:leg auf|legen sie auf|auflegen|beende den anruf|beenden sie den anruf|anruf beenden)(?: (?:bitte|jetzt))*'),
-  // Italian
-  spaced('it', 'farewell', 'arrivederci|arrivederla|ciao ciao|a (?:presto|dopo|domani)|buona (?:giornata|serata|notte)|buonanotte|ci vediamo(?: presto| domani)?'),
-  spaced('it', 'farewell', 'ciao', true),
-  spaced('it', 'hang_up_request', '(?:(?:per favore|puoi|adesso|ora) )*(?:riattacca|riaggancia|riattaccare|chiudi la chiamata|termina la chiamata)(?: (?:ora|adesso|per favore))*'),
-  // Portuguese
-  spaced('pt', 'farewell', 'tchau(?: tchau)?|adeus|ate (?:logo|mais|amanha|breve|a proxima)|fica bem|tenha um (?:bom|otimo|excelente) dia'),
-  spaced('pt', 'hang_up_request', '(?:(?:por favor|pode|podes|agora) )*(?:desliga|desligue|desligar|encerre a chamada|encerra a chamada|termina a chamada|termine a chamada)(?: (?:agora|por favor))*'),
-  // Russian (пока means "while" mid-sentence: only a whole final clause counts)
-  spaced('ru', 'farewell', 'до свидания|пока(?: пока)?|до встречи|до завтра|всего (?:доброго|хорошего)|прощай(?:те)?|спокойной ночи|счастливо'),
-  spaced('ru', 'hang_up_request', '(?:(?:пожалуйста|можешь|можете|теперь) )*(?:положи трубку|положите трубку|положить трубку|заверши звонок|завершите звонок|заверши разговор|сбрось звонок|отключись)(?: (?:пожалуйста|сейчас))*'),
-  // Dutch, Polish, Turkish, Korean, Hindi
-  spaced('nl', 'farewell', 'tot ziens|doei|tot (?:straks|later|morgen)|fijne dag'),
-  spaced('pl', 'farewell', 'do widzenia|do zobaczenia|pa pa|na razie|milego dnia|miłego dnia'),
-  spaced('tr', 'farewell', 'hosca kal(?:in)?|gule gule|gorusuruz|iyi gunler'),
-  spaced('ko', 'farewell', '안녕히 (?:계세요|가세요)|잘 가(?:요)?|또 봐요|다음에 봐요'),
-  spaced('hi', 'farewell', 'अलविदा|फिर मिलेंगे|नमस्ते अलविदा'),
-  // Arabic
-  spaced('ar', 'farewell', 'مع السلامة|(?:إلى|الى) اللقاء|وداعا|وداعاً|في (?:أمان|امان) الله|تصبح على خير'),
-  spaced('ar', 'hang_up_request', '(?:من فضلك )?(?:أغلق|اغلق|أنه|انه|أنهِ) (?:المكالمة|الخط)'),
-  // Chinese (simplified and traditional) and Japanese
-  ending('zh', 'hang_up_request', '挂断(?:吧|电话)?|挂电话吧?|挂了吧|你可以挂了|结束通话吧?|掛斷(?:吧|電話)?|掛電話吧?|結束通話'),
-  ending('zh', 'farewell', '再见|再見|拜拜|回头见|回頭見|明天见|明天見|下次见|下次見|晚安|我先挂了|我先掛了'),
-  ending('ja', 'hang_up_request', '電話を切って(?:ください)?|切ってください|通話を終了して(?:ください)?|切っていいよ'),
-  ending('ja', 'farewell', 'さようなら|さよなら|じゃあね|じゃあまた|またね|また明日|バイバイ|おやすみなさい|おやすみ|失礼します'),
-];
-
-/** Words before a farewell that do not change it ("ok, thanks, bye"). */
-const LEADING_FILLERS = /^(?:ok(?:ay)?|well|alright|all right|so|and|right|thanks|thank you(?: so much| very much)?|yes|yeah|oh|ah|great|perfect|bueno|pues|vale|gracias|muchas gracias|bon|eh bien|merci(?: beaucoup)?|alors|also|gut|danke(?: schon)?|va bene|grazie(?: mille)?|allora|bem|entao|obrigad[oa]|ну|спасибо|ладно|хорошо|ок)[ ,]+/u;
-/** Words after a farewell that do not change it ("bye for now", "adios amigo"). */
-const TRAILING_FILLERS = /[ ,]+(?:then|now|for now|everyone|everybody|all|guys|my friend|friend|again|amigo|amiga|pues|alors|dann|allora|entao|друг)$/u;
-
-// Clause ends in every script served (Latin, CJK full-width, Arabic, Devanagari).
-const CLAUSE_END = /[.!?;:。！？；؟،…\n,，、।]+/u;
-const QUESTION = /[?？؟]\s*$/u;
-const CJK_NEGATION = /[不别別没沒]|ない|なで|な$|って言|と言/u;
-
-function normalise(text: string): string {
+/** Case, accents (Latin only: kana voicing, Devanagari vowels and й must stay) and spelling variants folded. */
+function fold(text: string): string {
   return text
-    .normalize('NFKD')
-    // Accents go from Latin letters only: kana voicing marks, Devanagari vowels and й must stay.
-    .replace(/(\p{Script=Latin})\p{M}+/gu, '$1')
     .normalize('NFKC')
     .toLowerCase()
-    .replace(/[’‘`´]/g, "'")
-    .replace(/ё/g, 'е')
-    .replace(/["“”«»„]/g, '')
-    .replace(/\p{Extended_Pictographic}/gu, '')
-    .replace(/\s+/g, ' ')
-    .trim();
+    .normalize('NFD')
+    .replace(LATIN_MARKS, '$1')
+    .normalize('NFC')
+    .replace(/[’‘ʼ`]/g, "'")
+    .replace(MAPPED_LETTERS, (letter) => LETTER_MAP[letter] ?? letter)
+    .replace(ARABIC_MARKS, '')
+    .replace(/\u093c/g, ''); // Devanagari nukta: फ़ोन and फोन are both written
 }
 
-/** The clause as spoken, without the fillers around a farewell. */
-function core(clause: string): string {
-  let text = clause.trim();
-  for (let previous = ''; previous !== text; ) {
-    previous = text;
-    text = text.replace(LEADING_FILLERS, '').replace(TRAILING_FILLERS, '').trim();
+// Runs of one character are cut to two ("byeee" stays "byee", "ㅋㅋㅋㅋ" becomes "ㅋㅋ"), which keeps the
+// patterns free of `x+` on single letters and the matching linear.
+const REPEATS = /(.)\1{2,}/gu;
+
+/** One written word folded for matching; the word "à" keeps its accent (French "à plus", "à+" are not the grade "A plus"). */
+function foldWord(raw: string): string {
+  const folded = fold(raw).replace(/\s+/g, '').replace(REPEATS, '$1$1');
+  return /^à(?!\p{L})/u.test(raw.normalize('NFC').toLowerCase()) ? `à${folded.slice(1)}` : folded;
+}
+
+const INVISIBLE = /[\u00ad\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g;
+// Quoted text is a mention ("he said 'goodbye'"), never a farewell: it becomes one opaque word.
+const QUOTED = [/"[^"]*(?:"|$)/g, /“[^“”]*(?:[“”]|$)/g, /„[^“”]*(?:[“”]|$)/g, /«[^»]*(?:»|$)/g, /‹[^›]*(?:›|$)/g, /「[^」]*(?:」|$)/g, /『[^』]*(?:』|$)/g, /‘[^’]*(?:’|$)/g, /(?<=^|[\s(])'[^']+'(?=$|[\s.,!?;:)])/g];
+const MENTION = ' ⟨quote⟩ ';
+const SYMBOLS = /[\p{Extended_Pictographic}\p{So}\p{Emoji_Modifier}\ufe0f\u20e3]/gu;
+const EMOTICON = /(?<=^|\s)(?:[:;=8][-'^o]?[()[\]dDpP3oO|\\/*]+|\^_*\^|<3+)(?=$|\s)/g;
+const WORD_HYPHEN = /(?<=\p{L})[-‐‑‒](?=\p{L})/gu; // "good-bye", "пока-пока", "déconnecte-toi"
+const TITLE_DOT = /(?<=^|\s)(Mr|Mrs|Ms|Dr|Prof|Sr|Sra|Srta|Mme|Mlle|Hr|Fr|Sig)\./g; // "Mr. Smith" is one clause
+const DELIMITERS = /([.,!?;:…。、，！？；：¡¿()[\]{}|/\\~〜～・،؛؟।॥*_—–\-\n\r\t]+)/u;
+/** Only the end of a turn matters; a long message is cut to its tail. */
+const TAIL_CHARS = 600;
+
+interface Clause {
+  /** Words as written (for capitalised names). */
+  raw: string[];
+  folded: string;
+  question: boolean;
+  /** Set off from the previous clause by a comma only, as a name is: "bye, Anna". */
+  afterComma: boolean;
+}
+
+function clausesOf(text: string): Clause[] {
+  let prepared = text.normalize('NFKC').slice(-TAIL_CHARS).replace(INVISIBLE, '');
+  for (const quoted of QUOTED) prepared = prepared.replace(quoted, MENTION);
+  prepared = prepared.replace(EMOTICON, ' ').replace(SYMBOLS, ' ').replace(WORD_HYPHEN, ' ').replace(TITLE_DOT, '$1');
+  const parts = prepared.split(DELIMITERS);
+  const clauses: Clause[] = [];
+  for (let i = 0; i < parts.length; i += 2) {
+    const before = parts[i - 1] ?? '';
+    const after = parts[i + 1] ?? '';
+    const words = parts[i]!
+      .split(/\s+/)
+      .map((raw) => ({ raw, folded: foldWord(raw) }))
+      .filter((word) => word.folded !== '');
+    if (words.length === 0) continue;
+    clauses.push({
+      raw: words.map((word) => word.raw),
+      folded: words.map((word) => word.folded).join(' '),
+      question: /[?؟]/.test(after) || before.includes('¿'),
+      afterComma: /^[\s,、،]+$/.test(before),
+    });
   }
-  return text;
+  return clauses;
 }
 
-function match(clause: string, hasEarlierContent: boolean): Phrase | null {
-  const text = core(clause);
-  if (!text) return null;
-  for (const phrase of PHRASES) {
-    if (!phrase.pattern.test(text)) continue;
-    if (phrase.ambiguous && !hasEarlierContent) continue;
-    if (phrase.suffix && CJK_NEGATION.test(text)) continue;
-    return phrase;
+// ---- Matching ------------------------------------------------------------------------------------
+
+interface CompiledTable {
+  language: string;
+  unspaced: boolean;
+  strict: RegExp;
+  loose: RegExp;
+  looseAfterLead: RegExp;
+  hang: RegExp;
+  hangAsked: RegExp;
+  trailOnly: RegExp;
+  /** A clause made only of this language's words: evidence for it when several languages match. */
+  vocabulary: RegExp;
+}
+
+function compile(table: LanguageTable): CompiledTable {
+  const sep = table.unspaced ? ' ?' : ' ';
+  const alt = (patterns: string[]) => `(?:${patterns.map((pattern) => fold(pattern).replace(/ /g, sep)).join('|')})`;
+  const farewells = [...UNIVERSAL_FAREWELL, ...table.phrases].filter((rule) => rule.reason === 'farewell');
+  const finals = alt(farewells.filter((rule) => rule.final).map((rule) => rule.pattern));
+  const any = alt(farewells.map((rule) => rule.pattern));
+  const hangUps = table.phrases.filter((rule) => rule.reason === 'hang_up_request');
+  const hang = alt(hangUps.map((rule) => rule.pattern));
+  const asking = hangUps.filter((rule) => rule.asks);
+  const hangAsking = asking.length > 0 ? alt(asking.map((rule) => rule.pattern)) : '(?!)';
+  const lead = alt([...UNIVERSAL_LEAD, ...table.lead]);
+  const ask = alt(table.ask);
+  const trail = alt([...UNIVERSAL_TRAIL, ...table.trail]);
+  const tail = `(?:${sep}(?:${any}|${trail}))*`;
+  const regex = (source: string) => new RegExp(`^${source}$`, 'u');
+  return {
+    language: table.language,
+    unspaced: table.unspaced ?? false,
+    strict: regex(`(?:(?:${lead}|${any})${sep})*${finals}${tail}`),
+    loose: regex(`${any}${tail}`),
+    looseAfterLead: regex(`(?:${lead}${sep})+${any}${tail}`),
+    hang: regex(`(?:(?:${ask}|${lead})${sep})*${hang}(?:${sep}${trail})*`),
+    hangAsked: regex(`(?:(?:${ask}|${lead})${sep})*(?:${ask}${sep}(?:(?:${ask}|${lead})${sep})*${hang}|${hangAsking})(?:${sep}${trail})*`),
+    trailOnly: regex(`${trail}(?:${sep}${trail})*`),
+    vocabulary: regex(`(?:(?:${lead}|${ask}|${trail}|${any}|${hang})${sep})*(?:${lead}|${ask}|${trail}|${any}|${hang})`),
+  };
+}
+
+const COMPILED = TABLES.map(compile);
+const GOODBYES = new Map(TABLES.map((table) => [table.language, table.goodbye]));
+
+// A farewell clause is short; longer ones are sentences that happen to contain one.
+const MAX_WORDS = 16;
+const MAX_UNSPACED_CHARS = 32;
+const NAME = /^\p{Lu}[\p{Ll}\p{M}'’]*\.?$/u;
+// Capitalised words that are not names: "Goodbye. Wait!" must not drop "Wait".
+const NOT_NAMES = new Set(
+  'no not never wait why what really maybe yes please stop hold hey hi hello sorry nein nicht warte halt non pas attends attendez espera espere nunca aspetta mai nao nee niet wacht nie czekaj hayir dur hola bonjour hallo ciao salut oh well'.split(' '),
+);
+
+const isName = (word: string) => NAME.test(word) && !NOT_NAMES.has(fold(word).replace(/\.$/, ''));
+
+/** Whether a clause is short enough to be a farewell (which also bounds the regular expressions' work). */
+function fits(text: string, unspaced: boolean): boolean {
+  return unspaced ? text.replace(/ /g, '').length <= MAX_UNSPACED_CHARS : text.split(' ').length <= MAX_WORDS;
+}
+
+/** The clause as folded, then without one and two trailing capitalised names ("bye Anna", "tschüss Frau Meier"). */
+function variants(clause: Clause, unspaced: boolean): string[] {
+  if (!fits(clause.folded, unspaced)) return [];
+  const out = [clause.folded];
+  if (unspaced) return out;
+  const words = clause.folded.split(' ');
+  for (let drop = 1; drop <= 2 && words.length - drop >= 1 && isName(clause.raw[words.length - drop]!); drop++) out.push(words.slice(0, -drop).join(' '));
+  return out;
+}
+
+function judgeClause(table: CompiledTable, clauses: Clause[], index: number): Reason | null {
+  const clause = clauses[index]!;
+  const question = clauses.slice(index).some((c) => c.question);
+  for (const text of variants(clause, table.unspaced)) {
+    // "Can you hang up?" asks for it; "hang up?" and "should I hang up?" do not.
+    if ((question ? table.hangAsked : table.hang).test(text)) return 'hang_up_request';
+    if (question) continue; // "should I say goodbye?", "see you tomorrow?"
+    if (table.strict.test(text) || table.looseAfterLead.test(text)) return 'farewell';
+    if (index > 0 && table.loose.test(text)) return 'farewell';
   }
   return null;
 }
 
-const NONE: FarewellVerdict = { ending: false, reason: null, language: null };
+function judge(table: CompiledTable, clauses: Clause[]): Reason | null {
+  // Trailing "thanks", "for now", "everyone" and laughter do not end the turn's meaning.
+  let index = clauses.length - 1;
+  while (index > 0 && fits(clauses[index]!.folded, table.unspaced) && table.trailOnly.test(clauses[index]!.folded)) index--;
+  const reason = judgeClause(table, clauses, index);
+  if (reason) return reason;
+  // A name after a comma: "bye, Anna", "Tschüss, Frau Meier".
+  const last = clauses[index]!;
+  if (index > 0 && last.afterComma && last.raw.length <= 2 && last.raw.every(isName)) return judgeClause(table, clauses, index - 1);
+  return null;
+}
+
+/** Clauses from the end of the turn weighed when choosing between languages that both match. */
+const EVIDENCE_CLAUSES = 4;
+const NOT_ENDING: FarewellVerdict = { ending: false, reason: null, language: null };
 
 /**
- * Whether a user turn ends the call: an explicit request to hang up, or an unambiguous farewell
- * as its LAST clause ("thanks, bye!" ends; "I said bye to Anna and left" does not). Questions,
- * negations and mentions do not count; a name after the farewell ("bye, Anna") does not hide it.
+ * Whether a user turn ends the call: an explicit request to hang up ("please hang up", "cuelga",
+ * "電話を切って"), or a farewell that is the turn's last clause ("thanks, bye!", "à plus",
+ * "再见"). Mid-sentence, quoted, questioned or negated farewells do not count, nor do greetings
+ * that are also farewells ("ciao", "salut") when they are all that was said.
  */
 export function detectFarewell(text: string): FarewellVerdict {
-  const normalised = normalise(text);
-  if (!normalised) return NONE;
-  const question = QUESTION.test(normalised);
-  const clauses = normalised.split(CLAUSE_END).map((clause) => clause.trim()).filter(Boolean);
-  if (clauses.length === 0) return NONE;
-  const last = clauses.length - 1;
-  // A short last clause (a name, "you too") may follow the farewell itself.
-  const candidates = clauses[last]!.split(' ').length <= 2 && last > 0 ? [last, last - 1] : [last];
-  for (const index of candidates) {
-    const phrase = match(clauses[index]!, index > 0);
-    if (!phrase) continue;
-    // "Can you hang up?" asks for it; "should I say goodbye?" does not say it.
-    if (question && !(phrase.reason === 'hang_up_request' && index === last)) return NONE;
-    return { ending: true, reason: phrase.reason, language: phrase.language };
+  const clauses = clausesOf(text);
+  if (clauses.length === 0) return NOT_ENDING;
+  let best: { verdict: FarewellVerdict; score: number } | null = null;
+  for (const table of COMPILED) {
+    const reason = judge(table, clauses);
+    if (!reason) continue;
+    // "Danke, bye" is German and "obrigado, nos vemos" Portuguese: the language whose words make up
+    // more of the turn's last clauses wins; a tie goes to the earlier table.
+    const score = clauses.slice(-EVIDENCE_CLAUSES).filter((c) => fits(c.folded, table.unspaced) && table.vocabulary.test(c.folded)).length;
+    if (!best || score > best.score) best = { verdict: { ending: true, reason, language: table.language }, score };
   }
-  return NONE;
+  return best?.verdict ?? NOT_ENDING;
 }
 
-const GOODBYES: Record<string, string> = {
-  en: 'Goodbye! Have a great day.',
-  es: 'Que tengas un buen día. ¡Adiós!',
-  fr: 'Bonne journée. Au revoir !',
-  de: 'Einen schönen Tag noch. Auf Wiedersehen!',
-  it: 'Buona giornata. Arrivederci!',
-  pt: 'Tenha um ótimo dia. Tchau!',
-  ru: 'Всего доброго. До свидания!',
-  zh: '祝你愉快，再见！',
-  ja: '良い一日を。さようなら。',
-  ar: 'يومك سعيد، مع السلامة!',
-  nl: 'Fijne dag, tot ziens!',
-  pl: 'Miłego dnia, do widzenia!',
-  tr: 'İyi günler, hoşça kal!',
-  ko: '좋은 하루 되세요. 안녕히 계세요!',
-  hi: 'आपका दिन शुभ हो। अलविदा!',
-};
-
-/** The one brief goodbye spoken when a call ends, in the caller's language (English by default). */
+/** The brief goodbye spoken when a call ends, in `language` (ISO-639-1 or a tag like `es-MX`), English by default. */
 export function goodbyeLine(language: string | null): string {
-  return GOODBYES[language ?? 'en'] ?? GOODBYES.en!;
+  const primary = language?.toLowerCase().split(/[-_]/)[0] ?? 'en';
+  if (primary === 'zh' && /hant|tw|hk|mo/i.test(language ?? '')) return '再見！';
+  return GOODBYES.get(primary) ?? GOODBYES.get('en')!;
 }
+
+/** The ISO-639-1 codes {@link detectFarewell} recognises and {@link goodbyeLine} speaks. */
+export const FAREWELL_LANGUAGES: readonly string[] = TABLES.map((table) => table.language);

@@ -1,169 +1,310 @@
-/** Server VAD settings, as the session's `turn_detection` gives them. */
+// Energy-based server VAD for realtime input audio: PCM16 little-endian mono at 24 kHz.
+// Pure: no timers, no I/O. Time is audio time, measured in the bytes it is fed.
+
+/** Server VAD knobs, as in the realtime session's `turn_detection` (`server_vad`). */
 export interface VadSettings {
-  /** 0..1: how loud a frame must be to count as speech (0.5 ≈ −37 dBFS). */
+  /** 0..1: a 10 ms frame is voiced when its {@link speechProbability} is above this (0.5 ≈ −37.5 dBFS). */
   threshold: number;
-  /** Audio kept before the speech start, so the first syllable is not cut. */
+  /** Audio kept from before the start of speech and put at the front of the turn. */
   prefixPaddingMs: number;
-  /** Unvoiced time that ends a turn. */
+  /** Consecutive unvoiced audio that ends a turn. */
   silenceDurationMs: number;
 }
 
-/** What the VAD saw, in audio milliseconds since the first byte it was fed. */
-export type VadEvent = { type: 'speech_started'; audioStartMs: number } | { type: 'speech_stopped'; audioEndMs: number; audio: Buffer };
+/**
+ * What the VAD noticed in the audio just pushed. Times are audio milliseconds since the VAD was
+ * created (they keep counting across `reset`, like the session's audio timeline).
+ */
+export type VadEvent =
+  | {
+      type: 'speech_started';
+      /** Where speech itself began (the first voiced frame of the onset run). */
+      audioStartMs: number;
+      /** Where this turn's audio begins: `audioStartMs` less the prefix padding that was available. */
+      turnStartMs: number;
+    }
+  | {
+      type: 'speech_stopped';
+      /** Where speech ended: the end of the last voiced frame. */
+      audioEndMs: number;
+      /** Where this turn's audio ends: `audioEndMs` plus the trailing silence kept. */
+      turnEndMs: number;
+      /** The whole turn: prefix padding, speech, and at most {@link TRAILING_SILENCE_MS} of silence. */
+      audio: Buffer;
+    };
 
-const SAMPLES_PER_MS = 24;
+/** The settings OpenAI's `server_vad` uses when the session names none. */
+export const DEFAULT_VAD_SETTINGS: Readonly<VadSettings> = { threshold: 0.5, prefixPaddingMs: 300, silenceDurationMs: 500 };
+
+/**
+ * Silence kept after the last voiced frame when a turn stops: enough for soft word endings that
+ * fall under the threshold, without handing the transcriber the dead air it tends to invent text for.
+ */
+export const TRAILING_SILENCE_MS = 300;
+
+/** Longest turn: speech running this long is stopped so one turn's memory stays bounded (~43 MB). */
+export const MAX_TURN_MS = 15 * 60_000;
+
+const SAMPLE_RATE = 24_000;
+const BYTES_PER_MS = (SAMPLE_RATE * 2) / 1000;
 const FRAME_MS = 10;
-const FRAME_BYTES = SAMPLES_PER_MS * FRAME_MS * 2;
-/** Speech starts after this many voiced frames within the last START_WINDOW frames (clicks do not count). */
-const START_VOICED = 3;
-const START_WINDOW = 5;
-/** Trailing silence kept at the end of a turn's audio. */
-const TAIL_MS = 100;
-/** A turn longer than this is cut, so memory stays bounded whatever the client sends. */
-const MAX_TURN_MS = 15 * 60_000;
+const FRAME_SAMPLES = (SAMPLE_RATE / 1000) * FRAME_MS;
+const FRAME_BYTES = FRAME_SAMPLES * 2;
+// Speech starts after 3 voiced frames out of the last 5 (30 of 50 ms): a click is one or two.
+const ONSET_WINDOW_FRAMES = 5;
+const ONSET_VOICED_FRAMES = 3;
+const FULL_SCALE_DB = 20 * Math.log10(32768);
+const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+// Turn audio grows in 1 s blocks, concatenated once when the turn ends.
+const BLOCK_BYTES = BYTES_PER_MS * 1000;
 
-/** Duration of `bytes` of PCM16 at 24 kHz, in ms. */
+/** Duration of `bytes` of 24 kHz PCM16 mono audio, in milliseconds (not rounded). */
 export function pcmDurationMs(bytes: number): number {
-  return bytes / (SAMPLES_PER_MS * 2);
+  return bytes / BYTES_PER_MS;
 }
 
-/** RMS level of `samples` 16-bit samples of `pcm` from byte `offset`, in dBFS (−100 for silence). */
+/** The level reported for digital silence: below anything 16-bit audio can carry (about −90 dBFS). */
+export const SILENCE_DBFS = -100;
+
+/**
+ * RMS level of `samples` PCM16LE samples starting at byte `offset`, in dBFS relative to a
+ * full-scale square wave (a full-scale sine is about −3 dBFS), never below {@link SILENCE_DBFS}.
+ */
 export function rmsDbfs(pcm: Buffer, offset: number, samples: number): number {
   let sum = 0;
   const start = pcm.byteOffset + offset;
-  if (start % 2 === 0) {
-    // Aligned (frames copied out of the pool always are): read samples straight from memory
-    // (PCM16 is little-endian, as every host Node runs on here).
+  if (LITTLE_ENDIAN_HOST && start % 2 === 0 && offset + samples * 2 <= pcm.length) {
+    // Aligned samples (every frame the VAD reads is) are read straight from memory.
     const view = new Int16Array(pcm.buffer, start, samples);
     for (let i = 0; i < samples; i++) sum += view[i]! * view[i]!;
   } else {
     for (let i = 0; i < samples; i++) {
-      const value = pcm.readInt16LE(offset + i * 2);
-      sum += value * value;
+      const sample = pcm.readInt16LE(offset + 2 * i);
+      sum += sample * sample;
     }
   }
-  const rms = Math.sqrt(sum / samples) / 32768;
-  return rms > 0 ? Math.max(-100, 20 * Math.log10(rms)) : -100;
+  if (sum === 0 || samples <= 0) return SILENCE_DBFS;
+  return Math.max(SILENCE_DBFS, 10 * Math.log10(sum / samples) - FULL_SCALE_DB);
 }
 
-/** Maps a frame's level onto 0..1: −60 dBFS and below is 0, −15 dBFS and above is 1. */
-function speechProbability(dbfs: number): number {
+/** Maps a frame level to a 0..1 speech probability: −60 dBFS and below is 0, −15 dBFS and above is 1. */
+export function speechProbability(dbfs: number): number {
   return Math.min(1, Math.max(0, (dbfs + 60) / 45));
 }
 
+/** Appends audio into fixed blocks so a long turn costs one copy in and one concatenation out. */
+class PcmCollector {
+  private readonly blocks: Buffer[] = [];
+  private block: Buffer | null = null;
+  private used = 0;
+  length = 0;
+
+  append(source: Buffer): void {
+    let at = 0;
+    while (at < source.length) {
+      if (!this.block || this.used === this.block.length) {
+        if (this.block) this.blocks.push(this.block);
+        this.block = Buffer.allocUnsafe(BLOCK_BYTES); // only the written part is ever read
+        this.used = 0;
+      }
+      const copied = source.copy(this.block, this.used, at);
+      this.used += copied;
+      at += copied;
+    }
+    this.length += source.length;
+  }
+
+  /** The first `limit` bytes collected, as one buffer. */
+  concat(limit = this.length): Buffer {
+    const parts = this.block ? [...this.blocks, this.block.subarray(0, this.used)] : this.blocks;
+    return Buffer.concat(parts, Math.min(limit, this.length));
+  }
+}
+
+/** The newest whole frames heard while idle, in one preallocated buffer. */
+class FrameRing {
+  private frames: Buffer;
+  private next = 0;
+  count = 0;
+
+  constructor(private capacity: number) {
+    this.frames = Buffer.alloc(capacity * FRAME_BYTES);
+  }
+
+  push(frame: Buffer): void {
+    if (this.capacity === 0) return;
+    frame.copy(this.frames, this.next * FRAME_BYTES, 0, FRAME_BYTES);
+    this.next = (this.next + 1) % this.capacity;
+    this.count = Math.min(this.count + 1, this.capacity);
+  }
+
+  /** The newest `count` frames (at most all of them), oldest first. */
+  newest(count: number): Buffer {
+    const take = Math.min(count, this.count);
+    const out = Buffer.allocUnsafe(take * FRAME_BYTES);
+    for (let i = 0; i < take; i++) {
+      const slot = (this.next - take + i + this.capacity) % this.capacity;
+      this.frames.copy(out, i * FRAME_BYTES, slot * FRAME_BYTES, (slot + 1) * FRAME_BYTES);
+    }
+    return out;
+  }
+
+  clear(): void {
+    this.next = 0;
+    this.count = 0;
+  }
+
+  /** Changes the capacity, keeping the newest frames that still fit. */
+  resize(capacity: number): void {
+    if (capacity === this.capacity) return;
+    const kept = this.newest(capacity);
+    this.capacity = capacity;
+    this.frames = Buffer.alloc(capacity * FRAME_BYTES);
+    kept.copy(this.frames);
+    this.count = kept.length / FRAME_BYTES;
+    this.next = capacity === 0 ? 0 : this.count % capacity;
+  }
+}
+
+interface Speech {
+  audio: PcmCollector;
+  /** Session byte offset where `audio` begins. */
+  startByte: number;
+  /** Session byte offset where the last voiced frame ended. */
+  lastVoicedEnd: number;
+  unvoicedFrames: number;
+}
+
+interface OnsetFrame {
+  voiced: boolean;
+  startByte: number;
+}
+
+const roundMs = (bytes: number) => Math.round(pcmDurationMs(bytes));
+
 /**
- * Energy-based voice activity detection over PCM16 24 kHz, in 10 ms frames. Pure: it is driven
- * by the audio it is fed and keeps time in audio milliseconds. While idle it keeps only the last
- * `prefixPaddingMs` (a bounded ring of frames); during a turn it collects frames and hands the
- * whole turn over at the stop, padded before and with up to 100 ms of the trailing silence.
+ * Energy-based voice activity detection over 10 ms frames. Feed it audio with {@link push}; it
+ * reports the start and end of each turn, and hands back the turn's audio when speech stops.
+ * While idle it keeps only the last `prefixPaddingMs` (plus the 50 ms onset window) of audio.
  */
 export class EnergyVad {
   private settings: VadSettings;
-  /** Bytes not yet making a whole frame. */
-  private partial: Buffer = Buffer.alloc(0);
-  private frames = 0;
-  /** Idle: the ring of recent frames (the prefix padding and the voiced run being confirmed). */
-  private recent: Buffer[] = [];
-  private recentVoiced: boolean[] = [];
-  /** In a turn: its frames so far. */
-  private turn: Buffer[] | null = null;
-  private turnStartFrame = 0;
-  private lastVoicedFrame = 0;
-  private silentFrames = 0;
+  private prefixFrames = 0;
+  private silenceFrames = 1;
+  private fedBytes = 0;
+  /** Bytes analysed as frames or dropped; `fedBytes - consumedBytes` wait in `partial`. */
+  private consumedBytes = 0;
+  private readonly partial = Buffer.alloc(FRAME_BYTES);
+  private partialBytes = 0;
+  private readonly ring: FrameRing;
+  private onset: OnsetFrame[] = [];
+  private speech: Speech | null = null;
 
   constructor(settings: VadSettings) {
     this.settings = { ...settings };
+    this.applySettings();
+    this.ring = new FrameRing(this.prefixFrames + ONSET_WINDOW_FRAMES);
   }
 
-  /** New settings take effect from the next frame. */
+  /** Audio milliseconds fed so far, across resets (not rounded). */
+  get positionMs(): number {
+    return pcmDurationMs(this.fedBytes);
+  }
+
+  /** Whether a turn is in progress (speech started and has not stopped). */
+  get speaking(): boolean {
+    return this.speech !== null;
+  }
+
+  /** Applies new settings from the next frame on; a turn in progress keeps its audio. */
   update(settings: VadSettings): void {
     this.settings = { ...settings };
+    this.applySettings();
+    this.ring.resize(this.prefixFrames + ONSET_WINDOW_FRAMES);
   }
 
-  /** Audio fed so far, in ms. */
-  get positionMs(): number {
-    return this.frames * FRAME_MS + pcmDurationMs(this.partial.length);
-  }
-
-  /** Whether a turn is in progress. */
-  get speaking(): boolean {
-    return this.turn !== null;
-  }
-
-  /** Feeds audio (any length, frames may straddle calls) and returns what it detected. */
+  /** Feeds PCM16LE audio of any length (partial frames and odd bytes carry over to the next push). */
   push(pcm: Buffer): VadEvent[] {
     const events: VadEvent[] = [];
-    let data = this.partial.length ? Buffer.concat([this.partial, pcm]) : pcm;
-    let offset = 0;
-    while (data.length - offset >= FRAME_BYTES) {
-      // Frames are copied out: the caller's buffer may be reused, and turns outlive it.
-      const frame = Buffer.from(data.subarray(offset, offset + FRAME_BYTES));
-      offset += FRAME_BYTES;
-      const event = this.frame(frame);
-      if (event) events.push(event);
+    this.fedBytes += pcm.length;
+    let at = 0;
+    if (this.partialBytes > 0) {
+      at = pcm.copy(this.partial, this.partialBytes, 0, Math.min(pcm.length, FRAME_BYTES - this.partialBytes));
+      this.partialBytes += at;
+      if (this.partialBytes < FRAME_BYTES) return events;
+      this.partialBytes = 0;
+      this.analyse(this.partial, events);
     }
-    data = data.subarray(offset);
-    this.partial = Buffer.from(data);
+    for (; at + FRAME_BYTES <= pcm.length; at += FRAME_BYTES) this.analyse(pcm.subarray(at, at + FRAME_BYTES), events);
+    this.partialBytes = pcm.copy(this.partial, 0, at);
     return events;
   }
 
-  /** Drops all buffered audio (input_audio_buffer.clear); a turn in progress is forgotten. */
+  /** Drops all buffered audio, in or out of a turn (`input_audio_buffer.clear`); no event is reported. */
   reset(): void {
-    this.partial = Buffer.alloc(0);
-    this.recent = [];
-    this.recentVoiced = [];
-    this.turn = null;
-    this.silentFrames = 0;
+    this.consumedBytes += this.partialBytes; // keeps later frame times on the session timeline
+    this.partialBytes = 0;
+    this.speech = null;
+    this.onset = [];
+    this.ring.clear();
   }
 
-  /** The audio of the turn in progress (or the idle padding) for a manual commit; then resets. */
+  /**
+   * The audio buffered now, for a manual commit: the turn so far while speaking, otherwise the
+   * idle padding (at most `prefixPaddingMs` + 50 ms), plus any partial frame. Then {@link reset}s.
+   */
   flush(): Buffer {
-    const audio = Buffer.concat([...(this.turn ?? this.recent), this.partial]);
+    const buffered = this.speech ? this.speech.audio.concat() : this.ring.newest(Infinity);
+    const audio = Buffer.concat([buffered, this.partial.subarray(0, this.partialBytes)]);
     this.reset();
     return audio;
   }
 
-  private frame(frame: Buffer): VadEvent | null {
-    const index = this.frames++;
-    const voiced = speechProbability(rmsDbfs(frame, 0, FRAME_BYTES / 2)) > this.settings.threshold;
-    if (this.turn) return this.inTurn(frame, index, voiced);
-    this.recent.push(frame);
-    this.recentVoiced.push(voiced);
-    const padding = Math.ceil(this.settings.prefixPaddingMs / FRAME_MS);
-    const keep = Math.max(padding + START_WINDOW, START_WINDOW);
-    if (this.recent.length > keep) {
-      this.recent.shift();
-      this.recentVoiced.shift();
-    }
-    const window = this.recentVoiced.slice(-START_WINDOW);
-    if (window.filter(Boolean).length < START_VOICED) return null;
-    // Speech began at the first voiced frame of the window; the turn keeps the padding before it.
-    const firstVoiced = window.indexOf(true);
-    const startIndex = index - (window.length - 1) + firstVoiced;
-    const startAt = this.recent.length - (index - startIndex) - 1;
-    this.turn = this.recent.slice(Math.max(0, startAt - padding));
-    this.recent = [];
-    this.recentVoiced = [];
-    this.turnStartFrame = startIndex;
-    this.lastVoicedFrame = index;
-    this.silentFrames = 0;
-    return { type: 'speech_started', audioStartMs: startIndex * FRAME_MS };
+  private applySettings(): void {
+    this.prefixFrames = Math.max(0, Math.ceil(this.settings.prefixPaddingMs / FRAME_MS));
+    this.silenceFrames = Math.max(1, Math.ceil(this.settings.silenceDurationMs / FRAME_MS));
   }
 
-  private inTurn(frame: Buffer, index: number, voiced: boolean): VadEvent | null {
-    const turn = this.turn!;
-    turn.push(frame);
+  private analyse(frame: Buffer, events: VadEvent[]): void {
+    const startByte = this.consumedBytes;
+    this.consumedBytes += FRAME_BYTES;
+    const voiced = speechProbability(rmsDbfs(frame, 0, FRAME_SAMPLES)) > this.settings.threshold;
+    if (this.speech) return this.continueSpeech(this.speech, frame, voiced, events);
+
+    this.ring.push(frame);
+    this.onset.push({ voiced, startByte });
+    if (this.onset.length > ONSET_WINDOW_FRAMES) this.onset.shift();
+    if (!voiced || this.onset.filter((f) => f.voiced).length < ONSET_VOICED_FRAMES) return;
+
+    const speechStart = this.onset.find((f) => f.voiced)!.startByte;
+    const speechFrames = (this.consumedBytes - speechStart) / FRAME_BYTES;
+    const audio = new PcmCollector();
+    audio.append(this.ring.newest(speechFrames + this.prefixFrames));
+    this.speech = { audio, startByte: this.consumedBytes - audio.length, lastVoicedEnd: this.consumedBytes, unvoicedFrames: 0 };
+    this.ring.clear();
+    this.onset = [];
+    events.push({ type: 'speech_started', audioStartMs: roundMs(speechStart), turnStartMs: roundMs(this.speech.startByte) });
+  }
+
+  private continueSpeech(speech: Speech, frame: Buffer, voiced: boolean, events: VadEvent[]): void {
+    speech.audio.append(frame);
     if (voiced) {
-      this.lastVoicedFrame = index;
-      this.silentFrames = 0;
-    } else this.silentFrames++;
-    const tooLong = (index - this.turnStartFrame) * FRAME_MS >= MAX_TURN_MS;
-    if (this.silentFrames * FRAME_MS < this.settings.silenceDurationMs && !tooLong) return null;
-    // Keep at most TAIL_MS of the trailing silence: the transcriber needs no more.
-    const drop = Math.max(0, this.silentFrames - TAIL_MS / FRAME_MS);
-    const audio = Buffer.concat(turn.slice(0, turn.length - drop));
-    this.turn = null;
-    this.silentFrames = 0;
-    return { type: 'speech_stopped', audioEndMs: (this.lastVoicedFrame + 1) * FRAME_MS, audio };
+      speech.unvoicedFrames = 0;
+      speech.lastVoicedEnd = this.consumedBytes;
+    } else {
+      speech.unvoicedFrames++;
+    }
+    if (speech.unvoicedFrames >= this.silenceFrames) {
+      events.push(this.stop(speech, speech.lastVoicedEnd + TRAILING_SILENCE_MS * BYTES_PER_MS));
+    } else if (speech.audio.length >= MAX_TURN_MS * BYTES_PER_MS) {
+      events.push(this.stop(speech, this.consumedBytes));
+    }
+  }
+
+  /** Ends the turn, keeping its audio up to session byte `endByte`. */
+  private stop(speech: Speech, endByte: number): VadEvent {
+    const audio = speech.audio.concat(Math.min(endByte, this.consumedBytes) - speech.startByte);
+    this.speech = null;
+    return { type: 'speech_stopped', audioEndMs: roundMs(speech.lastVoicedEnd), turnEndMs: roundMs(speech.startByte + audio.length), audio };
   }
 }
