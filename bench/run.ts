@@ -2,11 +2,11 @@
 // with short defaults, prints tables and writes bench/results/<timestamp>.json (machine, Node,
 // commit, every figure).
 //   npm run bench -- --scenario chat --connections 64 --duration 10 [--target URL --token T] [--json]
-//   --scenario all | micro | host | load | chat | chat-latency | chat-stream | chat-stream-latency | session-fanout | upload | search | realtime-idle | realtime-active (comma-separated)
-//   --connections N (32; session-fanout: followers, 1000; realtime-idle: calls, 10000; realtime-active: calls, 500)
-//   --duration S (5; realtime-idle: hold, 10; realtime-active: measured after the ramp, 10)  --warmup S (1)  --rate R (*-latency: paced, 100 req/s)
+//   --scenario all | micro | host | load | chat | chat-latency | chat-stream | chat-stream-latency | session-fanout | sse-hold | upload | search | realtime-idle | realtime-active (comma-separated)
+//   --connections N (32; session-fanout: followers, 1000; sse-hold: streams, 18000; realtime-idle: calls, 10000; realtime-active: calls, 500)
+//   --duration S (5; sse-hold and realtime-idle: hold, 10; realtime-active: measured after the ramp, 10)  --warmup S (1)  --rate R (*-latency: paced, 100 req/s)
 //   --rounds N (1: interleaved runs, median kept)  --timeout S (10, per request)
-//   --baselines all | none | uws,node-http,uws-sse,uws-fanout,uws-sink,uws-ws-idle,uws-ws-audio   --in-process   --time MS (micro and host, 1000)
+//   --baselines all | none | uws,node-http,uws-sse,uws-fanout,uws-sink,uws-ws-idle,uws-ws-audio,uws-sse-hold   --in-process   --time MS (micro and host, 1000)
 //   --client-threads N (realtime-*: client worker threads; 1 on two cores, else 2)
 //   --repeat-prompt (same prompt every request: measures the response-cache hit path)
 //   --rehydrate N (host: parked sessions written then rehydrated, 100000; 0 skips)
@@ -24,6 +24,8 @@ import { formatFanout } from './load/fanout-table.js';
 import { createProgressLine } from './load/progress-line.js';
 import { formatScenario } from './load/report-table.js';
 import { FANOUT_SCENARIO, runSessionFanout, type FanoutReport } from './load/session-fanout.js';
+import { formatSseHold } from './load/sse-hold-table.js';
+import { HOLD_SCENARIO, runSseHold, type HoldReport } from './load/sse-hold.js';
 import { runScenario, SCENARIO_NAMES, type BaselineId, type LoadSettings, type ScenarioName, type ScenarioReport } from './load/scenarios.js';
 import { runMicro, type MicroResult } from './micro.js';
 import { formatUpload, runUploadBench, type UploadReport } from './files/upload-bench.js';
@@ -89,7 +91,7 @@ function microTable(results: MicroResult[]): string {
   return lines.join('\n');
 }
 
-const LOAD = [...SCENARIO_NAMES, FANOUT_SCENARIO, 'upload', 'search', IDLE_SCENARIO, ACTIVE_SCENARIO];
+const LOAD = [...SCENARIO_NAMES, FANOUT_SCENARIO, HOLD_SCENARIO, 'upload', 'search', IDLE_SCENARIO, ACTIVE_SCENARIO];
 const requested = values.scenario.split(',').flatMap((name) => (name === 'all' ? ['micro', 'host', ...LOAD] : name === 'load' ? LOAD : [name]));
 for (const name of requested) if (name !== 'micro' && name !== 'host' && !LOAD.includes(name)) fail(`unknown scenario ${name} (micro, host, ${LOAD.join(', ')}, load, all)`);
 if (values.target && !values.token) fail('--target needs --token (an API token of an account with credit)');
@@ -114,8 +116,10 @@ const wantsFanoutBaseline = !baselines || baselines.includes('uws-fanout');
 const wantsUploadBaselines = !baselines || baselines.includes('uws-sink');
 const wantsIdleBaseline = !baselines || baselines.includes('uws-ws-idle');
 const wantsActiveBaseline = !baselines || baselines.includes('uws-ws-audio');
+const wantsHoldBaseline = !baselines || baselines.includes('uws-sse-hold');
 // The client threads share the machine with the server: on two cores one client thread, beside one server core.
 const clientThreads = Math.round(positive('client-threads', values['client-threads'] ?? (cpus().length >= 3 ? '2' : '1'), 8));
+// The realtime scenarios and sse-hold default to a 10 s hold or window rather than 5 s.
 const realtimeDurationMs = positive('duration', values.duration ?? '10', 3600) * 1000;
 settings.onProgress = createProgressLine(settings);
 const followers = Math.round(positive('connections', values.connections ?? '1000', 100_000));
@@ -134,7 +138,7 @@ const report: {
   machine: { cpus: number; cpu: string; memory_gib: number; loadavg_at_start: number[] };
   micro?: MicroResult[];
   host?: HostReport;
-  load: (ScenarioReport | FanoutReport | UploadReport | SearchReport | IdleReport | ActiveReport | { scenario: string; error: string })[];
+  load: (ScenarioReport | FanoutReport | HoldReport | UploadReport | SearchReport | IdleReport | ActiveReport | { scenario: string; error: string })[];
 } = {
   when: new Date().toISOString(),
   commit: commit(),
@@ -175,6 +179,21 @@ for (const name of requested) {
       });
       report.load.push(result);
       print(formatFanout(result));
+    } else if (name === HOLD_SCENARIO) {
+      const streams = Math.round(positive('connections', values.connections ?? '18000', 100_000));
+      step(`${HOLD_SCENARIO}: ${streams.toLocaleString('en-US')} streams`);
+      const result = await runSseHold({
+        streams,
+        holdMs: realtimeDurationMs,
+        concurrency: 500,
+        openTimeoutMs: Math.max(30_000, settings.timeoutMs),
+        inProcess: settings.inProcess,
+        target: settings.target,
+        baseline: wantsHoldBaseline,
+        onStep: step,
+      });
+      report.load.push(result);
+      print(formatSseHold(result));
     } else if (name === 'upload') {
       const bytes = Math.round(positive('bytes', values.bytes, 5 * 1024 ** 3));
       step(`upload: ${Math.round(bytes / 1024 ** 2)} MiB`);

@@ -1,6 +1,6 @@
 // Keeps bench/ from rotting: a tiny chat run against the gateway and the bare uWS baseline, a
-// 20-follower session fan-out, a small run of the host benchmarks and a handful of realtime calls
-// (idle, then live) must each produce a complete report. No timing assertions: figures are only sane.
+// 20-follower session fan-out, 20 held SSE streams, a small run of the host benchmarks and a handful
+// of realtime calls (idle, then live) must each produce a complete report. No timing assertions: figures are only sane.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { benchSearch } from '../bench/files/search-bench.js';
@@ -12,6 +12,8 @@ import { runScenario } from '../bench/load/scenarios.js';
 import { runSessionFanout } from '../bench/load/session-fanout.js';
 import { SessionEventReader } from '../bench/load/session-event-reader.js';
 import { SseCounter } from '../bench/load/sse-counter.js';
+import { runSseHold } from '../bench/load/sse-hold.js';
+import { formatSseHold } from '../bench/load/sse-hold-table.js';
 import { formatActive } from '../bench/realtime/active-table.js';
 import { formatIdle } from '../bench/realtime/idle-table.js';
 import { runRealtimeActive } from '../bench/realtime/realtime-active.js';
@@ -39,6 +41,19 @@ test('the chat scenario reports the gateway and the bare uWS baseline', async ()
   assert.ok(figures.includes('requests/s, ours ÷ bare uWS'));
   assert.ok(figures.includes('added p99 (ours − bare uWS)'));
   assert.ok(report.checks.every((check) => check.value !== null), 'every figure was measured');
+});
+
+test('the chat-stream scenario streams complete SSE answers from the gateway and the bare uWS SSE baseline', async () => {
+  const report = await runScenario('chat-stream', { connections: 2, durationMs: 1000, warmupMs: 200, rate: 50, rounds: 1, timeoutMs: 5000, target: null, inProcess: false, baselines: ['uws-sse'] });
+  assert.equal(
+    report.rows.map((row) => row.name),
+    ['svc gateway', 'bare uWS SSE'],
+  );
+  for (const row of report.rows) {
+    assert.is(row.status, 'ok', `${row.name}: ${row.note}`);
+    assert.ok(row.requests > 0, `${row.name} completed streams`);
+    assert.equal(row.errors, {}, `${row.name} had no errors`);
+  }
 });
 
 test('the histogram orders its percentiles within 2 % of the recorded values', () => {
@@ -84,6 +99,25 @@ test('the session-fanout scenario delivers every event to every follower, in ord
     assert.ok(row.server && row.server.rssMbReady > 0 && row.server.during !== null, `${row.name}: server was sampled`);
   }
   assert.ok(report.rows[0]!.stream.includes('live_input×10'), report.rows[0]!.stream);
+});
+
+test('the sse-hold scenario holds every stream delivering on the gateway and the bare baseline, then aborts them all', async () => {
+  const streams = 20;
+  const report = await runSseHold({ streams, holdMs: 1000, concurrency: 5, openTimeoutMs: 10_000, inProcess: false, target: null });
+  assert.equal(
+    report.rows.map((row) => row.name),
+    ['svc gateway', 'bare uWS SSE hold'],
+  );
+  for (const row of report.rows) {
+    assert.equal(row.errors, {}, `${row.name}: no errors (${JSON.stringify(row.errorSamples)})`);
+    assert.is(row.opened, streams, `${row.name}: every stream opened`);
+    assert.is(row.openMs.count, streams, `${row.name}: one first-byte time per stream`);
+    assert.is(row.delivering, streams, `${row.name}: every stream still delivered at the end of the hold`);
+    assert.is(row.endedEarly, 0, `${row.name}: no stream ended before the abort`);
+    assert.ok(row.answersAfterAbortMs !== null, `${row.name}: a new stream answered after the abort`);
+    assert.ok(row.server && row.server.rssMbBefore > 0 && row.server.rssMbHeldMax > 0, `${row.name}: server memory was read`);
+  }
+  assert.ok(formatSseHold(report).includes('RSS < 1 GiB'));
 });
 
 test('the host benchmarks report every figure, with baselines, and a rehydration run of each kind', async () => {

@@ -6,14 +6,16 @@ import type { AddressInfo } from 'node:net';
 import { uws } from '../../http/uws.js';
 import { listenUws } from './listen-uws.js';
 import { startBareFanout } from './bare-fanout.js';
+import { startBareSseHold } from './bare-sse-hold.js';
 import { startBareRealtime } from '../realtime/bare-realtime.js';
 
 /**
  * Which baseline: bare uWS answering JSON, bare node:http answering JSON, bare uWS writing SSE,
  * bare uWS fanning SSE out (bare-fanout.ts), bare uWS taking PUT bodies and dropping them (uploads),
- * bare uWS WebSockets holding idle calls or streaming audio frames (realtime/bare-realtime.ts).
+ * bare uWS WebSockets holding idle calls or streaming audio frames (realtime/bare-realtime.ts),
+ * bare uWS holding SSE streams open with one event a second each (bare-sse-hold.ts).
  */
-export type BareKind = 'uws-json' | 'node-http-json' | 'uws-sse' | 'uws-fanout' | 'uws-sink' | 'uws-ws-idle' | 'uws-ws-audio';
+export type BareKind = 'uws-json' | 'node-http-json' | 'uws-sse' | 'uws-fanout' | 'uws-sink' | 'uws-ws-idle' | 'uws-ws-audio' | 'uws-sse-hold';
 
 /** What a baseline answers on POST /v1/chat/completions. */
 export interface BareServerOptions {
@@ -107,6 +109,7 @@ function startUwsSink(host: string): Promise<RunningServer> {
 export function startBareServer(options: BareServerOptions, host = '127.0.0.1'): Promise<RunningServer> {
   if (options.kind === 'uws-fanout') return startBareFanout(host);
   if (options.kind === 'uws-sink') return startUwsSink(host);
+  if (options.kind === 'uws-sse-hold') return startBareSseHold(host);
   if (options.kind === 'uws-ws-idle' || options.kind === 'uws-ws-audio') return startBareRealtime(options.kind, host);
   return options.kind === 'node-http-json' ? startNodeHttp(options, host) : startUws(options, host);
 }

@@ -18,9 +18,10 @@ export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 
 /**
  * Baselines a scenario may run: bare uWS and node:http answering JSON, bare uWS writing SSE, bare
- * uWS fanning SSE out (session-fanout), the upload sink, bare uWS WebSockets (realtime-idle, realtime-active).
+ * uWS fanning SSE out (session-fanout), the upload sink, bare uWS WebSockets (realtime-idle, realtime-active),
+ * bare uWS holding SSE streams open (sse-hold).
  */
-export type BaselineId = 'uws' | 'node-http' | 'uws-sse' | 'uws-fanout' | 'uws-sink' | 'uws-ws-idle' | 'uws-ws-audio';
+export type BaselineId = 'uws' | 'node-http' | 'uws-sse' | 'uws-fanout' | 'uws-sink' | 'uws-ws-idle' | 'uws-ws-audio' | 'uws-sse-hold';
 
 /** Settings shared by every run of a scenario (same client, same connections for every target). */
 export interface LoadSettings {
