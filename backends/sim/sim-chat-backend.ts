@@ -17,8 +17,11 @@ function asJson(pieces: string[]): string[] {
   return ['{"', 'answer', '":', ` ${JSON.stringify(text)}`, '}'];
 }
 
-function piecesOf(text: string): string[] {
-  return text.match(/\s*[\p{L}\p{N}]{1,6}|\s*[^\s\p{L}\p{N}]|\s+$/gu) ?? [];
+const PIECE = /\s*[\p{L}\p{N}]{1,6}|\s*[^\s\p{L}\p{N}]|\s+$/gu;
+
+/** A scripted reply cut into token-sized pieces as they are streamed, not held whole per stream. */
+function* piecesOf(text: string): Generator<string> {
+  for (const match of text.matchAll(PIECE)) yield match[0];
 }
 
 function firstStop(text: string, stops: readonly string[]): number {
@@ -30,9 +33,9 @@ function firstStop(text: string, stops: readonly string[]): number {
   return at;
 }
 
-function answerPieces(request: ChatBackendRequest, reply: string | undefined): string[] {
+function answerPieces(request: ChatBackendRequest, reply: string | undefined): Iterable<string> {
   const pieces = reply !== undefined ? piecesOf(reply) : simPieces(request.model, request.messages, request.choiceIndex);
-  return request.responseFormat.type === 'text' ? pieces : asJson(pieces);
+  return request.responseFormat.type === 'text' ? pieces : asJson([...pieces]);
 }
 
 /**
@@ -71,7 +74,9 @@ export function createSimChatBackend(latency: SimLatency): ChatBackend {
       let emitted = '';
       let completionTokens = 0;
       let finishReason: 'stop' | 'length' = 'stop';
-      for (const [index, piece] of answerPieces(request, reply).entries()) {
+      let index = -1;
+      for (const piece of answerPieces(request, reply)) {
+        index++;
         request.signal.throwIfAborted();
         const cost = countTokens(piece);
         if (completionTokens + cost > request.maxTokens) {
@@ -86,7 +91,8 @@ export function createSimChatBackend(latency: SimLatency): ChatBackend {
           break;
         }
         if (index > 0 && gapMs > 0) await sleep(gapMs, undefined, { signal: request.signal });
-        emitted += piece;
+        // The text so far is only needed to find stop sequences that span pieces.
+        if (request.stop.length) emitted += piece;
         completionTokens += cost;
         yield { type: 'delta', text: piece };
       }
