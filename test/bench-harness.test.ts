@@ -7,6 +7,7 @@ import { benchSearch } from '../bench/files/search-bench.js';
 import { formatSearch } from '../bench/files/search-table.js';
 import { formatUpload, runUploadBench } from '../bench/files/upload-bench.js';
 import { runHostBench } from '../bench/host/run-host.js';
+import { runMicro } from '../bench/micro.js';
 import { Histogram } from '../bench/load/histogram.js';
 import { runScenario } from '../bench/load/scenarios.js';
 import { runSessionFanout } from '../bench/load/session-fanout.js';
@@ -54,6 +55,13 @@ test('the chat-stream scenario streams complete SSE answers from the gateway and
     assert.ok(row.requests > 0, `${row.name} completed streams`);
     assert.equal(row.errors, {}, `${row.name} had no errors`);
   }
+});
+
+test('the micro benchmarks measure every benchmark and its baseline', async () => {
+  const results = await runMicro({ timeMs: 20 });
+  assert.ok(results.length >= 6, `${results.length} benchmarks`);
+  for (const result of results) assert.ok(result.opsPerSecond > 0 && result.p50Us > 0, `${result.group}: ${result.name}`);
+  assert.ok(results.some((result) => result.name.startsWith('baseline:')));
 });
 
 test('the histogram orders its percentiles within 2 % of the recorded values', () => {
