@@ -110,3 +110,30 @@ export async function startBaseline(options: BareServerOptions & { inProcess?: b
 export function externalTarget(url: string, token: string): ServerUnderTest {
   return { url: url.replace(/\/+$/, ''), token, sample: null, close: () => Promise.resolve() };
 }
+
+/**
+ * Runs `measure` on the gateway (or the `--target` deployment), then on the bare baseline (unless
+ * `baseline` is null), starting each server for its run and closing it after, so the two never
+ * share the machine.
+ */
+export async function measureOursThenBaseline<Row>(
+  options: { target: { url: string; token: string } | null; inProcess: boolean; gatewayEnv?: Record<string, string>; baseline: { server: BareServerOptions; name: string } | null },
+  measure: (server: ServerUnderTest, name: string, role: 'ours' | 'baseline') => Promise<Row>,
+): Promise<Row[]> {
+  const rows: Row[] = [];
+  const ours = options.target ? externalTarget(options.target.url, options.target.token) : await startGateway({ inProcess: options.inProcess, ...(options.gatewayEnv && { env: options.gatewayEnv }) });
+  try {
+    rows.push(await measure(ours, 'svc gateway', 'ours'));
+  } finally {
+    await ours.close();
+  }
+  if (options.baseline) {
+    const bare = await startBaseline({ ...options.baseline.server, inProcess: options.inProcess });
+    try {
+      rows.push(await measure(bare, options.baseline.name, 'baseline'));
+    } finally {
+      await bare.close();
+    }
+  }
+  return rows;
+}

@@ -10,7 +10,7 @@ import { Histogram, type LatencySummary } from './histogram.js';
 import { UNIQUE_MARKER } from './load-client.js';
 import type { ServerResources } from './process-sampler.js';
 import { runSseHoldInWorker } from './run-sse-hold-in-worker.js';
-import { externalTarget, startBaseline, startGateway, type ServerUnderTest } from './servers.js';
+import { measureOursThenBaseline, type ServerUnderTest } from './servers.js';
 
 /** The scenario's name on the command line. */
 export const HOLD_SCENARIO = 'sse-hold';
@@ -176,21 +176,10 @@ async function measure(server: ServerUnderTest, name: string, role: HoldRow['rol
 /** Runs sse-hold on the gateway (or --target), then on the bare uWS baseline. */
 export async function runSseHold(s: HoldSettings): Promise<HoldReport> {
   assertFilesFor(s.streams, HOLD_SCENARIO);
-  const rows: HoldRow[] = [];
-  const ours = s.target ? externalTarget(s.target.url, s.target.token) : await startGateway({ inProcess: s.inProcess });
-  try {
-    rows.push(await measure(ours, 'svc gateway', 'ours', s));
-  } finally {
-    await ours.close();
-  }
-  if (s.baseline !== false) {
-    const bare = await startBaseline({ kind: 'uws-sse-hold', inProcess: s.inProcess });
-    try {
-      rows.push(await measure(bare, 'bare uWS SSE hold', 'baseline', s));
-    } finally {
-      await bare.close();
-    }
-  }
+  const rows = await measureOursThenBaseline(
+    { target: s.target, inProcess: s.inProcess, baseline: s.baseline !== false ? { server: { kind: 'uws-sse-hold' }, name: 'bare uWS SSE hold' } : null },
+    (server, rowName, role) => measure(server, rowName, role, s),
+  );
   const settings = { streams: s.streams, holdMs: s.holdMs, concurrency: s.concurrency, openTimeoutMs: s.openTimeoutMs, inProcess: s.inProcess, baseline: s.baseline !== false };
   return { scenario: HOLD_SCENARIO, settings: { ...settings, target: s.target?.url ?? null, lastWindowMs: LAST_WINDOW_MS, replyWords: replyWords(s) }, rows };
 }

@@ -6,7 +6,7 @@
 import type { LatencySummary } from '../load/histogram.js';
 import { Histogram } from '../load/histogram.js';
 import type { ServerResources } from '../load/process-sampler.js';
-import { externalTarget, startBaseline, startGateway, type ServerUnderTest } from '../load/servers.js';
+import { measureOursThenBaseline, type ServerUnderTest } from '../load/servers.js';
 import type { ActiveStats } from './active-client.js';
 import type { TurnCounts } from './call-events.js';
 import { ErrorTally } from './error-tally.js';
@@ -172,21 +172,10 @@ export async function runRealtimeActive(s: ActiveSettings): Promise<ActiveReport
   assertFilesFor(s.calls, ACTIVE_SCENARIO);
   const loop = await buildSpeechLoop(SENTENCE, SILENCE_MS);
   const rampMs = s.rampMs ?? 2 * loop.cycleMs;
-  const rows: ActiveRow[] = [];
-  const ours = s.target ? externalTarget(s.target.url, s.target.token) : await startGateway({ inProcess: s.inProcess, env: { SVC_SIM_SPEECH_REALTIME: 'true' } });
-  try {
-    rows.push(await measure(ours, 'svc gateway', 'ours', s, loop, rampMs));
-  } finally {
-    await ours.close();
-  }
-  if (s.baseline !== false) {
-    const bare = await startBaseline({ kind: 'uws-ws-audio', inProcess: s.inProcess });
-    try {
-      rows.push(await measure(bare, 'bare uWS WebSocket audio', 'baseline', s, loop, rampMs));
-    } finally {
-      await bare.close();
-    }
-  }
+  const rows = await measureOursThenBaseline(
+    { target: s.target, inProcess: s.inProcess, gatewayEnv: { SVC_SIM_SPEECH_REALTIME: 'true' }, baseline: s.baseline !== false ? { server: { kind: 'uws-ws-audio' }, name: 'bare uWS WebSocket audio' } : null },
+    (server, rowName, role) => measure(server, rowName, role, s, loop, rampMs),
+  );
   const settings = { calls: s.calls, durationMs: s.durationMs, concurrency: s.concurrency, callTimeoutMs: s.callTimeoutMs, clientThreads: s.clientThreads, inProcess: s.inProcess, baseline: s.baseline !== false };
   return {
     scenario: ACTIVE_SCENARIO,

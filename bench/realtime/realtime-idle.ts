@@ -5,7 +5,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Histogram, type LatencySummary } from '../load/histogram.js';
 import type { ServerResources } from '../load/process-sampler.js';
-import { externalTarget, startBaseline, startGateway, type ServerUnderTest } from '../load/servers.js';
+import { measureOursThenBaseline, type ServerUnderTest } from '../load/servers.js';
 import { ErrorTally } from './error-tally.js';
 import type { IdleStats } from './idle-client.js';
 import { assertFilesFor } from './open-files-limit.js';
@@ -144,21 +144,10 @@ async function measure(server: ServerUnderTest, name: string, role: IdleRow['rol
 /** Runs realtime-idle on the gateway (or --target), then on the bare uWS baseline. */
 export async function runRealtimeIdle(s: IdleSettings): Promise<IdleReport> {
   assertFilesFor(s.calls, IDLE_SCENARIO);
-  const rows: IdleRow[] = [];
-  const ours = s.target ? externalTarget(s.target.url, s.target.token) : await startGateway({ inProcess: s.inProcess });
-  try {
-    rows.push(await measure(ours, 'svc gateway', 'ours', s));
-  } finally {
-    await ours.close();
-  }
-  if (s.baseline !== false) {
-    const bare = await startBaseline({ kind: 'uws-ws-idle', inProcess: s.inProcess });
-    try {
-      rows.push(await measure(bare, 'bare uWS WebSocket', 'baseline', s));
-    } finally {
-      await bare.close();
-    }
-  }
+  const rows = await measureOursThenBaseline(
+    { target: s.target, inProcess: s.inProcess, baseline: s.baseline !== false ? { server: { kind: 'uws-ws-idle' }, name: 'bare uWS WebSocket' } : null },
+    (server, rowName, role) => measure(server, rowName, role, s),
+  );
   const settings = { calls: s.calls, holdMs: s.holdMs, concurrency: s.concurrency, callTimeoutMs: s.callTimeoutMs, pingTimeoutMs: s.pingTimeoutMs, clientThreads: s.clientThreads, inProcess: s.inProcess, baseline: s.baseline !== false };
   return { scenario: IDLE_SCENARIO, settings: { ...settings, target: s.target?.url ?? null }, rows };
 }
