@@ -1,8 +1,9 @@
 // Type-checked rules: in a streaming server a dropped promise is a lost write.
 import tseslint from 'typescript-eslint';
+import { layerRules } from './eslint.layers.js';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', 'bench/results/', 'eslint.config.js'] },
+  { ignores: ['node_modules/', 'data/', 'bench/results/', 'eslint.config.js', 'eslint.layers.js'] },
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
@@ -27,4 +28,5 @@ export default tseslint.config(
       '@typescript-eslint/restrict-template-expressions': 'off',
     },
   },
+  ...layerRules,
 );

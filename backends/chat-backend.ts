@@ -28,6 +28,11 @@ export interface ChatBackendRequest {
   choiceIndex: number;
   /** Aborted when the client leaves or cancels; the backend stops its work. */
   signal: AbortSignal;
+  /**
+   * False when the caller only wants the whole answer (a non-streaming client, one pass): a
+   * backend may then produce it in one piece. The events are the same either way. Default true.
+   */
+  stream?: boolean;
 }
 
 /**

@@ -9,6 +9,20 @@ export interface SpeechRequest {
   /** ISO-639-1 hint for the text's language; null or absent means the backend's default. */
   language?: string | null;
   signal: AbortSignal;
+  /** Playback speed, 0.25 to 4 (1 when absent); only a backend with `appliesSpeed` reads it. */
+  speed?: number;
+  /** Delivery style in words ("calm, slow"); engines that cannot follow it ignore it. */
+  instructions?: string | null;
+  /** A cloned voice to speak with instead of `voice` (premium engines); what its cloner made. */
+  clonedVoice?: ClonedVoice | null;
+}
+
+/** A cloned voice as its engine keeps it: an id and the profile the cloner measured. */
+export interface ClonedVoice {
+  id: string;
+  /** Which engine made the profile (only that engine can speak with it). */
+  engine: string;
+  profile: Readonly<Record<string, number | string>>;
 }
 
 /**
@@ -19,5 +33,7 @@ export interface SpeechRequest {
  */
 export interface SpeechBackend {
   readonly name: string;
+  /** The engine plays `speed` itself; otherwise callers change the tempo of what it says. */
+  readonly appliesSpeed?: boolean;
   synthesize(request: SpeechRequest): AsyncIterable<Buffer>;
 }

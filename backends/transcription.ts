@@ -14,12 +14,35 @@ export interface TranscriptionRequest {
   /** ISO-639-1 hint; null or absent lets the backend detect it. */
   language?: string | null;
   signal: AbortSignal;
+  /** Text that guides the engine (spelling of names, the previous segment); engines may ignore it. */
+  prompt?: string | null;
+  /** Ask for word times and speaker labels where the engine has them. */
+  detail?: { words?: boolean; speakers?: boolean };
 }
 
-/** A transcript and the length of the audio it came from. */
+/** A stretch of the transcript with its times in seconds, and who spoke it when the engine tells speakers apart. */
+export interface TranscriptSegment {
+  start: number;
+  end: number;
+  text: string;
+  speaker?: string;
+}
+
+/** A word with its times in seconds. */
+export interface TranscriptWord {
+  word: string;
+  start: number;
+  end: number;
+}
+
+/** A transcript and the length of the audio it came from; engines that know more add segments, words and the language. */
 export interface Transcript {
   text: string;
   durationSeconds: number;
+  /** ISO-639-1 code of the language heard. */
+  language?: string;
+  segments?: TranscriptSegment[];
+  words?: TranscriptWord[];
 }
 
 /**

@@ -2,9 +2,9 @@ import { rmSync } from 'node:fs';
 import { Bench } from 'tinybench';
 import { Router } from '../http/router.js';
 import { ChatCompletionRequestSchema } from '../protocols/chat.js';
-import { AccountServices } from '../runtime/accounts/account-services.js';
+import { AccountServices } from '../actors/accounts/account-services.js';
 import { systemClock } from '../runtime/clock.js';
-import { Store } from '../runtime/store.js';
+import { LmdbStore } from '../runtime/store/lmdb-store.js';
 import { tempDataDir } from '../test/harness.js';
 
 /** One figure of a micro benchmark, with its baseline's name when it has one. */
@@ -45,7 +45,7 @@ function buildRouter(): Router<string> {
 /** Runs the micro benchmarks: each figure beside a baseline doing the least possible same work. */
 export async function runMicro(options: { timeMs: number }): Promise<MicroResult[]> {
   const dir = tempDataDir();
-  const store = Store.open(dir);
+  const store = LmdbStore.open(dir);
   const services = new AccountServices(store, systemClock, { sessionTtlMs: 60_000, usageFlushMs: 0 });
   const created = await services.createAccount({ email: 'bench@example.com', password: null, creditMicros: 1e12, tokenLabel: 'bench' });
   const accountId = created!.account.id;

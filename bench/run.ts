@@ -2,7 +2,7 @@
 // with short defaults, prints tables and writes bench/results/<timestamp>.json (machine, Node,
 // commit, every figure).
 //   npm run bench -- --scenario chat --connections 64 --duration 10 [--target URL --token T] [--json]
-//   --scenario all | micro | host | load | chat | chat-latency | chat-stream | chat-stream-latency | session-fanout | sse-hold | upload | search | realtime-idle | realtime-active (comma-separated)
+//   --scenario all | micro | accounts | host | load | chat | chat-latency | chat-stream | chat-stream-latency | session-fanout | sse-hold | upload | search | realtime-idle | realtime-active (comma-separated)
 //   --connections N (32; session-fanout: followers, 1000; sse-hold: streams, 18000; realtime-idle: calls, 10000; realtime-active: calls, 500)
 //   --duration S (5; sse-hold and realtime-idle: hold, 10; realtime-active: measured after the ramp, 10)  --warmup S (1)  --rate R (*-latency: paced, 100 req/s)
 //   --rounds N (1: interleaved runs, median kept)  --timeout S (10, per request)
@@ -19,6 +19,7 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { formatHost } from './host/host-table.js';
+import { formatProxy, runProxyScenario, type ProxyReport } from './proxy/proxy-scenario.js';
 import { runHostBench, type HostReport } from './host/run-host.js';
 import { formatFanout } from './load/fanout-table.js';
 import { createProgressLine } from './load/progress-line.js';
@@ -28,6 +29,7 @@ import { formatSseHold } from './load/sse-hold-table.js';
 import { HOLD_SCENARIO, runSseHold, type HoldReport } from './load/sse-hold.js';
 import { runScenario, SCENARIO_NAMES, type BaselineId, type LoadSettings, type ScenarioName, type ScenarioReport } from './load/scenarios.js';
 import { runMicro, type MicroResult } from './micro.js';
+import { runAccountsBench } from './accounts/accounts-bench.js';
 import { formatUpload, runUploadBench, type UploadReport } from './files/upload-bench.js';
 import { benchSearch } from './files/search-bench.js';
 import { formatSearch, type SearchReport } from './files/search-table.js';
@@ -91,9 +93,9 @@ function microTable(results: MicroResult[]): string {
   return lines.join('\n');
 }
 
-const LOAD = [...SCENARIO_NAMES, FANOUT_SCENARIO, HOLD_SCENARIO, 'upload', 'search', IDLE_SCENARIO, ACTIVE_SCENARIO];
-const requested = values.scenario.split(',').flatMap((name) => (name === 'all' ? ['micro', 'host', ...LOAD] : name === 'load' ? LOAD : [name]));
-for (const name of requested) if (name !== 'micro' && name !== 'host' && !LOAD.includes(name)) fail(`unknown scenario ${name} (micro, host, ${LOAD.join(', ')}, load, all)`);
+const LOAD = [...SCENARIO_NAMES, FANOUT_SCENARIO, HOLD_SCENARIO, 'upload', 'search', IDLE_SCENARIO, ACTIVE_SCENARIO, 'proxy'];
+const requested = values.scenario.split(',').flatMap((name) => (name === 'all' ? ['micro', 'accounts', 'host', ...LOAD] : name === 'load' ? LOAD : [name]));
+for (const name of requested) if (name !== 'micro' && name !== 'accounts' && name !== 'host' && !LOAD.includes(name)) fail(`unknown scenario ${name} (micro, accounts, host, ${LOAD.join(', ')}, load, all)`);
 if (values.target && !values.token) fail('--target needs --token (an API token of an account with credit)');
 if (values.target && !/^https?:\/\//.test(values.target)) fail('--target must be an http(s) URL');
 const baselines: BaselineId[] | undefined =
@@ -137,8 +139,9 @@ const report: {
   node: string;
   machine: { cpus: number; cpu: string; memory_gib: number; loadavg_at_start: number[] };
   micro?: MicroResult[];
+  accounts?: MicroResult[];
   host?: HostReport;
-  load: (ScenarioReport | FanoutReport | HoldReport | UploadReport | SearchReport | IdleReport | ActiveReport | { scenario: string; error: string })[];
+  load: (ProxyReport | ScenarioReport | FanoutReport | HoldReport | UploadReport | SearchReport | IdleReport | ActiveReport | { scenario: string; error: string })[];
 } = {
   when: new Date().toISOString(),
   commit: commit(),
@@ -157,6 +160,11 @@ for (const name of requested) {
   if (name === 'micro') {
     report.micro = await runMicro({ timeMs: Number(values.time) });
     print(`### micro\n\n${microTable(report.micro)}`);
+    continue;
+  }
+  if (name === 'accounts') {
+    report.accounts = await runAccountsBench({ timeMs: Number(values.time) });
+    print(`### accounts\n\n${microTable(report.accounts)}`);
     continue;
   }
   try {
@@ -194,6 +202,17 @@ for (const name of requested) {
       });
       report.load.push(result);
       print(formatSseHold(result));
+    } else if (name === 'proxy') {
+      step('proxy: gateway and direct, json and sse, 50 and 1 connections');
+      const result = await runProxyScenario({
+        durationMs: settings.durationMs,
+        warmupMs: settings.warmupMs,
+        timeoutMs: settings.timeoutMs,
+        connections: Math.round(positive('connections', values.connections ?? '50', 10_000)),
+        ...(settings.onProgress && { onProgress: settings.onProgress }),
+      });
+      report.load.push(result);
+      print(formatProxy(result));
     } else if (name === 'upload') {
       const bytes = Math.round(positive('bytes', values.bytes, 5 * 1024 ** 3));
       step(`upload: ${Math.round(bytes / 1024 ** 2)} MiB`);

@@ -1,30 +1,59 @@
 import { randomBytes } from 'node:crypto';
 import { createChatBackend } from '../backends/create-chat-backend.js';
 import type { ChatBackend } from '../backends/chat-backend.js';
-import { AccountServices } from '../runtime/accounts/account-services.js';
-import { ActorHost } from '../runtime/actor-host.js';
-import { ActorRegistry } from '../runtime/actor-registry.js';
+import { AccountServices } from '../actors/accounts/account-services.js';
+import { createAccountFacades, type AccountFacades } from '../actors/accounts/account-facades.js';
+import { ActorHost } from '../runtime/host/actor-host.js';
+import { ActorRegistry } from '../runtime/host/actor-registry.js';
 import { systemClock, type Clock } from '../runtime/clock.js';
 import type { Config } from '../runtime/config.js';
 import { createLogger, type Logger } from '../runtime/logger.js';
-import { Store } from '../runtime/store.js';
-import type { CompletionHandle } from './chat/completion-run.js';
-import { ResponseCache } from './chat/response-cache.js';
-import { SessionRuntime } from './sessions/session-runtime.js';
+import type { Store } from '../runtime/store/store.js';
+import { LmdbStore } from '../runtime/store/lmdb-store.js';
+import { ChatService } from '../actors/chat/chat-service.js';
+import { ResponseCache } from '../actors/chat/response-cache.js';
+import { SessionService } from '../actors/sessions/session-service.js';
 import { createLocalTextExtractor } from '../backends/text-extraction/local-text-extractor.js';
-import { BlobStore } from '../runtime/files/blob-store.js';
-import { FileLibrary } from '../runtime/files/file-library.js';
-import { UploadRuntime } from './files/upload-runtime.js';
+import { BlobStore } from '../runtime/blobs/blob-store.js';
+import { FileLibrary } from '../actors/files/file-library.js';
+import { FileService } from '../actors/files/file-service.js';
+import { UploadRuntime } from '../actors/uploads/upload-runtime.js';
+import { UploadService } from '../actors/uploads/upload-service.js';
 import { createSpeechBackend, createTranscriptionBackend } from '../backends/create-voice-backends.js';
-import { CallRuntime } from './realtime/call-runtime.js';
+import { CallRuntime } from '../actors/realtime/call-runtime.js';
 import { serveRealtime } from './realtime/realtime-socket.js';
-import { TicketBook } from './realtime/ticket-book.js';
+import { TicketBook } from '../actors/accounts/ticket-book.js';
+import { Authenticator } from '../actors/accounts/authenticator.js';
+import { MediaEstimates } from '../actors/billing/media-estimates.js';
+import { createPartResolverOptions } from '../actors/chat/parts/part-context.js';
+import { createMediaAnalysisBackends } from '../backends/create-media-analysis.js';
+import { ImageService } from '../actors/images/image-service.js';
+import { imageEstimator } from '../actors/images/image-estimates.js';
+import { MediaLinks } from '../actors/images/media-links.js';
+import { VideoJobService } from '../actors/video/video-job-service.js';
+import { videoEstimator } from '../actors/video/video-job-plan.js';
+import { VideoProjectService } from '../actors/video/video-project-service.js';
+import { createMediaGenerationBackends } from '../backends/create-media-generation.js';
+import { AudioFeature } from '../actors/audio/audio-feature.js';
+import { createAudioEngines, upstreamVoiceOptions } from '../backends/create-audio-backends.js';
+import { BackgroundTasks } from '../actors/accounts/background-tasks.js';
+import { SecondFactor } from '../actors/accounts/second-factor.js';
+import { createPaymentFacades, type PaymentFacades } from '../actors/payments/payment-facades.js';
+import { WaitlistRepo } from '../actors/waitlist/waitlist-repo.js';
+import { WaitlistService } from '../actors/waitlist/waitlist-service.js';
+import type { Mailer } from '../backends/mailer.js';
+import { createMailer } from '../backends/mail/create-mailer.js';
+import { StripePaymentProvider } from '../backends/payments/stripe-payment-provider.js';
+import type { SmsSender } from '../backends/sms-sender.js';
+import { RecordingSmsSender } from '../backends/sms-recording-sender.js';
+import { SecretBox } from '../runtime/secret-box.js';
 import { dispatch } from './dispatch.js';
 import { Perimeter } from './perimeter.js';
 import type { RouteDef } from './route.js';
 import { Router } from './router.js';
 import { allRoutes } from './routes/index.js';
 import { uws } from './uws.js';
+import { createUwsApp } from './uws-app.js';
 import { UwsExchange } from './uws-exchange.js';
 
 /** What route modules may use. */
@@ -34,19 +63,45 @@ export interface AppDeps {
   logger: Logger;
   store: Store;
   services: AccountServices;
+  /** Accounts as routes call them: sign-in, overview and usage, API tokens, the operator's side. */
+  accounts: AccountFacades;
+  /** The one authentication path (API tokens, login sessions, realtime tickets). */
+  auth: Authenticator;
   chat: ChatBackend;
-  /** Running (and recently finished) completions by id. */
-  completions: ActorRegistry<CompletionHandle>;
-  /** Answers to identical deterministic chat requests. */
-  chatCache: ResponseCache;
+  /** Every live actor (hosted ones and running completions) by id. */
+  actors: ActorRegistry;
+  /** Chat completions: run or stream (cached answers included), live input, cancel, status. */
+  completions: ChatService;
   /** The durable actor host (sessions and, later, uploads, calls and jobs). */
   host: ActorHost;
-  /** Holds and backend steps of chat sessions. */
-  sessions: SessionRuntime;
-  /** Stored files: bytes on disk, metadata and search index in LMDB. */
-  files: FileLibrary;
+  /** Chat sessions: create, read, events, follow, approve, live input, cancel, acknowledge, delete. */
+  sessions: SessionService;
+  /** Stored files: upload, list, read, download, delete, search. */
+  files: FileService;
+  /** Resumable uploads: reserve, parts, complete, cancel. */
+  uploads: UploadService;
+  /** Estimators of the media features, by modality (`POST /v1/estimate` with `modality`). */
+  media: MediaEstimates;
   /** Realtime calls: tickets and the money behind open calls. */
   realtime: { tickets: TicketBook; calls: CallRuntime };
+  /** Images: generations and edits, text policies checked by OCR, billed per attempt. */
+  images: ImageService;
+  /** Video jobs (durable actors): create, read, list, cancel, follow, download, delete. */
+  videos: VideoJobService;
+  /** Video projects: node graphs, approval node by node, jobs attached to nodes. */
+  videoProjects: VideoProjectService;
+  /** Generated images and clips on disk behind signed, expiring URLs. */
+  mediaLinks: MediaLinks;
+  /** Payments: top-up checkout, subscriptions, verified provider webhooks (provider off: 503). */
+  payments: PaymentFacades;
+  /** The public waitlist of the work-in-progress products. */
+  waitlist: WaitlistService;
+  /** Mail delivery: SMTP when SVC_SMTP_URL is set, else recorded in memory. */
+  mailer: Mailer;
+  /** Text messages (recorded in memory until a carrier is configured). */
+  sms: SmsSender;
+  /** Audio: speech, transcriptions, music, sound effects (and their manifests), cloned voices, and their rates. */
+  audio: AudioFeature;
 }
 
 /** A built server: listen, then close. */
@@ -59,16 +114,11 @@ export interface App {
 }
 
 /** Deletes what a crash left on disk: stored bytes without metadata, parts of finished uploads. */
-async function sweepDisk({ files, host, logger }: AppDeps, bootedAt: number): Promise<void> {
+async function sweepDisk({ files, uploads, logger }: AppDeps, bootedAt: number): Promise<void> {
   try {
     const orphans = await files.sweepOrphans(bootedAt);
-    let uploads = 0;
-    for (const id of await files.blobs.uploadIds()) {
-      if (host.isLive(id)) continue;
-      await files.blobs.removeUpload(id);
-      uploads++;
-    }
-    if (orphans + uploads > 0) logger.info('disk swept', { orphan_files: orphans, stale_uploads: uploads });
+    const stale = await uploads.sweepStale();
+    if (orphans + stale > 0) logger.info('disk swept', { orphan_files: orphans, stale_uploads: stale });
   } catch (err) {
     logger.warn('disk sweep failed', { err });
   }
@@ -78,32 +128,80 @@ async function sweepDisk({ files, host, logger }: AppDeps, bootedAt: number): Pr
 export function buildApp(config: Config, options: { clock?: Clock; logger?: Logger } = {}): App {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger(config.SVC_LOG_LEVEL);
-  const store = Store.open(config.SVC_DATA_DIR);
+  const store = LmdbStore.open(config.SVC_DATA_DIR);
   const services = new AccountServices(store, clock, { sessionTtlMs: config.SVC_SESSION_TTL_S * 1000 });
   const chat = createChatBackend(config);
-  const completions = new ActorRegistry<CompletionHandle>(5 * 60_000);
-  const chatCache = new ResponseCache(store, clock, config.SVC_CHAT_CACHE_TTL_S * 1000);
   const host = new ActorHost(store, clock, logger);
-  const sessions = new SessionRuntime(services, chat, store, clock);
-  host.register(sessions.hosted());
   const blobs = new BlobStore(config.SVC_DATA_DIR);
   blobs.openSync();
   const extractor = createLocalTextExtractor({ maxSourceBytes: config.SVC_EXTRACT_MAX_SOURCE_BYTES, maxTextChars: config.SVC_EXTRACT_MAX_CHARS, timeoutMs: config.SVC_EXTRACT_TIMEOUT_MS });
-  const files = new FileLibrary(store, blobs, extractor, clock, logger);
-  host.register(new UploadRuntime(files).hosted());
-  const calls = new CallRuntime(services, config.SVC_REALTIME_HOLD_MICROS);
+  const library = new FileLibrary(store, blobs, extractor, clock, logger);
+  host.register(new UploadRuntime(library).hosted());
+  const files = new FileService(library, { maxFileBytes: config.SVC_FILE_MAX_BYTES });
+  const uploads = new UploadService({ host, library, clock, ttlMs: config.SVC_UPLOAD_TTL_S * 1000 });
+  const calls = new CallRuntime({
+    host,
+    billing: services.ledger,
+    chat,
+    speech: createSpeechBackend(config.SVC_SPEECH_BACKEND, { simRealTime: config.SVC_SIM_SPEECH_REALTIME, upstream: upstreamVoiceOptions(config, config.SVC_UPSTREAM_SPEECH_MODEL) }),
+    transcription: createTranscriptionBackend(config.SVC_TRANSCRIPTION_BACKEND, { upstream: upstreamVoiceOptions(config, config.SVC_UPSTREAM_TRANSCRIPTION_MODEL) }),
+    clock,
+    logger,
+    holdStepMicros: config.SVC_REALTIME_HOLD_MICROS,
+    endGraceMs: config.SVC_REALTIME_END_GRACE_MS,
+  });
   host.register(calls.hosted());
   const tickets = new TicketBook(clock, config.SVC_REALTIME_TICKET_TTL_S * 1000);
-  const deps: AppDeps = { config, clock, logger, store, services, chat, completions, chatCache, host, sessions, files, realtime: { tickets, calls } };
+  // Accounts that can pay and recover: sealed 2FA secrets, mail and texts, the waitlist, payments.
+  const secrets = SecretBox.open(config.SVC_DATA_DIR, config.SVC_SECRETS_KEY);
+  const secondFactor = new SecondFactor(store, secrets, clock);
+  const auth = new Authenticator(services, tickets, secondFactor);
+  const mailer = createMailer(config);
+  const sms = new RecordingSmsSender();
+  const background = new BackgroundTasks(logger);
+  const publicUrl = config.SVC_PUBLIC_URL ?? `http://${config.HOST}:${config.PORT}`;
+  const waitlistRepo = new WaitlistRepo(store);
+  const accounts = createAccountFacades(services, {
+    auth, secondFactor, mailer, background, waitlist: waitlistRepo, clock, publicUrl,
+    resetTtlMs: config.SVC_PASSWORD_RESET_TTL_S * 1000, verificationTtlMs: config.SVC_EMAIL_VERIFICATION_TTL_S * 1000,
+  });
+  const waitlist = new WaitlistService({ repo: waitlistRepo, mailer, sms, box: secrets, background, clock, codeTtlMs: config.SVC_WAITLIST_CODE_TTL_S * 1000 });
+  const provider = config.SVC_STRIPE_SECRET_KEY && config.SVC_STRIPE_WEBHOOK_SECRET
+    ? new StripePaymentProvider({ secretKey: config.SVC_STRIPE_SECRET_KEY, webhookSecret: config.SVC_STRIPE_WEBHOOK_SECRET, apiUrl: config.SVC_STRIPE_API_URL })
+    : null;
+  const payments = createPaymentFacades({ services, host, provider, clock, logger, publicUrl });
+  const parts = createPartResolverOptions(config, createMediaAnalysisBackends(), { files });
+  const sessions = new SessionService({ host, billing: services.ledger, backend: chat, store, clock, parts, approvalTtlMs: config.SVC_SESSION_APPROVAL_TTL_S * 1000, idleTtlMs: config.SVC_SESSION_IDLE_TTL_S * 1000 });
+  host.register(sessions.hosted());
+  const chatCache = new ResponseCache(store, clock, config.SVC_CHAT_CACHE_TTL_S * 1000);
+  const completions = new ChatService({ billing: services.ledger, backend: chat, registry: host.registry, cache: chatCache, parts, clock, logger, linked: sessions });
+  const media = new MediaEstimates();
+  // Images and video: backends, media behind signed URLs, the job actors and projects, estimates.
+  const generation = createMediaGenerationBackends(config, clock);
+  const mediaLinks = new MediaLinks(store, blobs, clock, logger);
+  const images = new ImageService({ backend: generation.images, ocr: generation.ocr, billing: services.ledger, links: mediaLinks, clock, files, fetch: parts.fetch, urlTtlMs: config.SVC_MEDIA_URL_TTL_S * 1000 });
+  const videos = new VideoJobService({ host, billing: services.ledger, backend: generation.video, links: mediaLinks, store, clock, logger, pollMs: config.SVC_VIDEO_POLL_MS, maxRunning: config.SVC_VIDEO_MAX_RUNNING });
+  host.register(videos.hosted());
+  const videoProjects = new VideoProjectService({ store, clock, jobs: videos });
+  media.register('image', imageEstimator(generation.images, 'image'));
+  media.register('image_edit', imageEstimator(generation.images, 'image_edit'));
+  media.register('video', videoEstimator(generation.video));
+  const audio = new AudioFeature({ engines: createAudioEngines(config), billing: services.ledger, store, blobs, clock, logger });
+  audio.registerEstimates(media);
+  const deps: AppDeps = { images, videos, videoProjects, mediaLinks, payments, waitlist, mailer, sms, media, config, clock, logger, store, services, accounts, auth, chat, actors: host.registry, completions, host, sessions, files, uploads, realtime: { tickets, calls }, audio };
   const bootedAt = Date.now();
   const rehydrated = host.rehydrate();
   if (rehydrated > 0) logger.info('actors rehydrated', { count: rehydrated });
-  // Calls open at the stop lost their sockets: close and charge them now.
-  void calls.closeOrphans(host, clock.now()).then((count) => count > 0 && logger.info('realtime calls closed after restart', { count }));
+  // Calls open at the stop lost their sockets: close and charge them before serving, so a
+  // client's first look at its account after a restart already shows the charge.
+  const orphansClosed = calls.closeOrphans(clock.now()).then(
+    (count) => void (count > 0 && logger.info('realtime calls closed after restart', { count })),
+    (err: unknown) => logger.error('closing orphaned realtime calls failed', { err }),
+  );
 
   const router = new Router<RouteDef>();
   for (const route of allRoutes(deps)) router.add(route.method, route.path, route);
-  const perimeter = new Perimeter(services, config.SVC_ADMIN_KEY);
+  const perimeter = new Perimeter(auth, config.SVC_ADMIN_KEY);
   const dispatchDeps = { router, perimeter, logger, maxBodyBytes: config.SVC_MAX_BODY_BYTES };
 
   // Request ids: a per-boot random prefix and a counter, unique across restarts and cheap.
@@ -111,43 +209,43 @@ export function buildApp(config: Config, options: { clock?: Clock; logger?: Logg
   let counter = 0;
 
   const newRequestId = () => `req_${bootId}${(++counter).toString(36)}`;
-  const app = uws.App().any('/*', (res, req) => {
+  const app = createUwsApp(config).any('/*', (res, req) => {
     const ex = new UwsExchange(res, req, newRequestId());
-    void dispatch(ex, dispatchDeps);
+    // Each request gets its own perimeter: it holds the request's slot under the tier's cap until the answer ends.
+    const gate = perimeter.forRequest(ex, Buffer.from(res.getRemoteAddressAsText()).toString());
+    void dispatch(ex, { ...dispatchDeps, perimeter: gate }).finally(() => gate.finish());
   });
   const realtimeSockets = serveRealtime(app, {
-    host,
     calls,
-    chat,
-    speech: createSpeechBackend(config.SVC_SPEECH_BACKEND, { simRealTime: config.SVC_SIM_SPEECH_REALTIME }),
-    transcription: createTranscriptionBackend(config.SVC_TRANSCRIPTION_BACKEND),
-    clock,
+    auth,
     logger,
-    services,
-    tickets,
     idleTimeoutS: config.SVC_REALTIME_IDLE_TIMEOUT_S,
     newRequestId,
-    limits: { dropAudioBytes: config.SVC_REALTIME_DROP_AUDIO_BYTES, closeBytes: config.SVC_REALTIME_CLOSE_BYTES, endGraceMs: config.SVC_REALTIME_END_GRACE_MS },
+    limits: { dropAudioBytes: config.SVC_REALTIME_DROP_AUDIO_BYTES, closeBytes: config.SVC_REALTIME_CLOSE_BYTES },
   });
 
   let listenSocket: unknown;
   return {
     deps,
-    listen: () =>
-      new Promise<number>((resolve, reject) => {
+    listen: async () => {
+      await orphansClosed;
+      return new Promise<number>((resolve, reject) => {
         app.listen(config.HOST, config.PORT, (socket) => {
           if (!socket) return reject(new Error(`cannot listen on ${config.HOST}:${config.PORT}`));
           listenSocket = socket;
           resolve(uws.us_socket_local_port(socket));
           void sweepDisk(deps, bootedAt);
         });
-      }),
+      });
+    },
     close: async () => {
       if (listenSocket) uws.us_listen_socket_close(listenSocket);
       listenSocket = undefined;
       realtimeSockets.closeAll();
       await host.close();
       await extractor.close();
+      await background.settled();
+      await mailer.close();
       await services.close();
       await store.close();
     },

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
-import { ApiError, ensureError, errorBody } from '../protocols/errors.js';
-import { parseOrThrow } from '../protocols/validation.js';
+import { ApiError, ensureError, errorBody, quoted } from '../protocols/errors.js';
+import { MAX_JSON_DEPTH, pathBeyondDepth } from '../protocols/json-bounds.js';
+import { fieldError, parseOrThrow } from '../protocols/validation.js';
 import type { Logger } from '../runtime/logger.js';
 import type { Exchange } from './exchange.js';
 import type { Perimeter } from './perimeter.js';
@@ -36,13 +37,42 @@ export function sendError(ex: Exchange, thrown: unknown, logger: Logger): void {
 function parseJsonBody(raw: Buffer, contentType: string | undefined): unknown {
   // Any declared type is read as JSON (curl -d sends form-urlencoded), except multipart, which is not JSON.
   if (contentType && /^multipart\//i.test(contentType)) {
-    throw new ApiError('unsupported_media_type', `Unsupported Content-Type "${contentType}": this route takes application/json.`);
+    throw new ApiError('unsupported_media_type', `Unsupported Content-Type "${quoted(contentType)}": this route takes application/json.`);
   }
   if (raw.length === 0) throw new ApiError('invalid_json', 'Request body is empty: send a JSON object.');
+  let value: unknown;
   try {
-    return JSON.parse(raw.toString('utf8'));
+    value = JSON.parse(raw.toString('utf8'));
   } catch (cause) {
     throw new ApiError('invalid_json', `Request body is not valid JSON: ${ensureError(cause).message}`, { cause });
+  }
+  // Bounded before anything walks it recursively (zod, hashing, msgpackr, JSON.stringify).
+  const deep = pathBeyondDepth(value, MAX_JSON_DEPTH);
+  if (deep) throw fieldError(['body', ...deep.slice(0, 1)], `nested more than ${MAX_JSON_DEPTH} levels deep`);
+  return value;
+}
+
+/** Methods the API knows; uWS itself closes the connection on methods outside its own list (PROPFIND, PURGE, …). */
+const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+/** The Allow header for a path's methods: HEAD wherever GET is, and OPTIONS everywhere. */
+function allowHeader(methods: readonly string[]): string {
+  const all = new Set(methods);
+  if (all.has('GET')) all.add('HEAD');
+  all.add('OPTIONS');
+  return [...all].join(', ');
+}
+
+/** Longest path parameter any resource can have (ids are about 30 characters; store keys stop near 2,000 bytes). */
+const MAX_PARAM_LENGTH = 200;
+
+/** A parameter no resource can have is a 404 at once, without a store lookup. */
+function assertPlausibleParams(params: Record<string, string>): void {
+  for (const name in params) {
+    const value = params[name]!;
+    if (value.length > MAX_PARAM_LENGTH || value.includes('\u0000')) {
+      throw new ApiError('not_found', `No resource has the ${name} given (longer than ${MAX_PARAM_LENGTH} characters or containing NUL).`, { param: name });
+    }
   }
 }
 
@@ -53,15 +83,22 @@ export async function dispatch(
 ): Promise<void> {
   let principal: Principal | undefined;
   try {
-    const match = deps.router.match(ex.method, ex.path);
-    if (match.kind === 'not_found') throw new ApiError('not_found', `Unknown route: ${ex.method} ${ex.path}`);
+    if (ex.framingError) throw new ApiError('invalid_request', `Malformed request: ${ex.framingError}.`);
+    if (!KNOWN_METHODS.has(ex.method)) throw new ApiError('not_implemented', `Method ${ex.method} is not implemented by this server.`);
+    // HEAD is GET without the body (the exchange leaves the body out).
+    const match = deps.router.match(ex.method === 'HEAD' ? 'GET' : ex.method, ex.path);
+    if (match.kind === 'not_found') throw new ApiError('not_found', `Unknown route: ${ex.method} ${quoted(ex.path, 200)}`);
     if (match.kind === 'method_not_allowed') {
-      throw new ApiError('method_not_allowed', `Method ${ex.method} is not allowed on ${ex.path}; allowed: ${match.allowed.join(', ')}.`, {
-        headers: { allow: match.allowed.join(', ') },
-      });
+      const allow = allowHeader(match.allowed);
+      if (ex.method === 'OPTIONS') {
+        ex.send(204, { allow }, '');
+        return;
+      }
+      throw new ApiError('method_not_allowed', `Method ${ex.method} is not allowed on ${quoted(ex.path, 200)}; allowed: ${allow}.`, { headers: { allow } });
     }
     const route = match.route;
     principal = deps.perimeter.authenticate(route.auth, ex.headers.authorization);
+    assertPlausibleParams(match.params);
     const limit = route.maxBodyBytes ?? deps.maxBodyBytes;
     const ctx: RequestContext = {
       ex,

@@ -16,6 +16,8 @@ export interface Exchange {
   readonly signal: AbortSignal;
   /** Whether a response has been started. */
   readonly started: boolean;
+  /** Set when the request's framing is ambiguous (conflicting Content-Length): answer 400 and close. */
+  readonly framingError: string | null;
 
   /** The whole request body, refused with 413 past `limit` bytes. */
   readBody(limit: number): Promise<Buffer>;
@@ -25,7 +27,7 @@ export interface Exchange {
    * Resolves with the byte count; rejects with 413 past `limit` and when the client disconnects.
    */
   pipeBody(sink: (chunk: Buffer) => void | Promise<void>, limit: number): Promise<number>;
-  /** Sends a complete response. A no-op once the client is gone. */
+  /** Sends a complete response (headers only, with its Content-Length, to a HEAD). A no-op once the client is gone. */
   send(status: number, headers: Record<string, string>, body: string | Buffer): void;
   /** Starts a streamed response (status and headers now, body by `write`). */
   beginStream(status: number, headers: Record<string, string>): void;

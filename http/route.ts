@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import type { AccountRecord } from '../runtime/accounts/account-repo.js';
-import type { TokenRecord } from '../runtime/accounts/token-repo.js';
+import type { AccountRecord } from '../actors/accounts/account-repo.js';
+import type { TokenRecord } from '../actors/accounts/token-repo.js';
 import type { Exchange } from './exchange.js';
 import type { Params } from './router.js';
 

@@ -5,14 +5,31 @@ import type { Exchange } from './exchange.js';
 const FLUSH_AT = 64 * 1024;
 
 /**
+ * Writers with text queued in this tick, flushed together by one `setImmediate` for the whole
+ * process (thousands of open streams cost one immediate per tick, not one each).
+ */
+let queued: SseWriter[] = [];
+let spare: SseWriter[] = [];
+let scheduled = false;
+
+function flushQueued(): void {
+  scheduled = false;
+  const writers = queued;
+  queued = spare;
+  for (const writer of writers) writer.flushQueued();
+  writers.length = 0;
+  spare = writers;
+}
+
+/**
  * Writes an SSE stream to an exchange: events queued in one tick go out in one write (one write
  * per event is ~30× slower on uWS), and when the client is slow `ready()` hands the producer a
  * promise to wait on, so a slow reader holds back the backend instead of growing memory.
  */
 export class SseWriter {
-  private pending: string[] = [];
-  private pendingLength = 0;
-  private scheduled = false;
+  /** Text queued this tick (concatenated; written as one chunk). */
+  private pending = '';
+  private queued = false;
   private blocked: Promise<void> | null = null;
   private ended = false;
 
@@ -26,28 +43,35 @@ export class SseWriter {
   /** Queues encoded SSE text; it is written at the end of this tick. */
   push(text: string): void {
     if (this.ended) return;
-    this.pending.push(text);
-    this.pendingLength += text.length;
+    this.pending += text;
     // A producer that never yields to the event loop must still meet backpressure.
-    if (this.pendingLength >= FLUSH_AT) this.flush();
-    else if (!this.scheduled) {
-      this.scheduled = true;
-      setImmediate(this.flush);
+    if (this.pending.length >= FLUSH_AT) this.flush();
+    else if (!this.queued) {
+      this.queued = true;
+      queued.push(this);
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(flushQueued);
+      }
     }
   }
 
-  private readonly flush = (): void => {
-    this.scheduled = false;
+  /** The end-of-tick flush: this writer is no longer in the queue. */
+  flushQueued(): void {
+    this.queued = false;
+    this.flush();
+  }
+
+  private flush(): void {
     if (this.pending.length === 0) return;
-    const text = this.pending.length === 1 ? this.pending[0]! : this.pending.join('');
-    this.pending = [];
-    this.pendingLength = 0;
+    const text = this.pending;
+    this.pending = '';
     if (!this.ex.write(text) && !this.blocked) {
       this.blocked = this.ex.drained().then(() => {
         this.blocked = null;
       });
     }
-  };
+  }
 
   /** Null when the client keeps up; otherwise a promise that resolves once it has drained. */
   ready(): Promise<void> | null {

@@ -7,6 +7,12 @@ const BODYLESS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** Received-but-unread body bytes above which the socket is paused, and below which it resumes. */
 const HIGH_WATER = 512 * 1024;
 const LOW_WATER = 128 * 1024;
+/**
+ * A reply sent before the body was read keeps the connection (uWS reads the rest into nothing),
+ * so a client still uploading gets the status instead of a broken pipe; past this many unread
+ * declared bytes the connection is closed instead.
+ */
+const DRAIN_LIMIT = 1024 ** 3;
 
 interface Pipe {
   sink: (chunk: Buffer) => void | Promise<void>;
@@ -32,9 +38,9 @@ export function statusLine(status: number): string {
 export class UwsExchange implements Exchange {
   readonly method: string;
   readonly path: string;
-  readonly query: URLSearchParams;
   readonly headers: Record<string, string> = {};
   readonly signal: AbortSignal;
+  readonly framingError: string | null;
   started = false;
 
   private readonly abort = new AbortController();
@@ -48,16 +54,25 @@ export class UwsExchange implements Exchange {
   /** Set once a consumer failed (413): later body bytes are counted and dropped. */
   private discarding = false;
   private pipe: Pipe | undefined;
-  private drainWaiters: (() => void)[] = [];
+  /** Who waits for the socket to drain; null until someone does (most exchanges never wait). */
+  private drainWaiters: (() => void)[] | null = null;
+  /** The raw query string, parsed on first use (most routes never read it). */
+  private rawQuery: string;
+  private parsedQuery: URLSearchParams | null = null;
 
   constructor(private readonly res: HttpResponse, req: HttpRequest, readonly requestId: string) {
     this.method = req.getCaseSensitiveMethod().toUpperCase();
     const url = req.getUrl();
     this.path = url.length > 1 && url.endsWith('/') ? url.slice(0, -1) : url;
-    this.query = new URLSearchParams(req.getQuery() ?? '');
+    this.rawQuery = req.getQuery() ?? '';
+    let framingError: string | null = null;
     req.forEach((key, value) => {
+      // uWS frames the body by the first Content-Length; a second, different one means a proxy in
+      // front may frame it otherwise (request smuggling): RFC 9112 §6.3 says reject and close.
+      if (key === 'content-length' && key in this.headers && this.headers[key] !== value) framingError = 'conflicting Content-Length headers';
       this.headers[key] = value;
     });
+    this.framingError = framingError;
     this.signal = this.abort.signal;
     res.onAborted(() => {
       this.finished = true;
@@ -69,6 +84,14 @@ export class UwsExchange implements Exchange {
     });
     this.bodyDone = BODYLESS.has(this.method);
     if (!this.bodyDone) res.onData((chunk, isLast) => this.onChunk(chunk, isLast));
+  }
+
+  get query(): URLSearchParams {
+    if (!this.parsedQuery) {
+      this.parsedQuery = new URLSearchParams(this.rawQuery);
+      this.rawQuery = '';
+    }
+    return this.parsedQuery;
   }
 
   private onChunk(chunk: ArrayBuffer, isLast: boolean): void {
@@ -156,9 +179,21 @@ export class UwsExchange implements Exchange {
       this.res.writeStatus(statusLine(status));
       this.res.writeHeader('x-request-id', this.requestId);
       for (const name in headers) this.res.writeHeader(name, headers[name]!);
-      // A reply sent before the body was read must not leave the rest of the upload on the socket.
-      this.res.end(body, !this.bodyDone);
+      if (this.method === 'HEAD' && !this.mustClose()) {
+        this.res.writeHeader('content-length', String(Buffer.byteLength(body)));
+        this.res.endWithoutBody();
+      } else {
+        this.res.end(this.method === 'HEAD' ? undefined : body, this.mustClose());
+      }
     });
+  }
+
+  /** Whether the connection must close after this reply: a framing error, or too much body left unread. */
+  private mustClose(): boolean {
+    if (this.framingError) return true;
+    if (this.bodyDone) return false;
+    const declared = Number(this.headers['content-length'] ?? 0);
+    return declared - this.received > DRAIN_LIMIT;
   }
 
   beginStream(status: number, headers: Record<string, string>): void {
@@ -168,7 +203,18 @@ export class UwsExchange implements Exchange {
       this.res.writeStatus(statusLine(status));
       this.res.writeHeader('x-request-id', this.requestId);
       for (const name in headers) this.res.writeHeader(name, headers[name]!);
+      if (this.method === 'HEAD') this.endHead();
     });
+  }
+
+  /** A HEAD answer is complete with its headers: end it and tell the producer to stop. */
+  private endHead(): void {
+    this.finished = true;
+    // Only the argument-less form works in this uWS build (with arguments it sends nothing).
+    if (this.mustClose()) this.res.end(undefined, true);
+    else this.res.endWithoutBody();
+    this.abort.abort();
+    this.flushDrainWaiters();
   }
 
   write(chunk: string | Buffer): boolean {
@@ -188,24 +234,26 @@ export class UwsExchange implements Exchange {
 
   drained(): Promise<void> {
     if (this.finished) return Promise.resolve();
-    return new Promise((resolve) => this.drainWaiters.push(resolve));
+    return new Promise((resolve) => (this.drainWaiters ??= []).push(resolve));
   }
 
   private flushDrainWaiters(): void {
     const waiters = this.drainWaiters;
-    this.drainWaiters = [];
+    if (!waiters) return;
+    this.drainWaiters = null;
     for (const resolve of waiters) resolve();
   }
 
   end(): void {
     if (this.finished) return;
     this.finished = true;
-    this.res.cork(() => this.res.end(undefined, !this.bodyDone));
+    this.res.cork(() => this.res.end(undefined, this.mustClose()));
     this.flushDrainWaiters();
   }
 
   async sendSized(status: number, headers: Record<string, string>, size: number, chunks: AsyncIterable<Buffer>): Promise<void> {
-    this.beginStream(status, headers);
+    this.beginStream(status, this.method === 'HEAD' ? { ...headers, 'content-length': String(size) } : headers);
+    if (this.method === 'HEAD') return;
     if (size === 0) {
       this.end();
       return;
@@ -234,7 +282,7 @@ export class UwsExchange implements Exchange {
   /** Waits for the socket to drain, re-offering what is left of `chunk` after each drain. */
   private retryUntilTaken(chunk: Buffer, base: number, size: number): Promise<void> {
     return new Promise((resolve) => {
-      this.drainWaiters.push(resolve); // an abort resolves it too
+      (this.drainWaiters ??= []).push(resolve); // an abort resolves it too
       this.res.onWritable((offset) => {
         let result: [boolean, boolean] = [true, false];
         this.res.cork(() => {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MetadataSchema } from './json-bounds.js';
 
 const TextPart = z.looseObject({ type: z.literal('text'), text: z.string() });
 const ImageUrlPart = z.looseObject({
@@ -72,7 +73,7 @@ export const ChatCompletionRequestSchema = z.looseObject({
       z.looseObject({ type: z.literal('json_schema'), json_schema: z.looseObject({ name: z.string(), schema: z.record(z.string(), z.unknown()).optional() }) }),
     ])
     .nullish(),
-  metadata: z.record(z.string(), z.unknown()).nullish(),
+  metadata: MetadataSchema.nullish(),
   response_mode: z.enum(RESPONSE_MODES).nullish(),
   tools: z.array(ToolSchema).max(128).nullish(),
   tool_choice: z.union([z.enum(['none', 'auto', 'required']), NamedChoice]).nullish(),

@@ -6,31 +6,74 @@ export const ERROR_CATALOGUE = {
   invalid_json: { status: 400, type: 'invalid_request_error' },
   invalid_request: { status: 400, type: 'invalid_request_error' },
   invalid_multipart: { status: 400, type: 'invalid_request_error' },
+  invalid_token: { status: 400, type: 'invalid_request_error' },
+  token_expired: { status: 400, type: 'invalid_request_error' },
+  invalid_code: { status: 400, type: 'invalid_request_error' },
+  code_expired: { status: 400, type: 'invalid_request_error' },
+  invalid_signature: { status: 400, type: 'invalid_request_error' },
   missing_authorization: { status: 401, type: 'authentication_error' },
   invalid_api_key: { status: 401, type: 'authentication_error' },
   token_disabled: { status: 401, type: 'authentication_error' },
   session_required: { status: 401, type: 'authentication_error' },
   invalid_credentials: { status: 401, type: 'authentication_error' },
   invalid_ticket: { status: 401, type: 'authentication_error' },
+  second_factor_required: { status: 401, type: 'authentication_error' },
+  invalid_second_factor: { status: 401, type: 'authentication_error' },
+  invalid_access_token: { status: 401, type: 'authentication_error' },
   insufficient_balance: { status: 402, type: 'billing_error' },
   account_suspended: { status: 403, type: 'permission_error' },
+  url_expired: { status: 403, type: 'permission_error' },
+  url_signature_invalid: { status: 403, type: 'permission_error' },
+  early_access_required: { status: 403, type: 'permission_error' },
+  insufficient_scope: { status: 403, type: 'permission_error' },
   not_found: { status: 404, type: 'not_found_error' },
   model_not_found: { status: 404, type: 'invalid_request_error' },
   method_not_allowed: { status: 405, type: 'invalid_request_error' },
+  not_acceptable: { status: 406, type: 'invalid_request_error' },
   conflict: { status: 409, type: 'conflict_error' },
   email_taken: { status: 409, type: 'conflict_error' },
   upload_incomplete: { status: 409, type: 'conflict_error' },
   upload_closed: { status: 409, type: 'conflict_error' },
+  token_used: { status: 409, type: 'conflict_error' },
+  two_factor_enabled: { status: 409, type: 'conflict_error' },
+  two_factor_not_enabled: { status: 409, type: 'conflict_error' },
+  two_factor_setup_required: { status: 409, type: 'conflict_error' },
+  subscription_exists: { status: 409, type: 'conflict_error' },
+  subscription_required: { status: 409, type: 'conflict_error' },
+  billing_account_required: { status: 409, type: 'conflict_error' },
+  approval_expired: { status: 409, type: 'conflict_error' },
+  approval_mismatch: { status: 409, type: 'conflict_error' },
   payload_too_large: { status: 413, type: 'invalid_request_error' },
   upgrade_required: { status: 426, type: 'invalid_request_error' },
   unsupported_media_type: { status: 415, type: 'invalid_request_error' },
   validation_error: { status: 422, type: 'invalid_request_error' },
+  text_policy_unmet: { status: 422, type: 'invalid_request_error' },
   rate_limit_exceeded: { status: 429, type: 'rate_limit_error' },
+  concurrency_limit_exceeded: { status: 429, type: 'rate_limit_error' },
   internal_error: { status: 500, type: 'server_error' },
+  not_implemented: { status: 501, type: 'invalid_request_error' },
   upstream_error: { status: 502, type: 'server_error' },
   upstream_unavailable: { status: 503, type: 'server_error' },
+  benchmarks_unavailable: { status: 503, type: 'server_error' },
+  ocr_unavailable: { status: 503, type: 'server_error' },
+  payments_not_configured: { status: 503, type: 'server_error' },
+  payment_provider_error: { status: 502, type: 'server_error' },
   upstream_timeout: { status: 504, type: 'server_error' },
   insufficient_storage: { status: 507, type: 'server_error' },
+  // Realtime calls: answered as `error` events on the socket (the call stays up); the status is
+  // what the same refusal would be on HTTP.
+  invalid_event: { status: 400, type: 'invalid_request_error' },
+  invalid_value: { status: 400, type: 'invalid_request_error' },
+  invalid_audio: { status: 400, type: 'invalid_request_error' },
+  input_audio_buffer_commit_empty: { status: 400, type: 'invalid_request_error' },
+  input_audio_buffer_full: { status: 413, type: 'invalid_request_error' },
+  transcription_session: { status: 409, type: 'invalid_request_error' },
+  call_ending: { status: 409, type: 'invalid_request_error' },
+  session_type_locked: { status: 409, type: 'invalid_request_error' },
+  conversation_already_has_active_response: { status: 409, type: 'invalid_request_error' },
+  response_cancel_not_active: { status: 409, type: 'invalid_request_error' },
+  end_ack_unexpected: { status: 409, type: 'invalid_request_error' },
+  transcription_failed: { status: 502, type: 'transcription_error' },
 } as const satisfies Record<string, { status: number; type: string }>;
 
 /** A code from the catalogue. */
@@ -68,10 +111,19 @@ export class ApiError extends Error {
   }
 }
 
+/** The longest error message sent; past it a message is cut (a message never echoes a whole client value). */
+const MAX_MESSAGE = 2000;
+
+/** A client-supplied value for an error message, cut to `max` characters. */
+export function quoted(value: string, max = 100): string {
+  return value.length > max ? `${value.slice(0, max)}…` : value;
+}
+
 /** Builds the JSON error body: `{error:{message,type,code,param}, request_id}`, plus `detail` for 422. */
 export function errorBody(err: ApiError, requestId: string): Record<string, unknown> {
+  const message = err.message.length > MAX_MESSAGE ? `${err.message.slice(0, MAX_MESSAGE)}…` : err.message;
   const body: Record<string, unknown> = {
-    error: { message: err.message, type: err.type, code: err.code, param: err.param },
+    error: { message, type: err.type, code: err.code, param: err.param },
     request_id: requestId,
   };
   if (err.detail) body.detail = err.detail;

@@ -1,23 +1,34 @@
+import { z } from 'zod';
+import { ApiError, quoted } from './errors.js';
+
 /** The API description version and the current model version (spec 9.3). */
 export const MODEL_VERSION = '1.1.3';
 
 /** The moving model id; always the current production version. */
 export const MOVING_MODEL_ID = 'pro-1';
 
-/** A model card (spec: identifier, version and readiness; the rest is ours). */
-export interface ModelCard {
-  id: string;
-  object: 'model';
-  created: number;
-  owned_by: 'svc';
-  version: string;
-  readiness: 'ready' | 'degraded' | 'unavailable';
+/** A model card on the wire (spec: identifier, version and readiness; the rest is ours). */
+export const ModelCardSchema = z.strictObject({
+  id: z.string(),
+  object: z.literal('model'),
+  created: z.number().int(),
+  owned_by: z.literal('svc'),
+  version: z.string(),
+  readiness: z.enum(['ready', 'degraded', 'unavailable']),
   /** For a dated snapshot: the moving id it froze. */
-  snapshot_of: string | null;
-  /** What the snapshot pins; absent for the moving id. */
-  context_window: number;
-  max_output_tokens: number;
-}
+  snapshot_of: z.string().nullable(),
+  context_window: z.number().int(),
+  max_output_tokens: z.number().int(),
+});
+
+/** A model card. */
+export type ModelCard = z.output<typeof ModelCardSchema>;
+
+/** GET /v1/models. */
+export const ModelListObjectSchema = z.strictObject({ object: z.literal('list'), data: z.array(ModelCardSchema) });
+
+/** The model list on the wire. */
+export type ModelListObject = z.output<typeof ModelListObjectSchema>;
 
 const CONTEXT_WINDOW = 128_000;
 const MAX_OUTPUT = 16_384;
@@ -53,4 +64,25 @@ const BY_ID = new Map(MODEL_CATALOGUE.map((model) => [model.id, model]));
 /** The card for `id`, or undefined for an unknown model. */
 export function findModel(id: string): ModelCard | undefined {
   return BY_ID.get(id);
+}
+
+/** Throws 404 `model_not_found` for an id the catalogue does not have. */
+export function requireModel(id: string, param = 'model'): ModelCard {
+  const model = findModel(id);
+  if (!model) throw new ApiError('model_not_found', `The model '${quoted(id)}' does not exist. Use pro-1 or a dated snapshot listed by GET /v1/models.`, { param });
+  return model;
+}
+
+/**
+ * Validates `target_variant_id`: a dated snapshot the requested model can serve (any snapshot of
+ * the moving id, or the snapshot itself). 422 otherwise, never silently ignored.
+ */
+export function requireVariant(variantId: string | null | undefined, model: ModelCard): void {
+  if (variantId == null) return;
+  const variant = findModel(variantId);
+  if (variant && (variant.id === model.id || variant.snapshot_of === model.id)) return;
+  throw new ApiError('validation_error', `target_variant_id '${quoted(variantId)}' is not a variant of ${model.id}.`, {
+    param: 'target_variant_id',
+    detail: [{ loc: ['body', 'target_variant_id'], msg: `not a variant of ${model.id}; use one of its dated snapshots`, type: 'value_error' }],
+  });
 }

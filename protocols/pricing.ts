@@ -1,5 +1,7 @@
+import { z } from 'zod';
 import { microsToUsd } from './money.js';
 import { MODEL_VERSION, MOVING_MODEL_ID } from './models.js';
+import { TIER_LADDER_VERSION, TierObjectSchema, tierLadderView } from './payments.js';
 
 /** The tariff's version, returned in every `svc.billing.pricing_version`. */
 export const PRICING_VERSION = 'pro-1-usd-2026-07-11-r2';
@@ -77,8 +79,76 @@ export function costBlock(usage: TokenUsage): Record<string, unknown> {
   };
 }
 
-/** The machine-readable tariff served by GET /v1/pricing. */
-export function tariff(): Record<string, unknown> {
+/** Which unit an audio rate is per: speech per 1,000 input characters, the others per minute of audio. */
+export const AUDIO_RATE_BLOCKS = {
+  speech: { unit: 'input_characters', per: 1000 },
+  transcription: { unit: 'audio_seconds', per: 60 },
+  music: { unit: 'output_seconds', per: 60 },
+  sound_effect: { unit: 'output_seconds', per: 60 },
+} as const;
+
+/** An audio modality with per-unit rates. */
+export type AudioRatedModality = keyof typeof AUDIO_RATE_BLOCKS;
+
+/** What one audio engine costs us, micro-USD per block (1,000 characters or one minute), behind one `backend` value. */
+export interface AudioEngineRate {
+  backend: string;
+  engine: string;
+  costMicrosPerBlock: number;
+}
+
+/** Every audio engine's rate, by modality: what `GET /v1/pricing` lists. */
+export type AudioRateTable = Record<AudioRatedModality, readonly AudioEngineRate[]>;
+
+/**
+ * The backend cost of `units` of audio work at `costMicrosPerBlock` per block of `blockUnits`
+ * (characters, or milliseconds against a block of 60,000), rounded up to the micro-USD.
+ */
+export function audioCostMicros(units: number, costMicrosPerBlock: number, blockUnits: number): number {
+  return Math.ceil((units * costMicrosPerBlock) / blockUnits);
+}
+
+function audioItem(basis: string, modality: AudioRatedModality, rates: AudioRateTable): z.output<typeof AudioItemSchema> {
+  const block = AUDIO_RATE_BLOCKS[modality];
+  return {
+    basis,
+    per: block.unit === 'input_characters' ? '1000_input_characters' : 'minute',
+    backends: rates[modality].map((rate) => ({
+      backend: rate.backend,
+      engine: rate.engine,
+      cost_usd: microsToUsd(rate.costMicrosPerBlock),
+      price_usd: microsToUsd(mediaPriceMicros(rate.costMicrosPerBlock)),
+    })),
+  };
+}
+
+const NO_AUDIO_RATES: AudioRateTable = { speech: [], transcription: [], music: [], sound_effect: [] };
+
+/** What each image backend costs us per megapixel (2^20 pixels), by tier, in micro-USD; one image costs its share, rounded up. */
+export const IMAGE_COST_PER_MEGAPIXEL_MICROS = {
+  sim: { standard: 10_000, premium: 40_000 },
+  'openai-compatible': { standard: 11_000, premium: 42_000 },
+} as const;
+
+/** What each video backend costs us per second of clip, by tier, in micro-USD. */
+export const VIDEO_COST_PER_SECOND_MICROS = {
+  sim: { standard: 50_000, premium: 150_000 },
+  'openai-compatible': { standard: 100_000, premium: 300_000 },
+} as const;
+
+/** The backend cost of one `width`×`height` image at `perMegapixel` micro-USD, rounded up. */
+export function imageCostMicros(perMegapixel: number, width: number, height: number): number {
+  return Math.ceil((perMegapixel * width * height) / 1_048_576);
+}
+
+function mediaRates(table: Record<string, { standard: number; premium: number }>): z.output<typeof MediaRatesSchema> {
+  return Object.entries(table).flatMap(([backend, rates]) =>
+    (['standard', 'premium'] as const).map((tier) => ({ backend, tier, cost_usd: microsToUsd(rates[tier]), price_usd: microsToUsd(mediaPriceMicros(rates[tier])) })),
+  );
+}
+
+/** The machine-readable tariff served by GET /v1/pricing, with the audio engines' rates when given. */
+export function tariff(audioRates: AudioRateTable = NO_AUDIO_RATES): PricingObject {
   return {
     object: 'pricing',
     pricing_version: PRICING_VERSION,
@@ -98,12 +168,12 @@ export function tariff(): Record<string, unknown> {
       markup_percent: MEDIA_MARKUP_PERCENT,
       rounding: 'up to the next micro-USD',
       items: {
-        image: { basis: 'backend_cost_per_image', tiers: ['standard', 'premium'] },
-        video: { basis: 'backend_cost_per_second', charged: 'once_on_completion' },
-        speech: { basis: 'backend_cost_per_input_character' },
-        transcription: { basis: 'backend_cost_per_audio_second' },
-        music: { basis: 'backend_cost_per_output_second' },
-        sound_effect: { basis: 'backend_cost_per_output_second' },
+        image: { basis: 'backend_cost_per_megapixel', tiers: ['standard', 'premium'], per: 'megapixel', backends: mediaRates(IMAGE_COST_PER_MEGAPIXEL_MICROS) },
+        video: { basis: 'backend_cost_per_second', charged: 'once_on_completion', per: 'second', backends: mediaRates(VIDEO_COST_PER_SECOND_MICROS) },
+        speech: audioItem('backend_cost_per_input_character', 'speech', audioRates),
+        transcription: audioItem('backend_cost_per_audio_second', 'transcription', audioRates),
+        music: audioItem('backend_cost_per_output_second', 'music', audioRates),
+        sound_effect: audioItem('backend_cost_per_output_second', 'sound_effect', audioRates),
         voice_clone: { basis: 'flat_per_clone', price_usd: microsToUsd(VOICE_CLONE_FEE_MICROS) },
       },
     },
@@ -116,5 +186,111 @@ export function tariff(): Record<string, unknown> {
       charged: 'once, when the call closes',
     },
     holds: 'A request first holds its worst-case price; the exact charge is settled and the rest released.',
+    tiers: {
+      version: TIER_LADDER_VERSION,
+      basis: 'paid top-ups through the payment provider and account age; a subscription plan can raise the floor',
+      note: 'Limits are per account (every API token together): requests per minute and API requests in flight.',
+      ladder: tierLadderView(),
+    },
   };
 }
+
+const Basis = z.strictObject({ basis: z.string() });
+
+/** Image and video rates per backend and tier: our cost and the price per unit (`per`). */
+const MediaRatesSchema = z.array(z.strictObject({ backend: z.string(), tier: z.enum(['standard', 'premium']), cost_usd: z.number(), price_usd: z.number() }));
+
+/** An audio item of the tariff: its rates per engine, cost and price per block (`per`). */
+const AudioItemSchema = Basis.extend({
+  per: z.string(),
+  backends: z.array(z.strictObject({ backend: z.string(), engine: z.string(), cost_usd: z.number(), price_usd: z.number() })),
+});
+
+/** GET /v1/pricing: the machine-readable tariff. */
+export const PricingObjectSchema = z.strictObject({
+  object: z.literal('pricing'),
+  pricing_version: z.string(),
+  model_version: z.string(),
+  currency: z.literal('USD'),
+  billing_model: z.literal('prepaid_balance'),
+  chat: z.strictObject({
+    models: z.array(z.string()),
+    billing_basis: z.literal('processed_tokens'),
+    input_per_1m_usd: z.number(),
+    output_per_1m_usd: z.number(),
+    rounding: z.string(),
+    note: z.string(),
+  }),
+  media: z.strictObject({
+    billing_basis: z.literal('cost_plus'),
+    markup_percent: z.number(),
+    rounding: z.string(),
+    items: z.strictObject({
+      image: Basis.extend({ tiers: z.array(z.string()), per: z.string(), backends: MediaRatesSchema }),
+      video: Basis.extend({ charged: z.string(), per: z.string(), backends: MediaRatesSchema }),
+      speech: AudioItemSchema,
+      transcription: AudioItemSchema,
+      music: AudioItemSchema,
+      sound_effect: AudioItemSchema,
+      voice_clone: Basis.extend({ price_usd: z.number() }),
+    }),
+  }),
+  realtime: z.strictObject({
+    billing_basis: z.string(),
+    tokens: z.string(),
+    audio_input_cost_per_minute_usd: z.number(),
+    audio_output_cost_per_minute_usd: z.number(),
+    markup_percent: z.number(),
+    charged: z.string(),
+  }),
+  holds: z.string(),
+  tiers: z.strictObject({ version: z.string(), basis: z.string(), note: z.string(), ladder: z.array(TierObjectSchema) }),
+});
+
+/** The tariff on the wire. */
+export type PricingObject = z.output<typeof PricingObjectSchema>;
+
+/** A range of an estimate: the best case and the worst case the hold covers. */
+const RangeSchema = z.strictObject({ min: z.number(), max: z.number() });
+
+/** POST /v1/estimate: what a chat request would process, cost and take, and what it would hold. */
+export const EstimateObjectSchema = z.strictObject({
+  object: z.literal('estimate'),
+  model: z.string(),
+  model_version: z.string(),
+  pricing_version: z.string(),
+  depth: z.string(),
+  passes: z.array(z.string()),
+  prompt_tokens: z.number().int(),
+  processed_tokens: z.strictObject({ input: RangeSchema, output: RangeSchema }),
+  cost_usd: RangeSchema,
+  time_seconds: RangeSchema,
+  hold_usd: z.number(),
+});
+
+/** An estimate on the wire. */
+export type EstimateObject = z.output<typeof EstimateObjectSchema>;
+
+/** The modalities `/v1/estimate` prices besides chat (`modality` in the request; absent means chat). */
+export const MEDIA_MODALITIES = ['speech', 'transcription', 'music', 'sound_effect', 'voice_clone', 'image', 'image_edit', 'video'] as const;
+
+/** A media modality. */
+export type MediaModality = (typeof MEDIA_MODALITIES)[number];
+
+/** POST /v1/estimate for a media request: its backend cost and price range and the hold. */
+export const MediaEstimateObjectSchema = z.strictObject({
+  object: z.literal('estimate'),
+  modality: z.enum(MEDIA_MODALITIES),
+  model: z.string(),
+  pricing_version: z.string(),
+  backend: z.string(),
+  /** What the price is counted in (characters, audio seconds, images, output seconds, clones). */
+  units: z.strictObject({ basis: z.string(), min: z.number(), max: z.number() }),
+  our_cost_usd: RangeSchema,
+  cost_usd: RangeSchema,
+  markup_percent: z.number(),
+  hold_usd: z.number(),
+});
+
+/** A media estimate on the wire. */
+export type MediaEstimateObject = z.output<typeof MediaEstimateObjectSchema>;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MetadataSchema } from './json-bounds.js';
 
 // The realtime WebSocket's client messages, after OpenAI's Realtime API (GA). Fields we do not act
 // on (tools, tracing, noise reduction, …) are accepted and ignored, so OpenAI's clients work.
@@ -81,7 +82,7 @@ export const ClientEventSchema = z.discriminatedUnion('type', [
         output_modalities: z.array(z.enum(['text', 'audio'])).min(1).max(2).optional(),
         instructions: z.string().max(100_000).optional(),
         max_output_tokens: z.union([z.number().int().min(1).max(4096), z.literal('inf')]).optional(),
-        metadata: z.record(z.string(), z.unknown()).optional(),
+        metadata: MetadataSchema.optional(),
       })
       .optional(),
   }),
@@ -94,86 +95,3 @@ export type ClientEvent = z.output<typeof ClientEventSchema>;
 
 /** The client message types, for error messages naming what is understood. */
 export const CLIENT_EVENT_TYPES = ClientEventSchema.options.map((option) => option.shape.type.value);
-
-/** A conversation item as the call keeps it: text only (audio is transcribed on arrival). */
-export interface CallItem {
-  id: string;
-  role: 'user' | 'assistant' | 'system';
-  text: string;
-  /** Length of the audio the text came from (user turns) or was spoken as (assistant), in ms. */
-  audioMs: number;
-}
-
-/** What a call has used so far; the charge is computed from it. */
-export interface CallUsage {
-  audioInMs: number;
-  audioOutMs: number;
-  promptTokens: number;
-  completionTokens: number;
-}
-
-/** The session as the call holds and shows it (OpenAI's shape, with defaults filled in). */
-export interface CallSession {
-  type: 'realtime' | 'transcription';
-  model: string;
-  output_modalities: ('text' | 'audio')[];
-  instructions: string;
-  max_output_tokens: number | 'inf';
-  audio: {
-    input: {
-      format: { type: 'audio/pcm'; rate: 24000 };
-      turn_detection: { type: 'server_vad'; threshold: number; prefix_padding_ms: number; silence_duration_ms: number; create_response: boolean; interrupt_response: boolean } | null;
-      transcription: { model: string; language: string | null } | null;
-    };
-    output: { format: { type: 'audio/pcm'; rate: 24000 }; voice: string; speed: number };
-  };
-}
-
-/** The session a call starts with. */
-export function defaultSession(model: string): CallSession {
-  return {
-    type: 'realtime',
-    model,
-    output_modalities: ['audio'],
-    instructions: '',
-    max_output_tokens: 'inf',
-    audio: {
-      input: {
-        format: { type: 'audio/pcm', rate: 24_000 },
-        turn_detection: { type: 'server_vad', threshold: 0.5, prefix_padding_ms: 300, silence_duration_ms: 500, create_response: true, interrupt_response: true },
-        transcription: null,
-      },
-      output: { format: { type: 'audio/pcm', rate: 24_000 }, voice: 'alloy', speed: 1 },
-    },
-  };
-}
-
-/** `session` with `update` merged in; turn detection fields not given keep their values. */
-export function mergeSession(session: CallSession, update: SessionUpdate): CallSession {
-  const input = update.audio?.input;
-  const output = update.audio?.output;
-  let turnDetection = session.audio.input.turn_detection;
-  if (input?.turn_detection === null) turnDetection = null;
-  else if (input?.turn_detection) {
-    const previous = turnDetection ?? defaultSession(session.model).audio.input.turn_detection!;
-    turnDetection = { ...previous, ...definedOnly(input.turn_detection) };
-  }
-  let transcription = session.audio.input.transcription;
-  if (input?.transcription === null) transcription = null;
-  else if (input?.transcription) transcription = { model: input.transcription.model ?? transcription?.model ?? 'sim', language: input.transcription.language ?? transcription?.language ?? null };
-  return {
-    type: update.type ?? session.type,
-    model: update.model ?? session.model,
-    output_modalities: update.output_modalities ? [...new Set(update.output_modalities)] : session.output_modalities,
-    instructions: update.instructions ?? session.instructions,
-    max_output_tokens: update.max_output_tokens ?? session.max_output_tokens,
-    audio: {
-      input: { format: session.audio.input.format, turn_detection: turnDetection, transcription },
-      output: { format: session.audio.output.format, voice: output?.voice ?? session.audio.output.voice, speed: output?.speed ?? session.audio.output.speed },
-    },
-  };
-}
-
-function definedOnly<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
-}

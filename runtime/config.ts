@@ -1,3 +1,5 @@
+import { createPrivateKey, X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 
 const intFromEnv = (fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
@@ -19,7 +21,6 @@ export const ConfigSchema = z.object({
   SVC_UPSTREAM_CONCURRENCY: intFromEnv(64, 1, 100_000),
   SVC_UPSTREAM_TIMEOUT_MS: intFromEnv(60_000, 1, MAX_TIMER_MS),
   SVC_UPSTREAM_IDLE_TIMEOUT_MS: intFromEnv(30_000, 1, MAX_TIMER_MS),
-  SVC_NATS_URL: z.string().optional(),
   SVC_MAX_BODY_BYTES: intFromEnv(8 * 1024 * 1024, 1024),
   SVC_SESSION_TTL_S: intFromEnv(30 * 24 * 3600, 60),
   SVC_SIM_TTFT_MS: intFromEnv(0),
@@ -41,9 +42,18 @@ export const ConfigSchema = z.object({
   SVC_EXTRACT_MAX_SOURCE_BYTES: intFromEnv(64 * 1024 * 1024, 1),
   SVC_EXTRACT_MAX_CHARS: intFromEnv(2_000_000, 1),
   SVC_EXTRACT_TIMEOUT_MS: intFromEnv(30_000, 1, MAX_TIMER_MS),
-  // Voice engines: the sim (deterministic, instant) or a local engine (espeak-ng, pocketsphinx).
-  SVC_SPEECH_BACKEND: z.enum(['sim', 'espeak-ng']).default('sim'),
-  SVC_TRANSCRIPTION_BACKEND: z.enum(['sim', 'pocketsphinx']).default('sim'),
+  // Voice engines (realtime calls and /v1/audio): the sim (deterministic, instant), a local engine
+  // (espeak-ng, pocketsphinx) or the OpenAI-compatible upstream (SVC_UPSTREAM_BASE_URL, with the
+  // audio model names below).
+  SVC_SPEECH_BACKEND: z.enum(['sim', 'espeak-ng', 'openai-compatible']).default('sim'),
+  SVC_TRANSCRIPTION_BACKEND: z.enum(['sim', 'pocketsphinx', 'openai-compatible']).default('sim'),
+  SVC_UPSTREAM_SPEECH_MODEL: z.string().min(1).default('tts-1'),
+  SVC_UPSTREAM_TRANSCRIPTION_MODEL: z.string().min(1).default('whisper-1'),
+  // What the sim's audio engines cost (billed cost-plus): speech per 1,000 characters (premium
+  // voices twice that), transcription per audio minute, music and sound effects per output minute.
+  SVC_SIM_SPEECH_COST_PER_1K_CHARS_MICROS: intFromEnv(15_000),
+  SVC_SIM_TRANSCRIPTION_COST_PER_MINUTE_MICROS: intFromEnv(6_000),
+  SVC_SIM_GENERATION_COST_PER_MINUTE_MICROS: intFromEnv(60_000),
   // The sim speaks at playback speed, as a live engine would (off: instant).
   SVC_SIM_SPEECH_REALTIME: z.stringbool().default(false),
   // Realtime calls: ticket lifetime, wait for end_ack, money held per call, idle timeout, and the
@@ -54,7 +64,39 @@ export const ConfigSchema = z.object({
   SVC_REALTIME_IDLE_TIMEOUT_S: intFromEnv(120, 8, 960),
   SVC_REALTIME_DROP_AUDIO_BYTES: intFromEnv(1024 * 1024, 16 * 1024),
   SVC_REALTIME_CLOSE_BYTES: intFromEnv(4 * 1024 * 1024, 64 * 1024),
+  // TLS: both set → HTTPS and wss:// (uWS's SSLApp) with these PEM files; both unset → plain.
+  SVC_TLS_CERT_FILE: z.string().min(1).optional(),
+  SVC_TLS_KEY_FILE: z.string().min(1).optional(),
   SVC_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  // Images and video: the sim or the OpenAI-compatible upstream (SVC_UPSTREAM_BASE_URL, with these
+  // model names); how long signed media URLs work; the sim's time per image and its video job-time
+  // model (seconds of work per second of clip); how often a running job is polled; jobs running at once.
+  SVC_IMAGE_BACKEND: z.enum(['sim', 'openai-compatible']).default('sim'),
+  SVC_VIDEO_BACKEND: z.enum(['sim', 'openai-compatible']).default('sim'),
+  SVC_UPSTREAM_IMAGE_MODEL: z.string().min(1).default('gpt-image-1'),
+  SVC_UPSTREAM_VIDEO_MODEL: z.string().min(1).default('sora-2'),
+  SVC_MEDIA_URL_TTL_S: intFromEnv(3600, 1, 7 * 86_400),
+  SVC_SIM_IMAGE_LATENCY_MS: intFromEnv(0, 0, 600_000),
+  SVC_SIM_VIDEO_SECONDS_PER_SECOND: z.coerce.number().min(0).max(3600).default(8),
+  SVC_VIDEO_POLL_MS: intFromEnv(1000, 10, 600_000),
+  SVC_VIDEO_MAX_RUNNING: intFromEnv(16, 1, 100_000),
+  // Accounts: where mailed links point, mail delivery (unset: recorded, not sent), link and code
+  // lifetimes, and the key that seals two-factor secrets at rest (unset: <data dir>/secrets.key).
+  SVC_PUBLIC_URL: z.url().optional(),
+  SVC_SMTP_URL: z.url({ protocol: /^smtps?$/, error: 'must be an smtp:// or smtps:// URL' }).optional(),
+  SVC_MAIL_FROM: z.string().min(3).max(200).default('svc <no-reply@svc.invalid>'),
+  SVC_PASSWORD_RESET_TTL_S: intFromEnv(1800, 60, 86_400),
+  SVC_EMAIL_VERIFICATION_TTL_S: intFromEnv(172_800, 60, 30 * 86_400),
+  SVC_WAITLIST_CODE_TTL_S: intFromEnv(600, 60, 3600),
+  SVC_SECRETS_KEY: z
+    .string()
+    .refine((value) => Buffer.from(value, 'base64').length === 32, 'must be 32 bytes, base64-encoded (openssl rand -base64 32)')
+    .optional(),
+  // Payments through Stripe: both keys or neither (unset: checkout answers 503). The API URL is
+  // for test doubles and proxies only.
+  SVC_STRIPE_SECRET_KEY: z.string().min(8).optional(),
+  SVC_STRIPE_WEBHOOK_SECRET: z.string().min(8).optional(),
+  SVC_STRIPE_API_URL: z.url({ protocol: /^https?$/ }).optional(),
 });
 
 /** The validated configuration. */
@@ -79,8 +121,61 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   throw new ConfigError(`invalid configuration\n  ${lines.join('\n  ')}`);
 }
 
-/** Rules across variables: the openai-compatible backend needs its upstream and model named. */
+/** Rules across variables: the openai-compatible backend needs its upstream and model named; TLS needs both files. */
 function crossFieldIssues(config: Config): string[] {
-  if (config.SVC_BACKEND !== 'openai-compatible') return [];
-  return UPSTREAM_REQUIRED.filter((name) => !config[name]).map((name) => `${name}: required when SVC_BACKEND is openai-compatible`);
+  const upstream = config.SVC_BACKEND !== 'openai-compatible' ? [] : UPSTREAM_REQUIRED.filter((name) => !config[name]).map((name) => `${name}: required when SVC_BACKEND is openai-compatible`);
+  return [...upstream, ...audioUpstreamIssues(config), ...mediaUpstreamIssues(config), ...tlsIssues(config), ...stripeIssues(config)];
+}
+
+/** An upstream voice engine needs the upstream's URL (its model names have defaults). */
+function audioUpstreamIssues(config: Config): string[] {
+  if (config.SVC_UPSTREAM_BASE_URL) return [];
+  return (['SVC_SPEECH_BACKEND', 'SVC_TRANSCRIPTION_BACKEND'] as const)
+    .filter((name) => config[name] === 'openai-compatible')
+    .map((name) => `SVC_UPSTREAM_BASE_URL: required when ${name} is openai-compatible`);
+}
+
+/** An upstream image or video backend needs the upstream's URL (its model names have defaults). */
+function mediaUpstreamIssues(config: Config): string[] {
+  if (config.SVC_UPSTREAM_BASE_URL) return [];
+  return (['SVC_IMAGE_BACKEND', 'SVC_VIDEO_BACKEND'] as const)
+    .filter((name) => config[name] === 'openai-compatible')
+    .map((name) => `SVC_UPSTREAM_BASE_URL: required when ${name} is openai-compatible`);
+}
+
+/**
+ * TLS files are checked here, so a bad one stops the start naming its variable: uWS only says
+ * "App construction failed", and with a certificate but no key it would serve handshakes that fail.
+ */
+function tlsIssues({ SVC_TLS_CERT_FILE: certFile, SVC_TLS_KEY_FILE: keyFile }: Config): string[] {
+  if (!certFile && !keyFile) return [];
+  if (!certFile) return ['SVC_TLS_CERT_FILE: required when SVC_TLS_KEY_FILE is set'];
+  if (!keyFile) return ['SVC_TLS_KEY_FILE: required when SVC_TLS_CERT_FILE is set'];
+  let cert: X509Certificate;
+  try {
+    cert = new X509Certificate(readFileSync(certFile));
+  } catch (err) {
+    return [`SVC_TLS_CERT_FILE: cannot use ${certFile} as a PEM certificate (${reason(err)})`];
+  }
+  try {
+    const key = createPrivateKey(readFileSync(keyFile));
+    return cert.checkPrivateKey(key) ? [] : [`SVC_TLS_KEY_FILE: ${keyFile} is not the key of the certificate in SVC_TLS_CERT_FILE`];
+  } catch (err) {
+    return [`SVC_TLS_KEY_FILE: cannot use ${keyFile} as an unencrypted PEM private key (${reason(err)})`];
+  }
+}
+
+/** Stripe needs its API key and its webhook secret together: checkout without verified webhooks would take money it cannot credit. */
+function stripeIssues({ SVC_STRIPE_SECRET_KEY: key, SVC_STRIPE_WEBHOOK_SECRET: secret }: Config): string[] {
+  if (key && !secret) return ['SVC_STRIPE_WEBHOOK_SECRET: required when SVC_STRIPE_SECRET_KEY is set'];
+  if (secret && !key) return ['SVC_STRIPE_SECRET_KEY: required when SVC_STRIPE_WEBHOOK_SECRET is set'];
+  return [];
+}
+
+const FILE_ERRORS: Record<string, string> = { ENOENT: 'no such file', EACCES: 'not readable', EISDIR: 'a directory' };
+
+function reason(err: unknown): string {
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && FILE_ERRORS[code]) return FILE_ERRORS[code];
+  return err instanceof Error ? err.message : String(err);
 }

@@ -2,14 +2,15 @@ import { rmSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { assign, emit, setup } from 'xstate';
-import { ActorHost } from '../runtime/actor-host.js';
-import type { LogEvent } from '../runtime/actor-log.js';
-import { systemClock } from '../runtime/clock.js';
+import { ActorHost } from '../runtime/host/actor-host.js';
+import type { LogEvent } from '../runtime/host/actor-log.js';
+import { SimulatedClock } from '../runtime/clock.js';
 import { createLogger } from '../runtime/logger.js';
-import { Store } from '../runtime/store.js';
+import type { Store } from '../runtime/store/store.js';
+import { LmdbStore } from '../runtime/store/lmdb-store.js';
+import { MemoryStore } from '../runtime/store/memory-store.js';
 import { tempDataDir } from './harness.js';
 
-const test = suite('actor host: persisted transitions, followers, rehydration and deadlines');
 
 /** A counter that logs every step, and a deadline-driven timeout kept as data in context. */
 const counter = setup({
@@ -31,75 +32,126 @@ const counter = setup({
   },
 });
 
-function open(dir: string) {
-  const store = Store.open(dir);
-  const host = new ActorHost(store, systemClock, createLogger('silent'));
-  host.register({ name: 'counter', logic: counter });
-  return { store, host };
+/** A host on one store, and how to bring up a fresh host on the same data (a restart). */
+interface Environment {
+  store: Store;
+  host: ActorHost;
+  clock: SimulatedClock;
 }
 
-test('every transition is persisted with its events, gap-free, before send resolves', async () => {
-  const dir = tempDataDir();
-  const { store, host } = open(dir);
-  await host.spawn('counter', { id: 'c1', ownerId: 'acct', input: { start: 0 } });
-  for (let i = 0; i < 5; i++) await host.send('c1', { type: 'INC' });
-  const events = host.events('c1', 0, 100);
-  assert.equal(events.map((e) => e.seq), [1, 2, 3, 4, 5]);
-  assert.equal(events.map((e) => e.data.count), [1, 2, 3, 4, 5]);
-  assert.is((host.find('c1', 'acct')!.snapshot as { context: { count: number } }).context.count, 5);
-  assert.is(host.find('c1', 'someone-else'), undefined);
-  await host.close();
-  await store.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+/** How one store implementation is opened, reopened after a "restart" and disposed of. */
+interface StoreKind {
+  name: string;
+  open(): { store: Store; reopen(): Store; dispose(): Promise<void> };
+}
 
-test('a follower joining mid-stream gets history then live events with no gap or duplicate', async () => {
-  const dir = tempDataDir();
-  const { store, host } = open(dir);
-  await host.spawn('counter', { id: 'c2', ownerId: 'acct', input: { start: 0 } });
-  const burst = Array.from({ length: 50 }, () => host.send('c2', { type: 'INC' }));
-  const seen: number[] = [];
-  // Joins while commits are still landing.
-  host.follow('c2', 0, { event: (e: LogEvent) => seen.push(e.seq), end: () => {} });
-  await Promise.all(burst);
-  for (let i = 0; i < 10; i++) await host.send('c2', { type: 'INC' });
-  assert.equal(seen, Array.from({ length: 60 }, (_, i) => i + 1));
-  await host.close();
-  await store.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const kinds: StoreKind[] = [
+  {
+    name: 'LMDB',
+    open() {
+      const dir = tempDataDir();
+      let store: Store = LmdbStore.open(dir);
+      return {
+        store,
+        reopen: () => (store = LmdbStore.open(dir)),
+        dispose: async () => {
+          await store.close().catch(() => undefined);
+          rmSync(dir, { recursive: true, force: true });
+        },
+      };
+    },
+  },
+  {
+    name: 'memory',
+    open() {
+      const store = new MemoryStore();
+      return { store, reopen: () => store, dispose: () => store.close() };
+    },
+  },
+];
 
-test('after a restart unfinished actors are rehydrated, keep their log position, and deadlines fire', async () => {
-  const dir = tempDataDir();
-  let { store, host } = open(dir);
-  await host.spawn('counter', { id: 'c3', ownerId: 'acct', input: { start: 10 } });
-  await host.send('c3', { type: 'INC' });
-  await host.send('c3', { type: 'SLEEP', until: Date.now() + 150 });
-  await host.close();
-  await store.close();
+function hostOn(store: Store, clock: SimulatedClock): ActorHost {
+  const host = new ActorHost(store, clock, createLogger('silent'));
+  host.register({ name: 'counter', logic: counter });
+  return host;
+}
 
-  ({ store, host } = open(dir));
-  assert.is(host.rehydrate(), 1);
-  await host.send('c3', { type: 'INC' }); // ignored while sleeping
-  const ended = new Promise<void>((resolve) => host.follow('c3', 1, { event: () => {}, end: resolve }));
-  const keepAlive = setInterval(() => {}, 1000); // host timers are unref'd: a server keeps the loop alive, a test must
-  await ended;
-  clearInterval(keepAlive);
-  const events = host.events('c3', 0, 100);
-  assert.equal(events.map((e) => [e.seq, e.type]), [[1, 'counted'], [2, 'woke']]);
-  assert.ok(host.find('c3', 'acct')!.done);
-  assert.is(host.rehydrate(), 0, 'finished actors stay parked');
-  await host.close();
-  await store.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+for (const kind of kinds) {
+  const test = suite(`actor host on ${kind.name}: persisted transitions, followers, rehydration and deadlines`);
 
-test('machine definitions export as JSON for visualisers', () => {
-  const dir = tempDataDir();
-  const { host } = open(dir);
-  const json = JSON.parse(JSON.stringify(host.definitions())) as { counter: { states: Record<string, unknown> } };
-  assert.equal(Object.keys(json.counter.states), ['counting', 'sleeping', 'woken']);
-  rmSync(dir, { recursive: true, force: true });
-});
+  const withHost = (name: string, body: (env: Environment, restart: () => Promise<Environment>) => Promise<void> | void) =>
+    test(name, async () => {
+      const opened = kind.open();
+      const clock = new SimulatedClock();
+      let env: Environment = { store: opened.store, host: hostOn(opened.store, clock), clock };
+      const restart = async () => {
+        await env.host.close();
+        if (kind.name === 'LMDB') await env.store.close();
+        const store = opened.reopen();
+        env = { store, host: hostOn(store, clock), clock };
+        return env;
+      };
+      try {
+        await body(env, restart);
+      } finally {
+        await env.host.close();
+        await opened.dispose();
+      }
+    });
 
-test.run();
+  withHost('every transition is persisted with its events, gap-free, before send resolves', async ({ host }) => {
+    await host.spawn('counter', { id: 'c1', ownerId: 'acct', input: { start: 0 } });
+    for (let i = 0; i < 5; i++) await host.send('c1', { type: 'INC' });
+    const events = host.events('c1', 0, 100);
+    assert.equal(events.map((e) => e.seq), [1, 2, 3, 4, 5]);
+    assert.equal(events.map((e) => e.data.count), [1, 2, 3, 4, 5]);
+    assert.is((host.find('c1', 'acct')!.snapshot as { context: { count: number } }).context.count, 5);
+    assert.is(host.find('c1', 'someone-else'), undefined);
+  });
+
+  withHost('a follower joining mid-stream gets history then live events with no gap or duplicate', async ({ host }) => {
+    await host.spawn('counter', { id: 'c2', ownerId: 'acct', input: { start: 0 } });
+    const burst = Array.from({ length: 50 }, () => host.send('c2', { type: 'INC' }));
+    const seen: number[] = [];
+    // Joins while commits are still landing.
+    host.follow('c2', 0, { event: (e: LogEvent) => seen.push(e.seq), end: () => {} });
+    await Promise.all(burst);
+    for (let i = 0; i < 10; i++) await host.send('c2', { type: 'INC' });
+    assert.equal(seen, Array.from({ length: 60 }, (_, i) => i + 1));
+  });
+
+  withHost('live actors are listed in the shared registry while they run, and leave it when they finish', async ({ host, clock }) => {
+    await host.spawn('counter', { id: 'c4', ownerId: 'acct', input: { start: 0 } });
+    assert.equal(host.registry.list('counter').map((actor) => [actor.id, actor.ownerId]), [['c4', 'acct']]);
+    await host.send('c4', { type: 'SLEEP', until: clock.now() + 10 });
+    const ended = new Promise<void>((resolve) => host.follow('c4', 0, { event: () => {}, end: resolve }));
+    clock.advance(10);
+    await ended;
+    assert.equal(host.registry.list('counter'), []);
+  });
+
+  withHost('after a restart unfinished actors are rehydrated, keep their log position, and deadlines fire', async ({ host: first, clock }, restart) => {
+    await first.spawn('counter', { id: 'c3', ownerId: 'acct', input: { start: 10 } });
+    await first.send('c3', { type: 'INC' });
+    await first.send('c3', { type: 'SLEEP', until: clock.now() + 150 });
+    const { host } = await restart();
+    assert.is(host.rehydrate(), 1);
+    await host.send('c3', { type: 'INC' }); // ignored while sleeping
+    const ended = new Promise<void>((resolve) => host.follow('c3', 1, { event: () => {}, end: resolve }));
+    clock.advance(149);
+    assert.ok(host.isLive('c3'), 'not due yet');
+    clock.advance(1);
+    await ended;
+    const events = host.events('c3', 0, 100);
+    assert.equal(events.map((e) => [e.seq, e.type]), [[1, 'counted'], [2, 'woke']]);
+    assert.ok(host.find('c3', 'acct')!.done);
+    assert.is(host.rehydrate(), 0, 'finished actors stay parked');
+  });
+
+  withHost('machine definitions export as JSON for visualisers', ({ host }) => {
+    const json = JSON.parse(JSON.stringify(host.definitions())) as { counter: { states: Record<string, unknown> } };
+    assert.equal(Object.keys(json.counter.states), ['counting', 'sleeping', 'woken']);
+  });
+
+  test.run();
+}

@@ -154,7 +154,6 @@ test('creating an account with a missing or malformed e-mail is 422', async () =
 test('creating an account with an invalid opening credit is 422', async () => {
   const cases: [string, unknown][] = [
     ['negative', -1],
-    ['zero', 0],
     ['string', '5'],
     ['seven decimals', 0.0000001],
     ['too large', 1_000_001],
@@ -167,6 +166,14 @@ test('creating an account with an invalid opening credit is 422', async () => {
     const retry = await createAccount({ email, password: 'correct horse battery' });
     assert.is(retry.status, 201, `${label}: the e-mail is still free`);
   }
+});
+
+test('an opening credit of zero is valid: the account starts at $0 with no ledger entry (regression: 0 was a 422)', async () => {
+  const res = await createAccount({ email: freshEmail(), password: 'correct horse battery', credit_usd: 0 });
+  assert.is(res.status, 201);
+  assert.is(res.body.account.balance_usd, 0);
+  const usage = await server.request('GET', '/v1/account/usage', { token: res.body.api_token.token });
+  assert.is(usage.body.recent.length, 0);
 });
 
 test('creating an account with a too-short password is 422', async () => {

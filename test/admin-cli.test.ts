@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import { startServer, tempDataDir, type TestServer } from './harness.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
-const CLI = ['--import', 'tsx', 'runtime/admin-cli.ts'];
+const CLI = ['--import', 'tsx', 'actors/accounts/admin-cli.ts'];
 
 interface CliResult {
   status: number | null;

@@ -4,7 +4,7 @@ import type { ChatBackend, ChatBackendEvent } from '../backends/chat-backend.js'
 import { createChatBackend } from '../backends/create-chat-backend.js';
 import { RetryableError, TerminalError } from '../backends/errors.js';
 import { createOpenAICompatibleChatBackend, type OpenAICompatibleChatBackendOptions } from '../backends/openai-compatible/openai-compatible-chat-backend.js';
-import { countPromptTokens, countTokens } from '../backends/tokens.js';
+import { countPromptTokens, countTokens } from '../protocols/tokens.js';
 import { ConfigError, loadConfig } from '../runtime/config.js';
 import { chatBackendRequest, collect, within } from './contracts/backend.js';
 import { answerJson, answerSse, chunk, finishSse, refusedUrl, sendEvent, startFakeUpstream, startSse, type FakeHandler, type FakeUpstream } from './fake-upstream.js';

@@ -3,9 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { FileTextSource } from '../backends/file-text-source.js';
-import { countTokens, partTokens } from '../backends/tokens.js';
-import { createPartResolverOptions, type PartResolverOptions } from '../http/chat/part-context.js';
-import { resolveParts } from '../http/chat/resolve-parts.js';
+import { countTokens, partTokens } from '../protocols/tokens.js';
+import { createPartResolverOptions, type PartResolverOptions } from '../actors/chat/parts/part-context.js';
+import { createMediaAnalysisBackends } from '../backends/create-media-analysis.js';
+import { resolveParts } from '../actors/chat/parts/resolve-parts.js';
 import type { ChatMessage, ContentPart } from '../protocols/chat.js';
 import { ApiError } from '../protocols/errors.js';
 import { loadConfig } from '../runtime/config.js';
@@ -19,7 +20,7 @@ const TIMEOUT_MS = 200;
 /** Resolver options from configuration, as the server builds them (private fetches allowed unless said). */
 function options(env: Record<string, string> = {}, overrides: Partial<PartResolverOptions> = {}): PartResolverOptions {
   const config = loadConfig({ SVC_FETCH_MAX_BYTES: String(MAX_BYTES), SVC_FETCH_TIMEOUT_MS: String(TIMEOUT_MS), SVC_FETCH_ALLOW_PRIVATE: 'true', ...env });
-  return createPartResolverOptions(config, overrides);
+  return createPartResolverOptions(config, createMediaAnalysisBackends(), overrides);
 }
 
 const open = options();
@@ -57,6 +58,8 @@ let server: Server;
 let base: string;
 const endless = { written: 0, closed: null as Promise<void> | null };
 const hanging: ServerResponse[] = [];
+/** Called when a request to /slow.png has arrived (and hangs). */
+let onHang: (() => void) | null = null;
 
 function pump(res: ServerResponse): void {
   const chunk = Buffer.alloc(16 * 1024, 0x41);
@@ -78,7 +81,8 @@ test.before(async () => {
       case '/notes.txt':
         return void res.writeHead(200, { 'content-type': 'text/plain' }).end('just some text');
       case '/slow.png':
-        return void hanging.push(res); // never answers
+        hanging.push(res); // never answers
+        return void onHang?.();
       case '/endless.png':
         endless.closed = new Promise((resolve) => res.once('close', resolve));
         res.writeHead(200, { 'content-type': 'image/png' });
@@ -257,8 +261,11 @@ test('a text-only conversation comes back as the very same array, with nothing a
 
 test('a client that leaves stops resolution with its abort, not a 400', async () => {
   const controller = new AbortController();
+  const arrived = new Promise<void>((resolve) => (onHang = resolve));
   const pending = resolveParts([user(image(`${base}/slow.png`))], context(options({ SVC_FETCH_TIMEOUT_MS: '10000' }), controller.signal));
-  setTimeout(() => controller.abort(), 20);
+  // The client leaves while the fetch is in flight (the server has the request and never answers).
+  await arrived;
+  controller.abort();
   try {
     await pending;
     assert.unreachable('expected the abort');

@@ -14,6 +14,26 @@ test.after(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
+/**
+ * Follows a session's SSE from the start until an event's text matches `until` (then stops
+ * reading), or until the server ends the stream after the run's ending event. Event-driven: no polling.
+ */
+async function followUntil(id: string, token: string, until: RegExp | null): Promise<string> {
+  const res = await fetch(`${server!.url}/v1/chat/sessions/${id}/events?after=-1`, { headers: { authorization: `Bearer ${token}` } });
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return text;
+    text += decoder.decode(value, { stream: true });
+    if (until?.test(text)) {
+      await reader.cancel();
+      return text;
+    }
+  }
+}
+
 async function call(method: string, path: string, token: string, body?: unknown) {
   const res = await fetch(server!.url + path, { method, headers: { authorization: `Bearer ${token}` }, body: body === undefined ? undefined : JSON.stringify(body) });
   return { status: res.status, body: (await res.json()) as any };
@@ -32,22 +52,15 @@ test('SIGKILL mid-run, restart: the session completes, its log is gap-free, one 
   });
   assert.is(created.status, 201);
   const id = created.body.id as string;
-  for (let i = 0; i < 500; i++) {
-    const s = await call('GET', `/v1/chat/sessions/${id}`, token);
-    if (s.body.phase === 'drafting') break;
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await followUntil(id, token, /"phase":"drafting"/);
   const mid = await call('GET', `/v1/chat/sessions/${id}`, token);
   assert.is(mid.body.state, 'running');
   await server.kill('SIGKILL');
 
   server = await startChildServer(env);
-  let done: any;
-  for (let i = 0; i < 1000; i++) {
-    done = (await call('GET', `/v1/chat/sessions/${id}`, token)).body;
-    if (done.state === 'completed') break;
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  // The restored run goes on by itself; its event stream ends with its ending event.
+  await followUntil(id, token, null);
+  const done = (await call('GET', `/v1/chat/sessions/${id}`, token)).body;
   assert.is(done.state, 'completed');
   const page = await call('GET', `/v1/chat/sessions/${id}/events-page?limit=1000`, token);
   const seqs = page.body.events.map((e: { seq: number }) => e.seq);

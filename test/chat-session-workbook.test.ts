@@ -1,10 +1,11 @@
 import ExcelJS from 'exceljs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { SessionContext } from '../actors/session-machine.js';
-import { buildWorkbook, type Workbook, type WorkbookSheet } from '../http/sessions/session-workbook.js';
-import { csvField, sheetToCsv } from '../http/sessions/workbook-csv.js';
-import { workbookToXlsx } from '../http/sessions/workbook-xlsx.js';
+import type { SessionContext } from '../actors/sessions/session-machine.js';
+import { stateOf, type SessionSnapshot } from '../actors/sessions/session-record.js';
+import { buildWorkbook, type Workbook, type WorkbookSheet } from '../actors/sessions/session-workbook.js';
+import { csvField, sheetToCsv } from '../http/views/workbook-csv.js';
+import { workbookToXlsx } from '../http/views/workbook-xlsx.js';
 import { startServer, type TestAccount, type TestServer } from './harness.js';
 
 const test = suite('chat sessions: the workbook as JSON, CSV and XLSX');
@@ -18,13 +19,12 @@ const api = (path: string, token = owner.token) => server.request('GET', path, {
 const base = (id: string) => `/v1/chat/sessions/${id}/workbook`;
 const INJECTED = '=HYPERLINK("http://evil.example","click")';
 
-async function waitState(id: string, states: string[], tries = 300): Promise<any> {
-  for (let i = 0; i < tries; i++) {
-    const res = await api(`/v1/chat/sessions/${id}`);
-    if (states.includes(res.body.state)) return res.body;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`session ${id} never reached ${states.join(', ')}`);
+/** The session once it is in one of `states` (or has ended in another), as GET shows it: no polling. */
+async function waitState(id: string, states: string[]): Promise<any> {
+  await server.app.deps.host.waitFor(id, (snapshot) => states.includes(stateOf(snapshot as unknown as SessionSnapshot).state));
+  const res = await api(`/v1/chat/sessions/${id}`);
+  if (!states.includes(res.body.state)) throw new Error(`session ${id} ended in ${res.body.state}, not ${states.join(', ')}`);
+  return res.body;
 }
 
 async function createSession(content: string, extra: Record<string, unknown> = {}): Promise<any> {

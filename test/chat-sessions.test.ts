@@ -1,13 +1,17 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { stateOf, type SessionSnapshot } from '../actors/sessions/session-record.js';
+import { SimulatedClock } from '../runtime/clock.js';
 import { startServer, type TestAccount, type TestServer } from './harness.js';
 
 const test = suite('chat sessions: states, approval, clarification, events and billing');
 let server: TestServer;
 let account: TestAccount;
+// Deadlines (the 1 s approval expiry) fire when the test moves this clock, never on their own.
+const clock = new SimulatedClock();
 
 test.before(async () => {
-  server = await startServer({ SVC_SESSION_APPROVAL_TTL_S: '1' });
+  server = await startServer({ SVC_SESSION_APPROVAL_TTL_S: '1' }, { clock });
   account = await server.account(20);
 });
 test.after(() => server.close());
@@ -17,13 +21,30 @@ const slow = { metadata: { sim: { tokens_per_s: 40 } } };
 const api = (method: string, path: string, payload?: unknown, token = account.token, headers?: Record<string, string>) =>
   server.request(method, path, { token, body: payload, headers });
 
-async function waitState(id: string, states: string[], tries = 300): Promise<any> {
-  for (let i = 0; i < tries; i++) {
-    const res = await api('GET', `/v1/chat/sessions/${id}`);
-    if (states.includes(res.body.state)) return res.body;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`session ${id} never reached ${states}`);
+/** The session once it is in one of `states` (or has ended in another), as GET shows it: no polling. */
+async function waitState(id: string, states: string[]): Promise<any> {
+  await server.app.deps.host.waitFor(id, (snapshot) => states.includes(stateOf(snapshot as unknown as SessionSnapshot).state));
+  const res = await api('GET', `/v1/chat/sessions/${id}`);
+  if (!states.includes(res.body.state)) throw new Error(`session ${id} ended in ${res.body.state}, not ${states}`);
+  return res.body;
+}
+
+/** Follows a session's SSE until it ends; resolves with the whole text once `seen` has arrived. */
+function follower(id: string, seen: string): { ready: Promise<void>; text: Promise<string> } {
+  let markReady!: () => void;
+  const ready = new Promise<void>((resolve) => (markReady = resolve));
+  const text = (async () => {
+    const res = await fetch(`${server.url}/v1/chat/sessions/${id}/events?after=-1`, { headers: { authorization: `Bearer ${account.token}` } });
+    const decoder = new TextDecoder();
+    let all = '';
+    for await (const piece of res.body!) {
+      all += decoder.decode(piece as Uint8Array, { stream: true });
+      if (all.includes(seen)) markReady();
+    }
+    markReady();
+    return all;
+  })();
+  return { ready, text };
 }
 
 async function balance(): Promise<number> {
@@ -70,7 +91,8 @@ test('with require_approval it parks with the estimate quote; approve runs it', 
 test('an unapproved session expires at its deadline and charges nothing', async () => {
   const before = await balance();
   const created = await api('POST', '/v1/chat/sessions', body('Let me expire', { require_approval: true }));
-  const expired = await waitState(created.body.id, ['expired'], 400);
+  clock.advance(1000);
+  const expired = await waitState(created.body.id, ['expired']);
   assert.is(expired.price_usd, 0);
   assert.is(await balance(), before);
 });
@@ -163,7 +185,10 @@ test('delete: live sessions need force; deleted sessions are gone', async () => 
 });
 
 test('list is newest first with a limit; other accounts see 404 on every route', async () => {
+  // Newest first is by creation time, which only moves when the test moves it.
+  clock.advance(1);
   const a = await api('POST', '/v1/chat/sessions', body('list one', { require_approval: true }));
+  clock.advance(1);
   const b = await api('POST', '/v1/chat/sessions', body('list two', { require_approval: true }));
   const list = await api('GET', '/v1/chat/sessions?limit=2');
   assert.equal(list.body.data.map((s: { id: string }) => s.id), [b.body.id, a.body.id]);
@@ -221,12 +246,11 @@ test('paging with next_after misses nothing and repeats nothing; SSE from after 
 
 test('many SSE followers of one live session all receive every event in order', async () => {
   const created = await api('POST', '/v1/chat/sessions', body('fan out', { require_approval: true, ...slow }));
-  const followers = Array.from({ length: 25 }, () =>
-    fetch(`${server.url}/v1/chat/sessions/${created.body.id}/events?after=-1`, { headers: { authorization: `Bearer ${account.token}` } }).then((r) => r.text()),
-  );
-  await new Promise((r) => setTimeout(r, 50));
+  const followers = Array.from({ length: 25 }, () => follower(created.body.id, 'event: awaiting_approval'));
+  // Every follower is attached (it has the parked history) before the run starts.
+  await Promise.all(followers.map((f) => f.ready));
   await api('POST', `/v1/chat/sessions/${created.body.id}/approve`);
-  const texts = await Promise.all(followers);
+  const texts = await Promise.all(followers.map((f) => f.text));
   const page = await api('GET', `/v1/chat/sessions/${created.body.id}/events-page?limit=1000`);
   const expected = page.body.events.map((e: { seq: number }) => e.seq);
   for (const text of texts) assert.equal([...text.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1])), expected);

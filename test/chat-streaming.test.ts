@@ -1,6 +1,7 @@
 import { connect } from 'node:net';
 import OpenAI from 'openai';
 import { suite } from 'uvu';
+import { COMPLETION_MACHINE, type CompletionHandle } from '../actors/chat/completion-run.js';
 import * as assert from 'uvu/assert';
 import { chatBody, startServer, type TestAccount, type TestServer } from './harness.js';
 
@@ -166,19 +167,11 @@ test('aborting mid-stream stops the work and charges only what was processed', a
   } catch (err) {
     assert.instance(err, OpenAI.APIUserAbortError);
   }
-  // The server sees the disconnect, cancels the run and settles: wait for the charge to land.
-  let status: { body: { state: string } } | undefined;
-  for (let i = 0; i < 100; i++) {
-    status = await server.request('GET', `/v1/chat/completions/${id}/live-input`, { token: account.token });
-    if (status.body.state === 'cancelled') break;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  assert.is(status!.body.state, 'cancelled');
-  let charged = 0;
-  for (let i = 0; i < 100 && charged === 0; i++) {
-    charged = before - (await balanceMicros());
-    if (charged === 0) await new Promise((r) => setTimeout(r, 10));
-  }
+  // The server sees the disconnect, cancels the run and settles: wait for the run's settled outcome.
+  await server.app.deps.actors.get<CompletionHandle>(id, account.id, COMPLETION_MACHINE)!.done;
+  const status = await server.request('GET', `/v1/chat/completions/${id}/live-input`, { token: account.token });
+  assert.is(status.body.state, 'cancelled');
+  const charged = before - (await balanceMicros());
   const usage = await server.request('GET', '/v1/account/usage?limit=1', { token: account.token });
   const entry = usage.body.recent[0];
   assert.ok(entry.description.includes('cancelled'));
@@ -195,26 +188,22 @@ test('a reader that stops reading holds the backend back (bounded memory), then 
   socket.pause();
   socket.write(`POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${account.token}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
   await new Promise((r) => setTimeout(r, 400));
-  const registry = server.app.deps.completions as unknown as { entries: Map<string, { actor: { actor: { getSnapshot(): { status: string } }; partial(): readonly string[] } }> };
-  const entry = [...registry.entries.values()].find((e) => e.actor.actor.getSnapshot().status === 'active');
+  const running = server.app.deps.actors.list(COMPLETION_MACHINE).map((live) => live.handle as CompletionHandle);
+  const entry = running.find((handle) => handle.state().active);
   assert.ok(entry, 'the run is still active while the reader is paused');
-  const produced = entry.actor.partial()[0]!.length;
+  const produced = entry.partial()[0]!.length;
   assert.ok(produced < 16_384, `produced ${produced} characters of choice 0 while unread`);
   let received = 0;
   let tail = '';
-  socket.on('data', (chunk: Buffer) => {
-    received += chunk.length;
-    tail = (tail + chunk.toString('latin1')).slice(-64);
+  const finished = new Promise<void>((resolve) => {
+    socket.on('data', (chunk: Buffer) => {
+      received += chunk.length;
+      tail = (tail + chunk.toString('latin1')).slice(-64);
+      if (tail.includes('data: [DONE]')) resolve();
+    });
   });
   socket.resume();
-  await new Promise<void>((resolve) => {
-    const timer = setInterval(() => {
-      if (tail.includes('data: [DONE]')) {
-        clearInterval(timer);
-        resolve();
-      }
-    }, 20);
-  });
+  await finished;
   socket.destroy();
   assert.ok(received > reply.length, 'every chunk arrived');
 });

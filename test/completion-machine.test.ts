@@ -1,8 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createActor, fromCallback } from 'xstate';
-import { planChat } from '../actors/chat-plan.js';
-import { completionMachine, type RunPassEvent, type RunPassInput } from '../actors/completion-machine.js';
+import { createActor, fromCallback, waitFor, type AnyActorRef } from 'xstate';
+import { planChat } from '../actors/chat/chat-plan.js';
+import { completionMachine, type RunPassEvent, type RunPassInput } from '../actors/chat/completion-machine.js';
 import { ChatCompletionRequestSchema } from '../protocols/chat.js';
 
 const test = suite('completion machine: phases, live input, cancel and failure');
@@ -29,12 +29,15 @@ function run(options: { body: Record<string, unknown>; script: Script }) {
   return { actor: actor.start(), passes, emitted };
 }
 
+/** Resolves once the run has ended (its passes are scripted with microtasks: no timers to wait for). */
+const ended = (actor: AnyActorRef) => waitFor(actor, (snapshot: { status: string }) => snapshot.status !== 'active');
+
 const answer = (text: string, usage = { promptTokens: 10, completionTokens: 3 }) => ({ type: 'PASS.DONE' as const, choices: [{ text, toolCalls: [], finishReason: 'stop' as const, usage }] });
 const instant: Script = (input, send) => queueMicrotask(() => send(answer(`${input.pass} text`)));
 
 test('a simple request makes one answering pass and completes with its usage plus preprocessing', async () => {
   const { actor, passes } = run({ body: {}, script: instant });
-  await new Promise((r) => setTimeout(r, 0));
+  await ended(actor);
   assert.is(actor.getSnapshot().value, 'completed');
   assert.equal(passes.map((p) => p.pass), ['answer']);
   assert.equal(actor.getSnapshot().context.usage, { promptTokens: 15, completionTokens: 3 });
@@ -43,7 +46,7 @@ test('a simple request makes one answering pass and completes with its usage plu
 
 test('a complex request with enable_judge goes planning, answering, checking, judging', async () => {
   const { actor, passes, emitted } = run({ body: { enable_judge: true }, script: instant });
-  await new Promise((r) => setTimeout(r, 0));
+  await ended(actor);
   assert.is(actor.getSnapshot().value, 'completed');
   assert.equal(passes.map((p) => p.pass), ['plan', 'draft', 'check', 'judge']);
   assert.equal(emitted, ['phase:plan', 'phase:draft', 'phase:check', 'phase:judge']);
@@ -63,7 +66,7 @@ test('live input joins the next pass and is marked with it', async () => {
   });
   actor.send({ type: 'LIVE_INPUT', content: 'also Rome', questionId: null, source: 'api_live_input', modality: 'text', at: 1 });
   release();
-  await new Promise((r) => setTimeout(r, 0));
+  await ended(actor);
   assert.is(actor.getSnapshot().context.liveInputs[0]!.usedIn, 'draft');
   assert.ok(JSON.stringify(passes[1]!.choices[0]).includes('also Rome'));
   assert.not.ok(JSON.stringify(passes[0]!.choices[0]).includes('also Rome'));
@@ -91,7 +94,7 @@ test('cancel during planning bills the plan tokens but shows no plan text', () =
 
 test('a failed pass ends in failed with the backend classification', async () => {
   const { actor } = run({ body: {}, script: (_i, send) => queueMicrotask(() => send({ type: 'PASS.FAILED', error: { kind: 'upstream_timeout', message: 'slow', retryAfterMs: null } })) });
-  await new Promise((r) => setTimeout(r, 0));
+  await ended(actor);
   assert.is(actor.getSnapshot().value, 'failed');
   assert.is(actor.getSnapshot().context.error!.kind, 'upstream_timeout');
 });
@@ -104,7 +107,7 @@ test('a tool-calling answer skips the completeness check', async () => {
         send(input.pass === 'draft' ? { type: 'PASS.DONE', choices: [{ text: '', toolCalls: [{ id: 'c', name: 'f', arguments: '{}' }], finishReason: 'tool_calls', usage: { promptTokens: 1, completionTokens: 1 } }] } : answer('x')),
       ),
   });
-  await new Promise((r) => setTimeout(r, 0));
+  await ended(actor);
   assert.is(actor.getSnapshot().value, 'completed');
   assert.equal(passes.map((p) => p.pass), ['plan', 'draft']);
 });

@@ -4,8 +4,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ApiError, ERROR_CATALOGUE, errorBody } from '../protocols/errors.js';
 
-const test = suite('error catalogue: every code has a status, a type and a README entry');
-const readme = readFileSync(join(import.meta.dirname, '..', 'README.md'), 'utf8');
+const test = suite('error catalogue: every code has a status, a type and an entry in docs/errors.md');
+const errorsPage = readFileSync(join(import.meta.dirname, '..', 'docs', 'errors.md'), 'utf8');
 
 test('every code has an HTTP status and an OpenAI-style type', () => {
   for (const [code, entry] of Object.entries(ERROR_CATALOGUE)) {
@@ -14,9 +14,9 @@ test('every code has an HTTP status and an OpenAI-style type', () => {
   }
 });
 
-test('every code is documented in the README errors table with its status', () => {
+test('every code is documented in the docs/errors.md table with its status', () => {
   for (const [code, entry] of Object.entries(ERROR_CATALOGUE)) {
-    assert.match(readme, new RegExp(`\\| \`${code}\` \\| ${entry.status} \\|`), code);
+    assert.match(errorsPage, new RegExp(`\\| \`${code}\` \\| ${entry.status} \\|`), code);
   }
 });
 

@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { countPromptTokens, countTokens } from '../backends/tokens.js';
+import { countPromptTokens, countTokens } from '../protocols/tokens.js';
 import { messageText, type ChatMessage } from '../protocols/chat.js';
 
 /** One request the fake upstream received. */

@@ -3,10 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { decodePositions, DEFAULT_SEARCH_LIMITS, encodePositions, SearchIndex, type SearchIndexLimits } from '../runtime/files/search-index.js';
-import { snippets } from '../runtime/files/snippets.js';
-import { MAX_TERM_LENGTH, parseQuery, tokenize, tokenTerms } from '../runtime/files/text-tokens.js';
-import { Store } from '../runtime/store.js';
+import { decodePositions, DEFAULT_SEARCH_LIMITS, encodePositions, SearchIndex, type SearchIndexLimits } from '../actors/files/search-index.js';
+import { snippets } from '../actors/files/snippets.js';
+import { MAX_TERM_LENGTH, parseQuery, tokenize, tokenTerms } from '../actors/files/text-tokens.js';
+import type { Store } from '../runtime/store/store.js';
+import { LmdbStore } from '../runtime/store/lmdb-store.js';
 
 const K1 = 1.2;
 const B = 0.75;
@@ -30,7 +31,7 @@ interface Fixture {
 
 function openFixture(limits?: SearchIndexLimits): Fixture {
   const dir = mkdtempSync(join(tmpdir(), 'svc-search-'));
-  const store = Store.open(dir);
+  const store = LmdbStore.open(dir);
   const index = new SearchIndex(store, limits);
   return {
     store,

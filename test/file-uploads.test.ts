@@ -2,9 +2,10 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { SimulatedClock } from '../runtime/clock.js';
+import { untilDir } from './dir-watch.js';
 import { startServer, type TestAccount, type TestServer } from './harness.js';
 
 const MiB = 1024 * 1024;
@@ -92,8 +93,12 @@ function uploadDir(id: string, on = server): string {
   return join(on.dataDir, 'files', 'uploads', id);
 }
 
+function tmpDir(on = server): string {
+  return join(on.dataDir, 'files', 'tmp');
+}
+
 function tmpFiles(on = server): string[] {
-  return readdirSync(join(on.dataDir, 'files', 'tmp'));
+  return readdirSync(tmpDir(on));
 }
 
 function assertCode(res: { status: number; body: any }, status: number, code: string, what = ''): void {
@@ -104,15 +109,6 @@ function assertCode(res: { status: number; body: any }, status: number, code: st
 function assertInvalid(res: { status: number; body: any }, loc: (string | number)[], what = ''): void {
   assertCode(res, 422, 'validation_error', what);
   assert.equal(res.body.detail[0].loc, loc, what);
-}
-
-/** Polls `check` every 20 ms until it holds or `ms` pass; fails the test on timeout. */
-async function eventually(what: string, check: () => boolean | Promise<boolean>, ms = 5000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > until) assert.unreachable(`timed out waiting until ${what}`);
-    await sleep(20);
-  }
 }
 
 /** An upload of 8 MiB + `tail` bytes (two parts), reserved for `owner`. */
@@ -428,7 +424,9 @@ test('every upload route without a token is 401', async () => {
 });
 
 test('an upload left idle past SVC_UPLOAD_TTL_S expires and its parts are deleted', async () => {
-  const short = await startServer({ SVC_UPLOAD_TTL_S: '1' });
+  // Time is simulated: the expiry fires when the test moves the clock, not after a real second.
+  const clock = new SimulatedClock(Date.now());
+  const short = await startServer({ SVC_UPLOAD_TTL_S: '1' }, { clock });
   try {
     const owner = await short.account();
     const res = await short.request('POST', '/v1/files/uploads', { token: owner.token, body: { filename: 'idle.bin', bytes: 100 } });
@@ -437,7 +435,11 @@ test('an upload left idle past SVC_UPLOAD_TTL_S expires and its parts are delete
     assert.ok((res.body as UploadObject).expires_at! <= Math.ceil(Date.now() / 1000) + 1);
     assert.is((await putPart(owner, id, 0, Buffer.alloc(100, 9), {}, short)).status, 200);
     assert.ok(existsSync(join(uploadDir(id, short), '0')));
-    await eventually('the upload expires', async () => (await status(owner, id, short)).status === 'expired');
+    clock.advance(999);
+    assert.is((await short.app.deps.uploads.settled(owner.id, id)).status, 'receiving', 'not expired before its deadline');
+    clock.advance(1);
+    assert.is((await short.app.deps.uploads.settled(owner.id, id)).status, 'expired');
+    assert.is((await status(owner, id, short)).status, 'expired');
     assert.not.ok(existsSync(uploadDir(id, short)), 'the parts directory is gone');
     assertCode(await putPart(owner, id, 0, Buffer.alloc(100, 9), {}, short), 409, 'upload_closed', 'part after expiry');
     assertCode(await complete(owner, id, short), 409, 'upload_closed', 'complete after expiry');
@@ -458,10 +460,10 @@ test('a part body cut short by the client is dropped: the part stays missing and
   await new Promise<void>((resolve) => socket.write(head, () => resolve()));
   await new Promise<void>((resolve) => socket.write(pseudoRandom(MiB, 7), () => resolve()));
   // The handler has started: a temporary file for the part exists.
-  await eventually('the part is being written', () => tmpFiles().length > 0, 2000);
+  await untilDir(tmpDir(), (names) => names.length > 0, 'the part is being written');
   socket.destroy();
 
-  await eventually('the temporary file is deleted', () => tmpFiles().length === 0, 2000);
+  await untilDir(tmpDir(), (names) => names.length === 0, 'the temporary file is deleted');
   const now = await status(account, upload.id);
   assert.equal(now.received_parts, []);
   assert.equal(now.missing_parts, [0, 1]);

@@ -1,9 +1,9 @@
 import { readdirSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { untilDir } from './dir-watch.js';
 import { startServer, type TestAccount, type TestServer } from './harness.js';
 
 const MAX_FILE = 64 * 1024;
@@ -147,8 +147,7 @@ test('a multipart upload whose client disconnects mid-body leaves no temporary f
     socket.write(`${head}--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="left.txt"\r\n\r\n${data}`);
     socket.destroy();
   }
-  const until = Date.now() + 2000;
-  while (tmpFiles().length > 0 && Date.now() < until) await sleep(20);
+  await untilDir(join(server.dataDir, 'files', 'tmp'), (names) => names.length === 0, 'every temporary file is deleted', 2000);
   assert.equal(tmpFiles(), [], 'every temporary file was deleted');
   assert.equal(await fileIds(), listed);
 });

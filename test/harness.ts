@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { buildApp, type App } from '../http/app.js';
+import type { Clock } from '../runtime/clock.js';
 import { loadConfig } from '../runtime/config.js';
 
 export const ADMIN_KEY = 'test-admin-key-0123456789';
@@ -38,11 +39,11 @@ export interface TestServer {
 
 let accountCounter = 0;
 
-/** Starts the real server (uWS, LMDB in a temp directory, sim backend). */
-export async function startServer(env: Record<string, string> = {}): Promise<TestServer> {
+/** Starts the real server (uWS, LMDB in a temp directory, sim backend), on `options.clock` when given. */
+export async function startServer(env: Record<string, string> = {}, options: { clock?: Clock } = {}): Promise<TestServer> {
   const dataDir = env.SVC_DATA_DIR ?? tempDataDir();
   const config = loadConfig({ PORT: '0', SVC_DATA_DIR: dataDir, SVC_ADMIN_KEY: ADMIN_KEY, SVC_LOG_LEVEL: 'silent', ...env });
-  const app = buildApp(config);
+  const app = buildApp(config, { clock: options.clock });
   const port = await app.listen();
   const url = `http://127.0.0.1:${port}`;
 

@@ -1,11 +1,11 @@
 import { rmSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { applyLedgerEvent, canHold } from '../actors/account-ledger.js';
-import { createBucket, takeFromBucket } from '../actors/token-bucket.js';
-import { AccountServices } from '../runtime/accounts/account-services.js';
-import { ManualClock } from '../runtime/clock.js';
-import { Store } from '../runtime/store.js';
+import { applyLedgerEvent, canHold } from '../actors/billing/account-ledger.js';
+import { createBucket, takeFromBucket } from '../actors/accounts/token-bucket.js';
+import { AccountServices } from '../actors/accounts/account-services.js';
+import { SimulatedClock } from '../runtime/clock.js';
+import { LmdbStore } from '../runtime/store/lmdb-store.js';
 import { ApiError } from '../protocols/errors.js';
 import { tempDataDir } from './harness.js';
 
@@ -42,8 +42,8 @@ test('a changed limit restarts the bucket at the new capacity', () => {
 
 test('holds, settles and credits on a real LMDB store keep the books exact', async () => {
   const dir = tempDataDir();
-  const store = Store.open(dir);
-  const clock = new ManualClock();
+  const store = LmdbStore.open(dir);
+  const clock = new SimulatedClock();
   const services = new AccountServices(store, clock, { sessionTtlMs: 60_000, usageFlushMs: 0 });
   try {
     const created = await services.createAccount({ email: 'ledger@example.com', password: null, creditMicros: 1000, tokenLabel: 't' });

@@ -81,6 +81,8 @@ test('malformed and unknown messages get an error event naming the problem, and 
   assert.is((await client.next('error')).error.code, 'end_ack_unexpected');
   client.ws.send(Buffer.from([1, 2, 3]), { binary: true });
   assert.is((await client.next('error')).error.code, 'invalid_event');
+  client.ws.send(`{"type":"response.create","response":{"metadata":${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}}}`);
+  assert.match((await client.next('error')).error.message, /nested more than 64 levels/);
   client.send({ type: 'session.update', session: { instructions: 'still here' } });
   assert.is((await client.next('session.updated')).session.instructions, 'still here');
   assert.is(client.ws.readyState, client.ws.OPEN);

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { FAREWELL_LANGUAGES, detectFarewell, goodbyeLine } from '../runtime/realtime/farewell.js';
+import { FAREWELL_LANGUAGES, detectFarewell, goodbyeLine } from '../actors/realtime/farewell.js';
 
 const test = suite('realtime farewell: a final farewell or a hang-up request ends the call, a mention does not');
 

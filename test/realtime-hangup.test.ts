@@ -1,14 +1,17 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { SimulatedClock } from '../runtime/clock.js';
 import { startServer, type TestAccount, type TestServer } from './harness.js';
 import { appendAudio, connectCall, silence, type RealtimeClient } from './realtime-client.js';
 import { simSpoken } from './speech-fixture.js';
 
 let server: TestServer;
+// The server's clock moves only when a test moves it: the end grace runs out when the test says.
+const clock = new SimulatedClock(Date.now());
 const test = suite('realtime hang-up, transcription mode and billing');
 
 test.before(async () => {
-  server = await startServer({ SVC_REALTIME_END_GRACE_MS: '400' });
+  server = await startServer({ SVC_REALTIME_END_GRACE_MS: '400' }, { clock });
 });
 test.after(async () => {
   await server.close();
@@ -30,13 +33,10 @@ async function realtimeCharges(account: TestAccount): Promise<{ amount: number; 
   return (usage.body.recent as { type: string; amount_usd: number; description: string }[]).filter((e) => e.description.startsWith('realtime call')).map((e) => ({ amount: e.amount_usd, description: e.description }));
 }
 
-async function waitForCharges(account: TestAccount, count: number): Promise<{ amount: number; description: string }[]> {
-  for (let i = 0; i < 100; i++) {
-    const charges = await realtimeCharges(account);
-    if (charges.length >= count) return charges;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return realtimeCharges(account);
+/** Waits until the client's socket is closed and the call behind it has closed (and settled). */
+async function callEnded(client: RealtimeClient): Promise<void> {
+  await client.closed;
+  await server.app.deps.host.waitFor(client.events[0]!.session.id as string, () => false);
 }
 
 test('a typed farewell: ending, one spoken goodbye, end_ready, end_ack, the charge once, then close 1000', async () => {
@@ -81,9 +81,12 @@ test('a spoken Spanish farewell ends in Spanish; without end_ack the grace perio
   const transcript = (await client.next('response.output_audio_transcript.done')).transcript;
   assert.match(transcript, /adiós/i);
   await client.next('svc.realtime.end_ready');
-  const started = Date.now();
+  clock.advance(399);
+  client.send({ type: 'response.create' });
+  assert.is((await client.next('error')).error.code, 'call_ending');
+  assert.not.ok(client.events.some((e) => e.type === 'svc.realtime.closed'), 'waited for the grace period');
+  clock.advance(1);
   assert.is((await client.next('svc.realtime.closed', 3000)).reason, 'grace');
-  assert.ok(Date.now() - started >= 300, 'waited for the grace period');
   assert.is((await client.closed).code, 1000);
 });
 
@@ -111,15 +114,15 @@ test('transcription mode transcribes every turn, answers none and never ends on 
   appendAudio(client, Buffer.concat([silence(200), await simSpoken('goodbye'), silence(700), await simSpoken('bye bye, hang up'), silence(700)]));
   assert.is((await client.next('conversation.item.input_audio_transcription.completed')).transcript, 'goodbye');
   assert.is((await client.next('conversation.item.input_audio_transcription.completed')).transcript, 'bye bye, hang up');
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  assert.not.ok(client.events.some((e) => e.type === 'svc.realtime.ending' || e.type === 'response.created'));
+  // The refusal answers a message sent after both turns: anything they caused was sent before it.
   client.send({ type: 'response.create' });
   assert.is((await client.next('error')).error.code, 'transcription_session');
+  assert.not.ok(client.events.some((e) => e.type === 'svc.realtime.ending' || e.type === 'response.created'));
   client.close();
-  const charges = await waitForCharges(account, 1);
+  await callEnded(client);
+  const charges = await realtimeCharges(account);
   assert.is(charges.length, 1, 'a call the client leaves is still charged, once');
   assert.match(charges[0]!.description, /s in, 0\.0 s out/);
-  await new Promise((resolve) => setTimeout(resolve, 200));
   assert.is((await realtimeCharges(account)).length, 1);
 });
 

@@ -1,15 +1,17 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startServer, type TestServer } from './harness.js';
+import { SimulatedClock } from '../runtime/clock.js';
+import { ADMIN_KEY, startServer, type TestServer } from './harness.js';
 import { connectCall, realtimeUrl, ticketFor, tryUpgrade } from './realtime-client.js';
 
 let server: TestServer;
 let shortLived: TestServer;
+const shortClock = new SimulatedClock(Date.now());
 const test = suite('realtime tickets: single use, short-lived, bound to the token, checked before the upgrade');
 
 test.before(async () => {
   server = await startServer();
-  shortLived = await startServer({ SVC_REALTIME_TICKET_TTL_S: '1' });
+  shortLived = await startServer({ SVC_REALTIME_TICKET_TTL_S: '1' }, { clock: shortClock });
 });
 test.after(async () => {
   await server.close();
@@ -55,11 +57,12 @@ test('a ticket opens one call; used again it is refused with 401 before the upgr
   assert.ok(again.body.request_id);
 });
 
-test('a missing or unknown ticket is 401 naming the problem', async () => {
+test('no ticket and no Authorization is 401 missing_authorization; an unknown ticket is 401 naming the problem', async () => {
   const missing = await tryUpgrade(realtimeUrl(server, null));
   assert.ok(missing !== 'opened');
   assert.is(missing.status, 401);
-  assert.match(missing.body.error.message, /Missing ticket/);
+  assert.is(missing.body.error.code, 'missing_authorization');
+  assert.match(missing.body.error.message, /ticket/);
   const unknown = await tryUpgrade(realtimeUrl(server, 'rtt_not-a-real-ticket'));
   assert.ok(unknown !== 'opened');
   assert.is(unknown.status, 401);
@@ -69,21 +72,39 @@ test('a missing or unknown ticket is 401 naming the problem', async () => {
 test('an expired ticket is refused', async () => {
   const account = await shortLived.account();
   const ticket = await ticketFor(shortLived, account.token);
-  await new Promise((resolve) => setTimeout(resolve, 1100));
+  shortClock.advance(1100);
   const late = await tryUpgrade(realtimeUrl(shortLived, ticket));
   assert.ok(late !== 'opened');
   assert.is(late.status, 401);
   assert.match(late.body.error.message, /expired/);
 });
 
-test("a ticket presented with another account's API token is refused", async () => {
+test('a ticket presented with another token is refused without burning it: its owner can still use it', async () => {
   const owner = await server.account();
   const other = await server.account();
   const ticket = await ticketFor(server, owner.token);
   const foreign = await tryUpgrade(realtimeUrl(server, ticket), { authorization: `Bearer ${other.token}` });
   assert.ok(foreign !== 'opened');
   assert.is(foreign.status, 401);
+  assert.is(foreign.body.error.code, 'invalid_ticket');
   assert.match(foreign.body.error.message, /another API token/);
+  assert.is(await tryUpgrade(realtimeUrl(server, ticket)), 'opened', 'the owner still gets in with the ticket');
+  const spent = await tryUpgrade(realtimeUrl(server, ticket));
+  assert.ok(spent !== 'opened');
+  assert.match(spent.body.error.message, /already used/);
+});
+
+test('a ticket refused while its account is suspended is not burnt: once reactivated it opens the call', async () => {
+  const owner = await server.account();
+  const ticket = await ticketFor(server, owner.token);
+  const setStatus = (status: string) => server.request('POST', `/admin/v1/accounts/${owner.id}/status`, { token: ADMIN_KEY, body: { status } });
+  assert.is((await setStatus('suspended')).status, 200);
+  const suspended = await tryUpgrade(realtimeUrl(server, ticket));
+  assert.ok(suspended !== 'opened');
+  assert.is(suspended.status, 403);
+  assert.is(suspended.body.error.code, 'account_suspended');
+  assert.is((await setStatus('active')).status, 200);
+  assert.is(await tryUpgrade(realtimeUrl(server, ticket)), 'opened');
 });
 
 test('a ticket of a token disabled since is refused', async () => {

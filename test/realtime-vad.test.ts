@@ -11,7 +11,7 @@ import {
   speechProbability,
   type VadEvent,
   type VadSettings,
-} from '../runtime/realtime/vad.js';
+} from '../actors/realtime/vad.js';
 
 const test = suite('realtime VAD: turns found in audio time, whatever the chunking');
 const defaults: VadSettings = { ...DEFAULT_VAD_SETTINGS };

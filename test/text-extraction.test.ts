@@ -7,7 +7,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createLocalTextExtractor, type LocalTextExtractorOptions, type TextExtractionLimits } from '../backends/text-extraction/local-text-extractor.js';
 import type { ExtractionResult, TextExtractor } from '../backends/text-extraction/text-extractor.js';
-import { contentTypeOf, extractionKindOf } from '../runtime/files/content-type.js';
+import { contentTypeOf, extractionKindOf } from '../protocols/content-type.js';
 import { gif, jpeg, mp4, png, wav, webp } from './media-fixtures.js';
 import { makePdf } from './pdf-fixture.js';
 

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createActor, fromPromise } from 'xstate';
-import { expectedPartBytes, missingParts, uploadMachine, type AssembleInput, type UploadInput } from '../actors/upload-machine.js';
+import { createActor, fromPromise, waitFor } from 'xstate';
+import { expectedPartBytes, missingParts, uploadMachine, type AssembleInput, type UploadInput } from '../actors/uploads/upload-machine.js';
 
 const test = suite('upload machine: reserve, parts, assemble, cancel, expire');
 
@@ -29,8 +29,9 @@ function start(options: { assemble?: (input: AssembleInput) => Promise<{ fileId:
   return { actor: actor.start(), calls, emitted };
 }
 
+/** Resolves once the upload has left its disk steps (assembling, discarding): no sleeping, no timers. */
+const settle = (actor: ReturnType<typeof start>['actor']) => waitFor(actor, (snapshot) => !['assembling', 'cancelling', 'expiring'].includes(snapshot.value));
 const part = (n: number, at = 2000) => ({ type: 'PART' as const, n, bytes: expectedPartBytes(input, n), sha256: `sha${n}`, at });
-const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 test('part sizes: every part is 8 MiB but the last, which takes the rest', () => {
   assert.equal([0, 1, 2].map((n) => expectedPartBytes(input, n)), [8 * MiB, 8 * MiB, 4 * MiB]);
@@ -82,7 +83,7 @@ test('complete with every part assembles and finishes completed', async () => {
   actor.send({ type: 'COMPLETE', at: 3000 });
   assert.is(actor.getSnapshot().value, 'assembling');
   assert.equal(actor.getSnapshot().context.deadlines, {}, 'no expiry while assembling');
-  await settle();
+  await settle(actor);
   assert.is(actor.getSnapshot().value, 'completed');
   assert.is(actor.getSnapshot().status, 'done');
   assert.equal(calls, ['assemble:3']);
@@ -94,7 +95,7 @@ test('parts found damaged during assembly are forgotten and the upload takes par
   const { actor, emitted } = start({ assemble: () => Promise.reject(Object.assign(new Error('damaged'), { failure })) });
   for (const n of [0, 1, 2]) actor.send(part(n));
   actor.send({ type: 'COMPLETE', at: 3000 });
-  await settle();
+  await settle(actor);
   const snapshot = actor.getSnapshot();
   assert.is(snapshot.value, 'receiving');
   assert.equal(missingParts(snapshot.context), [1]);
@@ -108,7 +109,7 @@ test('cancel discards the parts and ends cancelled; nothing is taken afterwards'
   actor.send(part(0));
   actor.send({ type: 'CANCEL', at: 4000 });
   assert.is(actor.getSnapshot().value, 'cancelling');
-  await settle();
+  await settle(actor);
   assert.is(actor.getSnapshot().value, 'cancelled');
   assert.equal(calls, ['discard:upload_t']);
 });
@@ -118,7 +119,7 @@ test('the expiry timer discards the parts and ends expired; other timers are ign
   actor.send({ type: 'TIMER', name: 'something-else' });
   assert.is(actor.getSnapshot().value, 'reserved');
   actor.send({ type: 'TIMER', name: 'expires' });
-  await settle();
+  await settle(actor);
   assert.is(actor.getSnapshot().value, 'expired');
   assert.equal(calls, ['discard:upload_t']);
 });
@@ -130,7 +131,7 @@ test('cancel is not taken while assembling', async () => {
   actor.send({ type: 'COMPLETE', at: 3000 });
   assert.not.ok(actor.getSnapshot().can({ type: 'CANCEL', at: 3001 }));
   finish();
-  await settle();
+  await settle(actor);
   assert.is(actor.getSnapshot().value, 'completed');
 });
 

@@ -1,6 +1,7 @@
-import PQueue from 'p-queue';
+import { Pool } from 'undici';
 import type { ChatBackend, ChatBackendEvent, ChatBackendRequest } from '../chat-backend.js';
 import { UpstreamCall, type UpstreamSettings } from './upstream-call.js';
+import { UpstreamSlots } from './upstream-slots.js';
 import { createRedactor } from './upstream-failures.js';
 
 /** How to reach one OpenAI-compatible upstream (OpenAI, vLLM, llama.cpp server, Ollama). */
@@ -21,13 +22,13 @@ export interface OpenAICompatibleChatBackendOptions {
   idleTimeoutMs?: number;
   /** Nominal latency for estimates (default 500 ms to first token, 50 tokens per second). */
   latency?: { ttftMs: number; tokensPerSecond: number };
-  /** The HTTP client (default: the global fetch). */
-  fetch?: typeof globalThis.fetch;
+  /** How long an idle keep-alive connection to the upstream is kept (default 30 000). */
+  keepAliveMs?: number;
 }
 
 /**
- * A chat backend that streams from an OpenAI-compatible upstream with `stream: true`, relaying
- * text and tool-call fragments as they arrive, and failing strictly (never a degraded answer):
+ * A chat backend over an OpenAI-compatible upstream (undici's connection pool), relaying text and
+ * tool-call fragments as they arrive (or asking for one JSON answer when the caller wants no stream), and failing strictly (never a degraded answer):
  * refused, reset, 429 and 503 are RetryableError `upstream_unavailable` (with the provider's
  * retry delay), other 5xx, malformed streams and mid-answer drops `upstream_error`, silence past a
  * timeout `upstream_timeout`, and other 4xx TerminalError `upstream_error`.
@@ -40,15 +41,19 @@ export function createOpenAICompatibleChatBackend(options: OpenAICompatibleChatB
   const firstByteTimeoutMs = options.firstByteTimeoutMs ?? 60_000;
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'text/event-stream, application/json' };
   if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
+  const base = new URL(options.baseUrl);
+  const concurrency = options.concurrency ?? 64;
   const settings: UpstreamSettings = {
-    url: `${options.baseUrl.replace(/\/+$/, '')}/chat/completions`,
+    // One connection per slot: requests never queue inside undici, only in our slots (where the
+    // first-byte timeout tells "all slots busy" from "upstream slow").
+    pool: new Pool(base.origin, { connections: concurrency, pipelining: 1, keepAliveTimeout: options.keepAliveMs ?? 30_000, headersTimeout: 0, bodyTimeout: 0 }),
+    path: `${base.pathname.replace(/\/+$/, '')}/chat/completions`,
     headers,
     model: options.model,
-    queue: new PQueue({ concurrency: options.concurrency ?? 64 }),
+    slots: new UpstreamSlots(concurrency),
     connectTimeoutMs: options.connectTimeoutMs ?? firstByteTimeoutMs,
     firstByteTimeoutMs,
     idleTimeoutMs: options.idleTimeoutMs ?? 30_000,
-    fetch: options.fetch ?? globalThis.fetch,
     redact: createRedactor(options.apiKey ?? null),
   };
   return {

@@ -1,4 +1,4 @@
-import { countTokens } from '../tokens.js';
+import { countTokens } from '../../protocols/tokens.js';
 
 const WORD_CHAR = /^[\p{L}\p{N}]$/u;
 

@@ -1,7 +1,7 @@
 import type { ChatMessage } from '../../protocols/chat.js';
 import type { TokenUsage } from '../../protocols/pricing.js';
 import type { ChatBackendEvent } from '../chat-backend.js';
-import { countPromptTokens, countTokens } from '../tokens.js';
+import { countPromptTokens, countTokens } from '../../protocols/tokens.js';
 import { TokenTally } from './token-tally.js';
 import type { UpstreamChunk, UpstreamCompletion, UpstreamUsage } from './upstream-schemas.js';
 
@@ -33,7 +33,7 @@ function toolCallEvent(index: number, id: string | null | undefined, name: strin
 /**
  * The state of one upstream answer: turns chunks (or a whole completion) into our events, and
  * remembers the finish reason and usage for the final `done`. When the upstream reports no usage,
- * it counts processed tokens itself, by the shared rule in backends/tokens.ts.
+ * it counts processed tokens itself, by the shared rule in protocols/tokens.ts.
  */
 export class UpstreamAnswer {
   #finishReason: string | null = null;

@@ -1,29 +1,30 @@
-import type PQueue from 'p-queue';
+import type { Dispatcher } from 'undici';
 import { SseDecoder } from '../../protocols/sse-decoder.js';
 import type { ChatBackendEvent, ChatBackendRequest } from '../chat-backend.js';
 import { RetryableError, TerminalError } from '../errors.js';
 import { UpstreamAnswer } from './upstream-answer.js';
-import { connectFailure, dropFailure, httpFailure, malformedFailure, upstreamErrorMessage, type Redactor } from './upstream-failures.js';
+import { connectFailure, dropFailure, headerValue, httpFailure, malformedFailure, redactedMessage, upstreamErrorMessage, type Redactor } from './upstream-failures.js';
 import { createUpstreamRequestBody } from './upstream-request-body.js';
 import { UpstreamChunkSchema, UpstreamCompletionSchema, type UpstreamChunk } from './upstream-schemas.js';
-import { acquireSlot, type ReleaseSlot } from './upstream-slots.js';
+import type { ReleaseSlot, UpstreamSlots } from './upstream-slots.js';
 
 /** What every call to one upstream shares. */
 export interface UpstreamSettings {
-  /** `{baseUrl}/chat/completions`. */
-  url: string;
+  /** undici's connection pool to the upstream's origin (keep-alive, bounded connections). */
+  pool: Dispatcher;
+  /** `{basePath}/chat/completions`. */
+  path: string;
   headers: Readonly<Record<string, string>>;
   /** The upstream's model name, sent instead of our public id. */
   model: string;
-  queue: PQueue;
+  slots: UpstreamSlots;
   connectTimeoutMs: number;
   firstByteTimeoutMs: number;
   idleTimeoutMs: number;
-  fetch: typeof globalThis.fetch;
   redact: Redactor;
 }
 
-type Reader = ReadableStreamDefaultReader<Uint8Array>;
+type Body = Dispatcher.ResponseData['body'];
 
 const ERROR_BODY_LIMIT = 64 * 1024;
 const JSON_BODY_LIMIT = 16 * 1024 * 1024;
@@ -31,10 +32,12 @@ const JSON_BODY_LIMIT = 16 * 1024 * 1024;
 const DRAIN_GRACE_MS = 1000;
 
 /**
- * One request to the upstream, from queueing for a slot to the last event. Every failure leaves
- * as a TerminalError or RetryableError, except an abort of `request.signal`, which leaves as the
- * signal's reason. Timers run only while waiting on the upstream, never while the consumer holds
- * an event (backpressure is not upstream idleness).
+ * One request to the upstream, from waiting for a slot to the last event, on undici's `Pool`
+ * (no web streams, no per-request fetch machinery). A client that asked for a whole answer gets the
+ * upstream's JSON answer (`stream: false`); a streaming client gets the upstream's SSE relayed.
+ * Every failure leaves as a TerminalError or RetryableError, except an abort of `request.signal`,
+ * which leaves as the signal's reason. Timers run only while waiting on the upstream, never while
+ * the consumer holds an event (backpressure is not upstream idleness).
  */
 export class UpstreamCall {
   readonly #settings: UpstreamSettings;
@@ -46,8 +49,11 @@ export class UpstreamCall {
   #stepTimer: NodeJS.Timeout | undefined;
   #gotFirstByte = false;
   #release: ReleaseSlot | null = null;
-  #reader: Reader | null = null;
+  #body: Body | null = null;
+  #chunks: AsyncIterator<Buffer, undefined> | null = null;
   #bodyEnded = false;
+  /** The whole answer was read and its last event handed out. */
+  #answered = false;
 
   constructor(settings: UpstreamSettings, request: ChatBackendRequest) {
     this.#settings = settings;
@@ -63,19 +69,19 @@ export class UpstreamCall {
     let clean = false;
     try {
       const body = JSON.stringify(createUpstreamRequestBody(this.#request, this.#settings.model));
-      this.#release = await acquireSlot(this.#settings.queue, this.#controller.signal);
+      const slot = this.#settings.slots.acquire(this.#controller.signal);
+      this.#release = slot instanceof Promise ? await slot : slot;
       this.#phase = 'sent';
       const response = await this.#send(body);
       this.#phase = 'body';
-      const reader = response.body?.getReader() ?? null;
-      this.#reader = reader;
-      if (!response.ok) {
-        const text = reader ? await this.#readText(reader, ERROR_BODY_LIMIT) : '';
-        throw httpFailure(response.status, response.headers, text, this.#settings.redact);
+      this.#body = response.body;
+      this.#chunks = (response.body as AsyncIterable<Buffer>)[Symbol.asyncIterator]() as AsyncIterator<Buffer, undefined>;
+      if (response.statusCode < 200 || response.statusCode >= 300) {
+        const text = await this.#readText(ERROR_BODY_LIMIT);
+        throw httpFailure(response.statusCode, response.headers, text, this.#settings.redact);
       }
-      if (!reader) throw malformedFailure('the response has no body');
-      if (/\bjson\b/i.test(response.headers.get('content-type') ?? '')) yield* this.#completion(reader);
-      else yield* this.#chunks(reader);
+      if (/\bjson\b/i.test(headerValue(response.headers, 'content-type') ?? '')) yield* this.#completion();
+      else yield* this.#stream();
       clean = true;
     } catch (error) {
       throw this.#failure(error);
@@ -85,7 +91,7 @@ export class UpstreamCall {
   }
 
   /** An SSE answer, relayed chunk by chunk. */
-  async *#chunks(reader: Reader): AsyncGenerator<ChatBackendEvent, void, undefined> {
+  async *#stream(): AsyncGenerator<ChatBackendEvent, void, undefined> {
     const answer = new UpstreamAnswer();
     const out: ChatBackendEvent[] = [];
     let sawDone = false;
@@ -95,7 +101,7 @@ export class UpstreamCall {
       else answer.applyChunk(this.#parseChunk(event.data), out);
     });
     while (!sawDone) {
-      const bytes = await this.#read(reader);
+      const bytes = await this.#read();
       if (bytes === null) break;
       decoder.push(bytes);
       for (const event of out) {
@@ -107,12 +113,15 @@ export class UpstreamCall {
     if (!sawDone) decoder.end();
     if (!sawDone && !answer.finished) throw malformedFailure('the stream ended without [DONE] or a finish_reason');
     this.#request.signal.throwIfAborted();
+    // Complete before the last event: a consumer stops reading at `done`, and the connection must
+    // still go back to the pool rather than be torn down.
+    this.#answered = true;
     yield answer.done(this.#request.messages);
   }
 
-  /** A whole JSON completion from an upstream that ignored `stream: true`. */
-  async *#completion(reader: Reader): AsyncGenerator<ChatBackendEvent, void, undefined> {
-    const text = await this.#readText(reader, JSON_BODY_LIMIT);
+  /** A whole JSON completion (asked for with `stream: false`, or sent by an upstream that ignored `stream: true`). */
+  async *#completion(): AsyncGenerator<ChatBackendEvent, void, undefined> {
+    const text = await this.#readText(JSON_BODY_LIMIT);
     if (!this.#bodyEnded) throw malformedFailure(`the JSON body is larger than ${JSON_BODY_LIMIT} bytes`);
     const parsed = UpstreamCompletionSchema.safeParse(this.#parseJson(text));
     if (!parsed.success) throw malformedFailure('the JSON body is not a chat.completion', parsed.error);
@@ -126,20 +135,20 @@ export class UpstreamCall {
     }
   }
 
-  async #send(body: string): Promise<Response> {
+  async #send(body: string): Promise<Dispatcher.ResponseData> {
     this.#stepTimer = setTimeout(this.#onConnectTimeout, this.#settings.connectTimeoutMs);
     try {
-      return await this.#settings.fetch(this.#settings.url, { method: 'POST', headers: this.#settings.headers, body, signal: this.#controller.signal });
+      return await this.#settings.pool.request({ path: this.#settings.path, method: 'POST', headers: this.#settings.headers, body, signal: this.#controller.signal });
     } finally {
       clearTimeout(this.#stepTimer);
     }
   }
 
   /** The next body bytes, or null at the end; arms the idle timer while waiting. */
-  async #read(reader: Reader): Promise<Uint8Array | null> {
+  async #read(): Promise<Buffer | null> {
     if (this.#gotFirstByte) this.#stepTimer = setTimeout(this.#onIdleTimeout, this.#settings.idleTimeoutMs);
     try {
-      const { done, value } = await reader.read();
+      const { done, value } = await this.#chunks!.next();
       if (done) {
         this.#bodyEnded = true;
         return null;
@@ -154,14 +163,14 @@ export class UpstreamCall {
     }
   }
 
-  async #readText(reader: Reader, limit: number): Promise<string> {
-    const parts: Uint8Array[] = [];
+  async #readText(limit: number): Promise<string> {
+    const parts: Buffer[] = [];
     let size = 0;
-    for (let bytes = await this.#read(reader); bytes !== null; bytes = size < limit ? await this.#read(reader) : null) {
+    for (let bytes = await this.#read(); bytes !== null; bytes = size < limit ? await this.#read() : null) {
       parts.push(bytes);
       size += bytes.byteLength;
     }
-    return Buffer.concat(parts).toString('utf8');
+    return parts.length === 1 ? parts[0]!.toString('utf8') : Buffer.concat(parts).toString('utf8');
   }
 
   #parseJson(data: string): unknown {
@@ -174,7 +183,7 @@ export class UpstreamCall {
     }
     if (typeof json === 'object' && json !== null && 'error' in json) {
       const message = upstreamErrorMessage(data) ?? 'no message';
-      throw new RetryableError(this.#settings.redact(`upstream failed mid-answer: ${message}`), 'upstream_error');
+      throw new RetryableError(redactedMessage(`upstream failed mid-answer: ${message}`, this.#settings.redact), 'upstream_error');
     }
     return json;
   }
@@ -203,7 +212,7 @@ export class UpstreamCall {
     const ms = this.#settings.firstByteTimeoutMs;
     this.#expire(
       this.#phase === 'queued'
-        ? new RetryableError(`all ${this.#settings.queue.concurrency} upstream slots stayed busy for ${ms} ms`, 'upstream_unavailable')
+        ? new RetryableError(`all ${this.#settings.slots.concurrency} upstream slots stayed busy for ${ms} ms`, 'upstream_unavailable')
         : new RetryableError(`upstream sent nothing within ${ms} ms`, 'upstream_timeout'),
     );
   };
@@ -231,8 +240,12 @@ export class UpstreamCall {
     clearTimeout(this.#stepTimer);
     this.#request.signal.removeEventListener('abort', this.#onAbort);
     this.#releaseSlot();
-    if (clean && this.#reader && !this.#bodyEnded) drainInBackground(this.#reader, this.#controller);
-    else this.#controller.abort();
+    if (this.#bodyEnded) return; // the connection is already back in the pool
+    if ((clean || this.#answered) && this.#chunks && this.#body) drainInBackground(this.#chunks, this.#body);
+    else {
+      this.#body?.destroy();
+      if (this.#phase !== 'body') this.#controller.abort();
+    }
   }
 }
 
@@ -240,11 +253,11 @@ export class UpstreamCall {
  * Reads what follows `[DONE]` (usually just the end of the chunked body) so the keep-alive
  * connection goes back to the pool; cuts it after a grace period otherwise.
  */
-function drainInBackground(reader: Reader, controller: AbortController): void {
-  const timer = setTimeout(() => controller.abort(), DRAIN_GRACE_MS);
+function drainInBackground(chunks: AsyncIterator<Buffer>, body: Body): void {
+  const timer = setTimeout(() => body.destroy(), DRAIN_GRACE_MS);
   void (async () => {
     try {
-      while (!(await reader.read()).done);
+      while (!(await chunks.next()).done);
     } catch {
       // Cut by the grace timer or dropped after [DONE]: the answer was already complete.
     } finally {

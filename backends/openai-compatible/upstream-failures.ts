@@ -5,27 +5,67 @@ export type Redactor = (text: string) => string;
 
 const BEARER = /Bearer\s+\S+/gi;
 const MAX_UPSTREAM_MESSAGE = 300;
+/** Any run of this many characters of the key is masked, so a fragment of it (an upstream's own cut) leaks nothing. */
+const KEY_FRAGMENT = 8;
 
-/** A redactor that hides `apiKey` (anywhere in the text) and any bearer credential. */
+/** Marks in `mask` every character of `text` covered by a run of `fragment` characters of `secret`. */
+function markSecret(text: string, secret: string, fragment: number, mask: Uint8Array): void {
+  const size = Math.min(fragment, secret.length);
+  for (let start = 0; start + size <= secret.length; start++) {
+    const piece = secret.slice(start, start + size);
+    for (let at = text.indexOf(piece); at !== -1; at = text.indexOf(piece, at + 1)) mask.fill(1, at, at + size);
+  }
+}
+
+/** A redactor that hides `apiKey` (whole, or any fragment of 8 or more characters) and any bearer credential. */
 export function createRedactor(apiKey: string | null): Redactor {
   return (text) => {
-    const masked = apiKey ? text.split(apiKey).join('[redacted]') : text;
+    let masked = text;
+    if (apiKey) {
+      const mask = new Uint8Array(text.length);
+      markSecret(text, apiKey, KEY_FRAGMENT, mask);
+      let out = '';
+      for (let at = 0; at < text.length; ) {
+        if (mask[at] === 0) {
+          out += text[at++];
+          continue;
+        }
+        out += '[redacted]';
+        while (at < text.length && mask[at] === 1) at++;
+      }
+      masked = out;
+    }
     return masked.replace(BEARER, 'Bearer [redacted]');
   };
 }
 
+/** Redacts `text`, then cuts it to a length fit for an error message: in that order, so a cut never exposes part of a secret. */
+export function redactedMessage(text: string, redact: Redactor): string {
+  const clean = redact(text);
+  return clean.length > MAX_UPSTREAM_MESSAGE ? `${clean.slice(0, MAX_UPSTREAM_MESSAGE)}…` : clean;
+}
+
+/** Response headers as undici gives them (lower-case names; a repeated header as an array). */
+export type UpstreamHeaders = Record<string, string | string[] | undefined>;
+
+/** One header's value (the first when repeated). */
+export function headerValue(headers: UpstreamHeaders, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
 /** Milliseconds to wait from `retry-after-ms` or `Retry-After` (seconds or an HTTP date); null when absent. */
-export function retryAfterMs(headers: Headers, now = Date.now()): number | null {
-  const ms = Number(headers.get('retry-after-ms') ?? Number.NaN);
+export function retryAfterMs(headers: UpstreamHeaders, now = Date.now()): number | null {
+  const ms = Number(headerValue(headers, 'retry-after-ms') ?? Number.NaN);
   if (Number.isFinite(ms) && ms >= 0) return Math.round(ms);
-  const value = headers.get('retry-after')?.trim();
+  const value = headerValue(headers, 'retry-after')?.trim();
   if (!value) return null;
   if (/^\d+(\.\d+)?$/.test(value)) return Math.round(Number(value) * 1000);
   const at = Date.parse(value);
   return Number.isNaN(at) ? null : Math.max(0, at - now);
 }
 
-/** The error text of an upstream body: `{error:{message}}` (OpenAI, llama.cpp, Ollama), `{error:"…"}` or `{message}` (vLLM). */
+/** The error text of an upstream body, whole (redact it before cutting it, see {@link redactedMessage}): `{error:{message}}` (OpenAI, llama.cpp, Ollama), `{error:"…"}` or `{message}` (vLLM). */
 export function upstreamErrorMessage(bodyText: string): string | null {
   let parsed: unknown;
   try {
@@ -43,16 +83,16 @@ export function upstreamErrorMessage(bodyText: string): string | null {
         : typeof message === 'string'
           ? message
           : null;
-  return text === null ? null : text.slice(0, MAX_UPSTREAM_MESSAGE);
+  return text;
 }
 
 /**
  * The error for a non-2xx answer: 429 and 503 are "unavailable" (with the provider's retry delay),
  * 408 and other 5xx retryable, every other 4xx terminal (retrying the same request cannot help).
  */
-export function httpFailure(status: number, headers: Headers, bodyText: string, redact: Redactor): TerminalError | RetryableError {
+export function httpFailure(status: number, headers: UpstreamHeaders, bodyText: string, redact: Redactor): TerminalError | RetryableError {
   const detail = upstreamErrorMessage(bodyText);
-  const message = redact(`upstream answered HTTP ${status}${detail ? `: ${detail}` : ''}`);
+  const message = redactedMessage(`upstream answered HTTP ${status}${detail ? `: ${detail}` : ''}`, redact);
   if (status === 429 || status === 503) return new RetryableError(message, 'upstream_unavailable', retryAfterMs(headers));
   if (status === 408) return new RetryableError(message, 'upstream_timeout', retryAfterMs(headers));
   if (status >= 500) return new RetryableError(message, 'upstream_error', retryAfterMs(headers));

@@ -35,15 +35,15 @@ function upstreamResponseFormat(format: ChatBackendRequest['responseFormat']): u
   return undefined;
 }
 
-/** The upstream request for `request`: always streaming with usage, sent as `model`. */
+/**
+ * The upstream request for `request`, sent as `model`: streaming with usage when the caller reads
+ * the answer as it comes, a plain JSON answer when it only wants the whole (cheaper both ends).
+ */
 export function createUpstreamRequestBody(request: ChatBackendRequest, model: string): UpstreamRequestBody {
-  const body: UpstreamRequestBody = {
-    model,
-    messages: request.messages.map(upstreamMessage),
-    stream: true,
-    stream_options: { include_usage: true },
-    max_tokens: request.maxTokens,
-  };
+  const stream = request.stream !== false;
+  const body: UpstreamRequestBody = stream
+    ? { model, messages: request.messages.map(upstreamMessage), stream: true, stream_options: { include_usage: true }, max_tokens: request.maxTokens }
+    : { model, messages: request.messages.map(upstreamMessage), stream: false, max_tokens: request.maxTokens };
   if (request.temperature !== null) body.temperature = request.temperature;
   if (request.stop.length > 0) body.stop = [...request.stop];
   const responseFormat = upstreamResponseFormat(request.responseFormat);

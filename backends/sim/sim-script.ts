@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * Scripted behaviour of the sim backend, from request `metadata.sim` (documented in the README):
+ * Scripted behaviour of the sim backend, from request `metadata.sim` (documented in docs/chat.md):
  * fail with a given upstream error, override latency, answer a fixed text, ask a clarifying
  * question, or call a tool.
  */

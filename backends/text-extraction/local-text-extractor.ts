@@ -1,5 +1,5 @@
 import { ensureError } from '../../protocols/errors.js';
-import { charsetOf, extractionKindOf } from '../../runtime/files/content-type.js';
+import { charsetOf, extractionKindOf } from '../../protocols/content-type.js';
 import { createPdfWorkerPool, realDeadlineTimer, type DeadlineTimer } from './pdf-worker-pool.js';
 import { readTextFile } from './text-file-reader.js';
 import type { ExtractionResult, TextExtractor } from './text-extractor.js';

@@ -1,4 +1,4 @@
-import type { ExtractionKind } from '../../runtime/files/content-type.js';
+import type { ExtractionKind } from '../../protocols/content-type.js';
 
 /**
  * What extraction made of a file: its text (`truncated` when the file or its text passed the

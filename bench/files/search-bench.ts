@@ -6,10 +6,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { SearchIndex } from '../../runtime/files/search-index.js';
-import { snippets } from '../../runtime/files/snippets.js';
-import { parseQuery, tokenTerms } from '../../runtime/files/text-tokens.js';
-import { Store } from '../../runtime/store.js';
+import { SearchIndex } from '../../actors/files/search-index.js';
+import { snippets } from '../../actors/files/snippets.js';
+import { parseQuery, tokenTerms } from '../../actors/files/text-tokens.js';
+import { LmdbStore } from '../../runtime/store/lmdb-store.js';
 
 /** What one run measured. */
 export interface SearchBenchResult {
@@ -129,7 +129,7 @@ export async function benchSearch(options: { files: number; queries: number }): 
   const { words, pick } = createVocabulary(random);
   const texts = Array.from({ length: options.files }, () => createDocument(random, pick));
   const dir = mkdtempSync(join(tmpdir(), 'svc-search-bench-'));
-  const store = Store.open(dir);
+  const store = LmdbStore.open(dir);
   try {
     const index = new SearchIndex(store);
     const indexStart = performance.now();

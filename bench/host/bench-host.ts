@@ -2,11 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createActor, type AnyStateMachine } from 'xstate';
-import { ActorHost, type ActorRecord } from '../../runtime/actor-host.js';
-import type { LogEvent } from '../../runtime/actor-log.js';
+import { ActorHost, type ActorRecord } from '../../runtime/host/actor-host.js';
+import type { LogEvent } from '../../runtime/host/actor-log.js';
 import { systemClock } from '../../runtime/clock.js';
 import { createLogger } from '../../runtime/logger.js';
-import { Store, type Table } from '../../runtime/store.js';
+import type { Store, Table } from '../../runtime/store/store.js';
+import { LmdbStore } from '../../runtime/store/lmdb-store.js';
 import { BENCH_MACHINE, benchMachine, EVENT_TEXT } from './bench-machine.js';
 
 /** A real LMDB store in a fresh temporary directory, with a host that runs the bench machine. */
@@ -26,7 +27,7 @@ export function benchDir(): string {
 /** Opens a store in `dir` (a fresh one by default) and a host with the bench machine (and `extra`) registered. */
 export function openBenchHost(options: { dir?: string; extra?: { name: string; logic: AnyStateMachine }[] } = {}): BenchHost {
   const dir = options.dir ?? benchDir();
-  const store = Store.open(dir);
+  const store = LmdbStore.open(dir);
   const host = new ActorHost(store, systemClock, createLogger('silent'));
   host.register({ name: BENCH_MACHINE, logic: benchMachine });
   for (const machine of options.extra ?? []) host.register(machine);

@@ -1,6 +1,6 @@
 // In-process fan-out: what following costs the host itself, with no HTTP. One actor, N
 // followers whose sinks only count; each INC commits one event that every follower receives.
-import type { LogEvent } from '../../runtime/actor-log.js';
+import type { LogEvent } from '../../runtime/host/actor-log.js';
 import { BENCH_MACHINE } from './bench-machine.js';
 import { openBenchHost } from './bench-host.js';
 import { measure, type HostFigure } from './measure.js';

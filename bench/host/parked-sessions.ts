@@ -1,10 +1,10 @@
 // Parked chat sessions for the rehydration figure: the real session machine, spawned through the
 // host with require_approval, so each rests in `awaiting_approval` with its approval deadline armed.
-import { chatPlanForSession } from '../../actors/chat-plan.js';
-import { sessionMachine, type SessionInput } from '../../actors/session-machine.js';
+import { chatPlanForSession } from '../../actors/chat/chat-plan.js';
+import { sessionMachine, type SessionInput } from '../../actors/sessions/session-machine.js';
 import { ChatCompletionRequestSchema } from '../../protocols/chat.js';
-import type { ActorHost } from '../../runtime/actor-host.js';
-import { SESSION_MACHINE } from '../../http/sessions/session-runtime.js';
+import type { ActorHost } from '../../runtime/host/actor-host.js';
+import { SESSION_MACHINE } from '../../actors/sessions/session-runtime.js';
 
 /** The session machine as the host registers it (no runtime steps: a parked session invokes none). */
 export const parkedSessionMachine = { name: SESSION_MACHINE, logic: sessionMachine };

@@ -2,10 +2,10 @@
 // nothing else: `node --expose-gc --import tsx bench/host/rehydrate-main.ts` with BENCH_REHYDRATE
 // = {"dir": "...", "mode": "host" | "actors" | "scan"}. Prints one line: `rehydrate-result <json>`.
 import { createActor, type AnyStateMachine, type Snapshot } from 'xstate';
-import { ActorHost, type ActorRecord } from '../../runtime/actor-host.js';
+import { ActorHost, type ActorRecord } from '../../runtime/host/actor-host.js';
 import { systemClock } from '../../runtime/clock.js';
 import { createLogger } from '../../runtime/logger.js';
-import { Store } from '../../runtime/store.js';
+import { LmdbStore } from '../../runtime/store/lmdb-store.js';
 import { parkedSessionMachine } from './parked-sessions.js';
 
 /** What the host's rehydration did (mode host), or a baseline doing part of its work. */
@@ -35,7 +35,7 @@ function memory(): { heap: number; rss: number } {
 }
 
 const { dir, mode } = JSON.parse(process.env.BENCH_REHYDRATE ?? '{}') as { dir: string; mode: RehydrateRun['mode'] };
-const store = Store.open(dir);
+const store = LmdbStore.open(dir);
 const records = store.table<ActorRecord>('actors');
 // Module scope: what the baselines build stays reachable until memory has been read.
 const keep: unknown[] = [];
@@ -63,7 +63,7 @@ const ms = performance.now() - t0;
 let settledMs: number | null = null;
 let recordsRewritten: number | null = null;
 if (host) {
-  await store.root.committed;
+  await store.flushed;
   await new Promise((resolve) => setImmediate(resolve));
   settledMs = performance.now() - t0;
   recordsRewritten = 0;

@@ -4,10 +4,10 @@
 import { execFile } from 'node:child_process';
 import { rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ActorHost } from '../../runtime/actor-host.js';
+import { ActorHost } from '../../runtime/host/actor-host.js';
 import { systemClock } from '../../runtime/clock.js';
 import { createLogger } from '../../runtime/logger.js';
-import { Store } from '../../runtime/store.js';
+import { LmdbStore } from '../../runtime/store/lmdb-store.js';
 import { benchDir } from './bench-host.js';
 import { fixedFigure, type HostFigure } from './measure.js';
 import { parkedSessionMachine, spawnParkedSessions } from './parked-sessions.js';
@@ -29,7 +29,7 @@ export interface RehydrateResult {
 const WRITE_BATCH = 10_000;
 
 async function writeSessions(dir: string, count: number, concurrency: number): Promise<HostFigure> {
-  const store = Store.open(dir);
+  const store = LmdbStore.open(dir);
   const t0 = performance.now();
   for (let done = 0, batch = 0; done < count; batch++) {
     const host = new ActorHost(store, systemClock, createLogger('silent'));

@@ -25,8 +25,8 @@ process.once('exit', () => {
   for (const child of children) child.kill('SIGKILL'); // never leave a server behind
 });
 
-/** Spawns `node --import tsx <entry>` and waits for `<pattern> (\d+)` on its stdout. */
-function spawnServer(entry: string, env: Record<string, string>, ready: RegExp): Promise<{ port: number; child: ChildProcess; stop(): Promise<void> }> {
+/** Spawns `node --import tsx <entry>` (a child the bench kills on exit) and waits for `<pattern> (\d+)` on its stdout. */
+export function spawnServer(entry: string, env: Record<string, string>, ready: RegExp): Promise<{ port: number; child: ChildProcess; stop(): Promise<void> }> {
   const child = spawn(process.execPath, ['--import', 'tsx', entry], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   let stderr = '';

@@ -1,13 +1,24 @@
-import type { PassName } from '../../actors/chat-plan.js';
-import type { CompletionEmitted } from '../../actors/completion-machine.js';
-import { chunkObject, deltaChoice, finalChunk, finishChoice, toolCallDelta, type CompletionHeader } from '../../protocols/chat-response.js';
-import { errorBody, type ApiError } from '../../protocols/errors.js';
+import type { PassName } from '../../actors/chat/chat-plan.js';
+import type { ChatResult, CompletionSink, CompletionStreamEvent } from '../../actors/chat/chat-service.js';
+import {
+  chunkObject,
+  deltaChoice,
+  finalChunk,
+  finishChoice,
+  streamErrorEvent,
+  toolCallDelta,
+  type ChatCompletionChunk,
+  type ChatSvc,
+  type ChunkChoice,
+  type ChunkDelta,
+  type ChunkProgress,
+  type CompletionHeader,
+} from '../../protocols/chat-response.js';
+import type { ApiError } from '../../protocols/errors.js';
 import { SSE_DONE, sseData } from '../../protocols/sse.js';
-import type { CompletionOutcome } from './completion-run.js';
-import type { AnswerFragment } from './run-pass.js';
 import type { SseWriter } from '../sse-writer.js';
 
-const PHASES: Record<PassName, { phase: string; text: string }> = {
+const PHASES: Record<PassName, { phase: ChunkProgress['phase']; text: string }> = {
   answer: { phase: 'answering', text: 'Writing the answer' },
   plan: { phase: 'planning', text: 'Planning the answer' },
   draft: { phase: 'answering', text: 'Writing the answer' },
@@ -16,14 +27,15 @@ const PHASES: Record<PassName, { phase: string; text: string }> = {
 };
 
 /**
- * Turns a completion's emitted events into `chat.completion.chunk` SSE. The stream opens on the
- * first thing worth sending, so a backend that fails before producing anything still gets a
- * plain HTTP error instead of a 200 with an error inside.
+ * Renders a completion's stream events as `chat.completion.chunk` SSE (the chat feature's sink).
+ * The stream opens on the first thing worth sending, so a backend that fails before producing
+ * anything still gets a plain HTTP error instead of a 200 with an error inside.
  */
-export class StreamRelay {
+export class StreamRelay implements CompletionSink {
   private opened = false;
-  private readonly started = new Set<number>();
-  private phase = 'answering';
+  /** Choices whose first delta went out, one bit each (n is at most 8). */
+  private started = 0;
+  private phase: ChunkProgress['phase'] = 'answering';
 
   constructor(
     private readonly writer: SseWriter,
@@ -42,24 +54,30 @@ export class StreamRelay {
     this.writer.open({ 'x-completion-id': this.header.id });
   }
 
-  private chunk(choices: Record<string, unknown>[], extra: Record<string, unknown> = {}): void {
+  private chunk(choices: ChunkChoice[], extra: Pick<ChatCompletionChunk, 'progress'> = {}): void {
     this.open();
     this.writer.push(sseData(chunkObject(this.header, choices, this.options.includeUsage ? { usage: null, ...extra } : extra)));
   }
 
-  private progress(event: string, statusText: string): void {
+  private progress(event: ChunkProgress['event'], statusText: string): void {
     if (this.options.progress) this.chunk([], { progress: { event, status_text: statusText, phase: this.phase } });
   }
 
   /** The first delta of a choice names the role (and, as OpenAI does, no content yet for tool calls). */
-  private roleFor(choice: number): Record<string, unknown> {
-    if (this.started.has(choice)) return {};
-    this.started.add(choice);
+  private roleFor(choice: number): ChunkDelta {
+    const bit = 1 << choice;
+    if (this.started & bit) return {};
+    this.started |= bit;
     return { role: 'assistant', content: null };
   }
 
-  /** Relays one answer fragment or machine event. */
-  readonly onEmit = (event: CompletionEmitted | AnswerFragment): void => {
+  /** Flow control for the producer: null while the client keeps up. */
+  ready(): Promise<void> | null {
+    return this.writer.ready();
+  }
+
+  /** Relays one answer fragment or machine event (a method, so an open stream holds no closure of its own). */
+  event(event: CompletionStreamEvent): void {
     switch (event.type) {
       case 'phase':
         this.phase = PHASES[event.phase].phase;
@@ -75,10 +93,10 @@ export class StreamRelay {
         this.progress('live_input', `Live input #${event.seq} received; it joins the next phase`);
         return;
     }
-  };
+  }
 
   /** Closes a run that ended (completed or cancelled): finish reasons, usage and charge, [DONE]. */
-  finish(outcome: CompletionOutcome, svc: Record<string, unknown>): void {
+  finish(outcome: ChatResult['outcome'], svc: ChatSvc): void {
     if (outcome.status === 'cancelled') this.progress('cancelled', `Cancelled: ${outcome.cancelReason ?? 'by request'}`);
     outcome.choices.forEach((choice, index) => this.chunk([finishChoice(index, choice, this.header.legacyFunctions)]));
     for (let index = outcome.choices.length; index < this.options.n; index++) this.chunk([deltaChoice(index, this.roleFor(index), 'stop')]);
@@ -89,8 +107,7 @@ export class StreamRelay {
 
   /** Ends an open stream with an error event, which the official SDKs raise; never a silent stop. */
   fail(error: ApiError, requestId: string): void {
-    this.writer.push(sseData(errorBody(error, requestId)));
+    this.writer.push(sseData(streamErrorEvent(error, requestId)));
     this.writer.end();
   }
 }
-

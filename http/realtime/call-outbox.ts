@@ -1,3 +1,4 @@
+import type { UnstampedEvent } from '../../protocols/realtime-events.js';
 import { newEventId } from './server-events.js';
 
 /** The socket a call talks through (uWS in the server, anything in tests). */
@@ -22,7 +23,7 @@ export class CallOutbox {
   ) {}
 
   /** Sends an event (with a fresh `event_id`); false when the socket is gone or was just closed. */
-  send(event: Record<string, unknown>): boolean {
+  send(event: UnstampedEvent): boolean {
     if (this.closed) return false;
     if (this.socket.bufferedAmount() > this.limits.closeBytes) {
       this.close(1008, 'client too slow: send buffer over limit');
@@ -33,7 +34,7 @@ export class CallOutbox {
   }
 
   /** Sends an audio event unless the client has fallen behind; false when dropped. */
-  sendAudio(event: Record<string, unknown>): boolean {
+  sendAudio(event: UnstampedEvent<'response.output_audio.delta'>): boolean {
     if (!this.closed && this.socket.bufferedAmount() > this.limits.dropAudioBytes) {
       this.droppedFrames++;
       return false;

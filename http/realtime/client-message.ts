@@ -1,8 +1,12 @@
-import { ClientEventSchema, CLIENT_EVENT_TYPES, type ClientEvent } from '../../protocols/realtime.js';
+import type { CallCommand } from '../../actors/realtime/call-runtime.js';
+import type { SessionChange } from '../../actors/realtime/call-session.js';
+import { MAX_JSON_DEPTH, pathBeyondDepth } from '../../protocols/json-bounds.js';
+import { ClientEventSchema, CLIENT_EVENT_TYPES, type ClientEvent, type SessionUpdate } from '../../protocols/realtime.js';
+import type { UnstampedEvent } from '../../protocols/realtime-events.js';
 import { errorEvent } from './server-events.js';
 
-/** A client message parsed, or the `error` event that answers it. */
-export type ParsedMessage = { event: ClientEvent; eventId: string | null } | { error: Record<string, unknown> };
+/** A client message as a command for its call, or the `error` event that answers it. */
+export type ParsedMessage = { command: CallCommand } | { error: UnstampedEvent<'error'> };
 
 /** Parses one text frame: JSON, a known `type`, then its schema; each failure names the problem. */
 export function parseClientMessage(text: string): ParsedMessage {
@@ -12,6 +16,7 @@ export function parseClientMessage(text: string): ParsedMessage {
   } catch {
     return { error: errorEvent('invalid_json', 'The message is not valid JSON.') };
   }
+  if (pathBeyondDepth(raw, MAX_JSON_DEPTH)) return { error: errorEvent('invalid_value', `The message is nested more than ${MAX_JSON_DEPTH} levels deep.`) };
   const object = typeof raw === 'object' && raw !== null ? (raw as { type?: unknown; event_id?: unknown }) : {};
   const type = object.type;
   const eventId = typeof object.event_id === 'string' ? object.event_id : null;
@@ -25,5 +30,65 @@ export function parseClientMessage(text: string): ParsedMessage {
     const where = issue.path.join('.');
     return { error: errorEvent('invalid_value', `Invalid ${type}${where ? ` at ${where}` : ''}: ${issue.message}`, { param: where || null, eventId }) };
   }
-  return { event: parsed.data, eventId };
+  return { command: toCommand(parsed.data, eventId) };
+}
+
+/** The command a parsed client message asks for: wire names and base64 become the domain's. */
+function toCommand(event: ClientEvent, clientEventId: string | null): CallCommand {
+  switch (event.type) {
+    case 'session.update':
+      return { type: 'updateSession', change: sessionChange(event.session), clientEventId };
+    case 'input_audio_buffer.append':
+      return { type: 'appendAudio', audio: Buffer.from(event.audio, 'base64'), clientEventId };
+    case 'input_audio_buffer.commit':
+      return { type: 'commitAudio', clientEventId };
+    case 'input_audio_buffer.clear':
+      return { type: 'clearAudio', clientEventId };
+    case 'conversation.item.create': {
+      const content = event.item.content.map((part) =>
+        part.type === 'input_audio' ? { type: 'input_audio' as const, audio: Buffer.from(part.audio, 'base64'), transcript: part.transcript ?? null } : { type: part.type, text: part.text },
+      );
+      return { type: 'addItem', item: { id: event.item.id ?? null, role: event.item.role, content }, clientEventId };
+    }
+    case 'response.create': {
+      const response = event.response ?? {};
+      return {
+        type: 'createResponse',
+        request: { outputModalities: response.output_modalities ?? null, instructions: response.instructions ?? null, maxOutputTokens: response.max_output_tokens ?? null, metadata: response.metadata ?? null },
+        clientEventId,
+      };
+    }
+    case 'response.cancel':
+      return { type: 'cancelResponse', responseId: event.response_id || null, clientEventId };
+    case 'svc.realtime.end_ack':
+      return { type: 'acknowledgeEnd', clientEventId };
+  }
+}
+
+/** A `session.update` session as a change to the call's session (formats are validated, never changed). */
+function sessionChange(update: SessionUpdate): SessionChange {
+  const input = update.audio?.input;
+  const output = update.audio?.output;
+  const detection = input?.turn_detection;
+  const change: SessionChange = {};
+  if (update.type !== undefined) change.type = update.type;
+  if (update.model !== undefined) change.model = update.model;
+  if (update.output_modalities !== undefined) change.outputModalities = update.output_modalities;
+  if (update.instructions !== undefined) change.instructions = update.instructions;
+  if (update.max_output_tokens !== undefined) change.maxOutputTokens = update.max_output_tokens;
+  if (detection === null) change.turnDetection = null;
+  else if (detection !== undefined) {
+    change.turnDetection = {
+      threshold: detection.threshold,
+      prefixPaddingMs: detection.prefix_padding_ms,
+      silenceDurationMs: detection.silence_duration_ms,
+      createResponse: detection.create_response,
+      interruptResponse: detection.interrupt_response,
+    };
+  }
+  if (input?.transcription === null) change.transcription = null;
+  else if (input?.transcription !== undefined) change.transcription = { model: input.transcription.model, language: input.transcription.language };
+  if (output?.voice !== undefined) change.voice = output.voice;
+  if (output?.speed !== undefined) change.speed = output.speed;
+  return change;
 }

@@ -1,37 +1,77 @@
-import type { ResponseUsage } from '../../actors/realtime-call-machine.js';
+import type { CallEmitted, CallUsage, ItemView as DomainItemView, Modality, ResponseUsage } from '../../actors/realtime/call-events.js';
+import type { CallSession } from '../../actors/realtime/call-session.js';
+import { ERROR_CATALOGUE, type ErrorCode } from '../../protocols/errors.js';
+import { microsToUsd } from '../../protocols/money.js';
+import { svcBlock } from '../../protocols/pricing.js';
+import type { ItemView, RealtimeSvc, ResponseUsageView, SessionView, UnstampedEvent } from '../../protocols/realtime-events.js';
 import { randomBase62 } from '../../runtime/ids.js';
+
+// The call's domain events rendered as OpenAI Realtime server events (and ours, `svc.realtime.*`).
+// Every renderer returns the type its schema in protocols/realtime-events.ts gives it.
 
 /** A server event id: unique per event, as OpenAI's `event_id`. */
 export function newEventId(): string {
   return `event_${randomBase62(20)}`;
 }
 
-/** An id for items and responses, in OpenAI's style. */
-export function newRealtimeId(prefix: 'item' | 'resp'): string {
-  return `${prefix}_${randomBase62(20)}`;
+/** The `error` event for `code`, its type from the error catalogue; the call stays up. */
+export function errorEvent(code: ErrorCode, message: string, options: { param?: string | null; eventId?: string | null } = {}): UnstampedEvent<'error'> {
+  return { type: 'error', error: { type: ERROR_CATALOGUE[code].type, code, message, param: options.param ?? null, event_id: options.eventId ?? null } };
 }
 
-/** The error event: the call stays up unless the caller closes it. */
-export function errorEvent(code: string, message: string, options: { param?: string | null; eventId?: string | null; type?: string } = {}): Record<string, unknown> {
+/** The session as OpenAI shows it. */
+export function sessionView(callId: string, session: CallSession): SessionView {
+  const detection = session.turnDetection;
+  const format = { type: 'audio/pcm', rate: 24_000 } as const;
   return {
-    type: 'error',
-    error: { type: options.type ?? 'invalid_request_error', code, message, param: options.param ?? null, event_id: options.eventId ?? null },
+    object: 'realtime.session',
+    id: callId,
+    type: session.type,
+    model: session.model,
+    output_modalities: session.outputModalities,
+    instructions: session.instructions,
+    max_output_tokens: session.maxOutputTokens,
+    audio: {
+      input: {
+        format,
+        turn_detection: detection && {
+          type: 'server_vad',
+          threshold: detection.threshold,
+          prefix_padding_ms: detection.prefixPaddingMs,
+          silence_duration_ms: detection.silenceDurationMs,
+          create_response: detection.createResponse,
+          interrupt_response: detection.interruptResponse,
+        },
+        transcription: session.transcription && { model: session.transcription.model, language: session.transcription.language },
+      },
+      output: { format, voice: session.voice, speed: session.speed },
+    },
   };
 }
 
+/** A conversation item (user or client-added) as announced. */
+function itemView(item: DomainItemView): ItemView {
+  return { id: item.id, object: 'realtime.item', type: 'message', role: item.role, status: 'completed', content: item.content.map((part) => ({ ...part })) };
+}
+
+/** The user item a committed turn becomes, before its transcript is known. */
+function userAudioItem(id: string): DomainItemView {
+  return { id, role: 'user', content: [{ type: 'input_audio', transcript: null }] };
+}
+
+/** `input_audio_buffer.speech_started`: the caller began to speak (a client stops its playback on it). */
+export function speechStartedEvent(itemId: string, audioStartMs: number): UnstampedEvent<'input_audio_buffer.speech_started'> {
+  return { type: 'input_audio_buffer.speech_started', audio_start_ms: audioStartMs, item_id: itemId };
+}
+
 /** An assistant message item as `response.output_item.*` and `response.done` show it. */
-export function assistantItem(id: string, status: 'in_progress' | 'completed' | 'incomplete', withAudio: boolean, text: string): Record<string, unknown> {
-  const content = status === 'in_progress' ? [] : [withAudio ? { type: 'output_audio', transcript: text } : { type: 'output_text', text }];
+export function assistantItem(id: string, status: 'in_progress' | 'completed' | 'incomplete', withAudio: boolean, text: string): ItemView {
+  const content: ItemView['content'] = status === 'in_progress' ? [] : [withAudio ? { type: 'output_audio', transcript: text } : { type: 'output_text', text }];
   return { id, object: 'realtime.item', type: 'message', role: 'assistant', status, content };
 }
 
-/** A user message item made from audio, before or after its transcript is known. */
-export function userAudioItem(id: string, transcript: string | null): Record<string, unknown> {
-  return { id, object: 'realtime.item', type: 'message', role: 'user', status: 'completed', content: [{ type: 'input_audio', transcript }] };
-}
-
 /** The `usage` of `response.done`, in OpenAI's shape (audio is counted in seconds in `svc`). */
-export function responseUsage(usage: ResponseUsage): Record<string, unknown> {
+export function responseUsage(usage: ResponseUsage): ResponseUsageView {
   return {
     total_tokens: usage.promptTokens + usage.completionTokens,
     input_tokens: usage.promptTokens,
@@ -43,7 +83,7 @@ export function responseUsage(usage: ResponseUsage): Record<string, unknown> {
 }
 
 /** The events that open a response: created, its output item, its content part. */
-export function responseOpening(id: string, itemId: string, modalities: readonly string[]): Record<string, unknown>[] {
+function responseOpening(id: string, itemId: string, modalities: Modality[]): UnstampedEvent[] {
   const withAudio = modalities.includes('audio');
   return [
     { type: 'response.created', response: { id, object: 'realtime.response', status: 'in_progress', status_details: null, output: [], output_modalities: modalities, usage: null } },
@@ -52,11 +92,110 @@ export function responseOpening(id: string, itemId: string, modalities: readonly
   ];
 }
 
-/** The events that close a response's output (before `response.done`): its text or audio, part and item. */
-export function responseOutputDone(id: string, item: Record<string, unknown>, withAudio: boolean, text: string): Record<string, unknown>[] {
-  const base = { response_id: id, item_id: item.id, output_index: 0, content_index: 0 };
-  const output = withAudio
-    ? [{ type: 'response.output_audio.done', ...base }, { type: 'response.output_audio_transcript.done', ...base, transcript: text }]
-    : [{ type: 'response.output_text.done', ...base, text }];
-  return [...output, { type: 'response.content_part.done', ...base, part: (item.content as unknown[])[0] }, { type: 'response.output_item.done', response_id: id, output_index: 0, item }];
+/** The events that close a response: its text or audio, part and item, then `response.done` (and `error` when it failed). */
+function responseClosing(event: Extract<CallEmitted, { type: 'responseDone' }>): UnstampedEvent[] {
+  const withAudio = event.modalities.includes('audio');
+  const item = assistantItem(event.itemId, event.status === 'completed' ? 'completed' : 'incomplete', withAudio, event.text);
+  const base = { response_id: event.responseId, item_id: event.itemId, output_index: 0, content_index: 0 };
+  const output: UnstampedEvent[] = withAudio
+    ? [{ type: 'response.output_audio.done', ...base }, { type: 'response.output_audio_transcript.done', ...base, transcript: event.text }]
+    : [{ type: 'response.output_text.done', ...base, text: event.text }];
+  const details =
+    event.status === 'cancelled'
+      ? { type: 'cancelled' as const, reason: event.cancelReason ?? 'client_cancelled' }
+      : event.status === 'failed'
+        ? { type: 'failed' as const, error: { type: ERROR_CATALOGUE.upstream_unavailable.type, code: 'upstream_unavailable', message: event.failure ?? 'the response failed' } }
+        : null;
+  return [
+    ...output,
+    { type: 'response.content_part.done', ...base, part: item.content[0]! },
+    { type: 'response.output_item.done', response_id: event.responseId, output_index: 0, item },
+    {
+      type: 'response.done',
+      response: { id: event.responseId, object: 'realtime.response', status: event.status, status_details: details, output: [item], output_modalities: event.modalities, usage: responseUsage(event.usage) },
+    },
+  ];
+}
+
+/** `svc.realtime.closed`: why, what was used, what the client missed, and the charge. */
+export function closedEvent(event: { reason: Extract<CallEmitted, { type: 'closed' }>['reason']; usage: CallUsage; priceMicros: number }, droppedAudioFrames: number): UnstampedEvent<'svc.realtime.closed'> {
+  // pricing.ts builds the tariff part (shared with chat); RealtimeSvcSchema pins its shape in the wire test.
+  const tariff = svcBlock(event.priceMicros) as Pick<RealtimeSvc, 'model_version' | 'price_usd' | 'billing' | 'cached'>;
+  const { usage } = event;
+  return {
+    type: 'svc.realtime.closed',
+    reason: event.reason,
+    usage: { audio_in_seconds: usage.audioInMs / 1000, audio_out_seconds: usage.audioOutMs / 1000, prompt_tokens: usage.promptTokens, completion_tokens: usage.completionTokens },
+    dropped_audio_frames: droppedAudioFrames,
+    svc: { ...tariff, price_usd: microsToUsd(event.priceMicros), billing_basis: 'processed_tokens_plus_audio' },
+  };
+}
+
+/**
+ * The wire events of one committed domain event (none for bookkeeping events). `closed` is not
+ * rendered here: it needs what only the socket knows (frames dropped), see `closedEvent`.
+ */
+export function renderEmitted(event: CallEmitted): UnstampedEvent[] {
+  switch (event.type) {
+    case 'sessionCreated':
+      return [{ type: 'session.created', session: sessionView(event.callId, event.session) }];
+    case 'sessionUpdated':
+      return [{ type: 'session.updated', session: sessionView(event.callId, event.session) }];
+    case 'audioCommitted':
+      return [
+        ...(event.audioEndMs !== null ? [{ type: 'input_audio_buffer.speech_stopped' as const, audio_end_ms: event.audioEndMs, item_id: event.itemId }] : []),
+        { type: 'input_audio_buffer.committed', previous_item_id: event.previousItemId, item_id: event.itemId },
+        { type: 'conversation.item.added', previous_item_id: event.previousItemId, item: itemView(userAudioItem(event.itemId)) },
+      ];
+    case 'itemAdded':
+      return [{ type: 'conversation.item.added', previous_item_id: event.previousItemId, item: itemView(event.item), ...(event.clientEventId ? { client_event_id: event.clientEventId } : {}) }];
+    case 'itemDone':
+      return [{ type: 'conversation.item.done', previous_item_id: event.previousItemId, item: itemView(event.item) }];
+    case 'transcriptionCompleted':
+      return [
+        {
+          type: 'conversation.item.input_audio_transcription.completed',
+          item_id: event.itemId,
+          content_index: 0,
+          transcript: event.transcript,
+          usage: { type: 'duration', seconds: event.durationSeconds },
+        },
+      ];
+    case 'transcriptionFailed':
+      return [
+        {
+          type: 'conversation.item.input_audio_transcription.failed',
+          item_id: event.itemId,
+          content_index: 0,
+          error: { type: ERROR_CATALOGUE.transcription_failed.type, code: 'transcription_failed', message: event.message },
+        },
+      ];
+    case 'responseStarted':
+      return responseOpening(event.responseId, event.itemId, event.modalities);
+    case 'responseDone':
+      return responseClosing(event);
+    case 'rejected':
+      return [errorEvent(event.code, event.message, { param: event.param, eventId: event.clientEventId })];
+    case 'ending':
+      return [{ type: 'svc.realtime.ending', reason: event.reason, language: event.language }];
+    case 'endReady':
+      return [{ type: 'svc.realtime.end_ready', grace_ms: event.graceMs }];
+    case 'holdRaised':
+    case 'closing':
+    case 'closed':
+    case 'settleFailed':
+      return [];
+  }
+}
+
+/** A response's text delta: the transcript of what is about to be spoken, or the text itself. */
+export function textDelta(responseId: string, itemId: string, delta: string, withAudio: boolean): UnstampedEvent<'response.output_audio_transcript.delta' | 'response.output_text.delta'> {
+  return { type: withAudio ? 'response.output_audio_transcript.delta' : 'response.output_text.delta', response_id: responseId, item_id: itemId, output_index: 0, content_index: 0, delta };
+}
+
+/** One output audio frame; `svcTs` (send time, epoch ms) for load testers that asked for it. */
+export function audioDelta(responseId: string, itemId: string, audio: Buffer, svcTs: number | null): UnstampedEvent<'response.output_audio.delta'> {
+  const delta: UnstampedEvent<'response.output_audio.delta'> = { type: 'response.output_audio.delta', response_id: responseId, item_id: itemId, output_index: 0, content_index: 0, delta: audio.toString('base64') };
+  if (svcTs !== null) delta.svc_ts = svcTs;
+  return delta;
 }

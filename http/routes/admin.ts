@@ -1,29 +1,26 @@
-import { accountView } from '../../protocols/account.js';
-import { AdminCreateAccountSchema, AdminCreditSchema, AdminStatusSchema } from '../../protocols/admin.js';
+import { EARLY_ACCESS_PRODUCTS, type EarlyAccessProduct } from '../../protocols/payments.js';
+import { AdminCreateAccountSchema, AdminCreditSchema, AdminEarlyAccessSchema, AdminSetTierSchema, AdminStatusSchema, AdminWaitlistQuerySchema } from '../../protocols/admin.js';
 import { ApiError } from '../../protocols/errors.js';
-import { usdToMicros } from '../../protocols/money.js';
-import type { AccountServices } from '../../runtime/accounts/account-services.js';
 import type { AppDeps } from '../app.js';
-import { runtimeCompletionMachine } from '../chat/completion-run.js';
 import { json, type RouteDef } from '../route.js';
+import { adminAccountView, adminCreatedAccountView, adminCreditedView, machineDefinitionsView } from '../views/admin-view.js';
+import { adminEarlyAccessView, adminWaitlistView } from '../views/account-waitlist-view.js';
 
-function requireAccount(services: AccountServices, id: string) {
-  const account = services.accounts.get(id);
-  if (!account) throw new ApiError('not_found', `No account with id ${id}.`, { param: 'id' });
-  return account;
+function productParam(value: string): EarlyAccessProduct {
+  if ((EARLY_ACCESS_PRODUCTS as readonly string[]).includes(value)) return value as EarlyAccessProduct;
+  throw new ApiError('not_found', `No early-access product ${value.slice(0, 100)}.`, { param: 'product' });
 }
 
 /** The operator API under /admin/v1; registered only when SVC_ADMIN_KEY is set. */
-export function adminRoutes({ config, services, host }: AppDeps): RouteDef[] {
+export function adminRoutes({ config, accounts: { admin }, host, completions }: AppDeps): RouteDef[] {
   if (!config.SVC_ADMIN_KEY) return [];
-  const view = (id: string) => accountView(services.accounts.get(id)!, services.ledger.state(id).held);
   return [
     {
       // Every machine's definition as JSON, for visualisers and the inspector.
       method: 'GET',
       path: '/admin/v1/machines',
       auth: 'admin',
-      handler: () => json({ object: 'list', data: { ...host.definitions(), completion: runtimeCompletionMachine.toJSON() } }),
+      handler: () => json(machineDefinitionsView({ ...host.definitions(), completion: completions.machineDefinition() })),
     },
     {
       method: 'POST',
@@ -31,21 +28,14 @@ export function adminRoutes({ config, services, host }: AppDeps): RouteDef[] {
       auth: 'admin',
       async handler(ctx) {
         const body = await ctx.json(AdminCreateAccountSchema);
-        const created = await services.createAccount({
-          email: body.email,
-          password: body.password ?? null,
-          creditMicros: body.credit_usd === undefined ? 0 : usdToMicros(body.credit_usd),
-          tokenLabel: 'admin-issued',
-        });
-        if (!created) throw new ApiError('email_taken', 'An account with this e-mail already exists.', { param: 'email', headers: { 'x-should-retry': 'false' } });
-        return json({ account: view(created.account.id), api_token: { id: created.token!.record.id, token: created.token!.value } }, 201);
+        return json(adminCreatedAccountView(await admin.createAccount(body)), 201);
       },
     },
     {
       method: 'GET',
       path: '/admin/v1/accounts/:id',
       auth: 'admin',
-      handler: (ctx) => json({ account: view(requireAccount(services, ctx.params.id!).id) }),
+      handler: (ctx) => json(adminAccountView(admin.account(ctx.params.id!))),
     },
     {
       method: 'POST',
@@ -53,10 +43,8 @@ export function adminRoutes({ config, services, host }: AppDeps): RouteDef[] {
       auth: 'admin',
       async handler(ctx) {
         const body = await ctx.json(AdminCreditSchema);
-        const account = requireAccount(services, ctx.params.id!);
-        const entry = await services.ledger.credit(account.id, usdToMicros(body.usd), body.description ?? 'operator top-up');
-        if (!entry) throw new ApiError('not_found', `No account with id ${account.id}.`, { param: 'id' });
-        return json({ account: view(account.id), entry_id: entry.id });
+        const { overview, entryId } = await admin.credit(ctx.params.id!, body);
+        return json(adminCreditedView(overview, entryId));
       },
     },
     {
@@ -65,9 +53,48 @@ export function adminRoutes({ config, services, host }: AppDeps): RouteDef[] {
       auth: 'admin',
       async handler(ctx) {
         const body = await ctx.json(AdminStatusSchema);
-        const account = requireAccount(services, ctx.params.id!);
-        await services.setStatus(account.id, body.status);
-        return json({ account: view(account.id) });
+        return json(adminAccountView(await admin.setStatus(ctx.params.id!, body)));
+      },
+    },
+    {
+      method: 'POST',
+      path: '/admin/v1/accounts/:id/tier',
+      auth: 'admin',
+      async handler(ctx) {
+        const body = await ctx.json(AdminSetTierSchema);
+        return json(adminAccountView(await admin.setTier(ctx.params.id!, body)));
+      },
+    },
+    {
+      method: 'GET',
+      path: '/admin/v1/accounts/:id/early-access',
+      auth: 'admin',
+      handler: (ctx) => json(adminEarlyAccessView(ctx.params.id!, admin.earlyAccess(ctx.params.id!))),
+    },
+    {
+      method: 'POST',
+      path: '/admin/v1/accounts/:id/early-access',
+      auth: 'admin',
+      async handler(ctx) {
+        const body = await ctx.json(AdminEarlyAccessSchema);
+        return json(adminEarlyAccessView(ctx.params.id!, await admin.grantEarlyAccess(ctx.params.id!, body)));
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/admin/v1/accounts/:id/early-access/:product',
+      auth: 'admin',
+      async handler(ctx) {
+        return json(adminEarlyAccessView(ctx.params.id!, await admin.revokeEarlyAccess(ctx.params.id!, productParam(ctx.params.product!))));
+      },
+    },
+    {
+      method: 'GET',
+      path: '/admin/v1/waitlist',
+      auth: 'admin',
+      handler(ctx) {
+        const { product, limit } = ctx.query(AdminWaitlistQuerySchema);
+        return json(adminWaitlistView(admin.waitlist(product, limit)));
       },
     },
   ];

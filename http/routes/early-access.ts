@@ -1,16 +1,15 @@
-import { ApiError } from '../../protocols/errors.js';
 import type { AppDeps } from '../app.js';
+import { bearerSecret } from '../perimeter.js';
 import { json, type RouteDef } from '../route.js';
-
-/** The work-in-progress products behind early access. */
-const EARLY_ACCESS_PRODUCTS = ['marketplace', 'ai_companies'] as const;
+import { earlyAccessView } from '../views/account-security-view.js';
 
 /**
- * GET /v1/early-access (public): whether the work-in-progress products are restricted and whether
- * this visitor may see them. Anonymous visitors get `early_access: false`; a browser session token
- * is read when sent (no account has early access until an operator grants it).
+ * GET /v1/early-access (public): whether the work-in-progress products are restricted and which
+ * of them this visitor may see. Anonymous visitors get `early_access: false`; a browser session
+ * token is read when sent (401 when it is not valid). Access comes from an operator's grant or a
+ * live plan that includes it.
  */
-export function earlyAccessRoutes({ services }: AppDeps): RouteDef[] {
+export function earlyAccessRoutes({ auth, accounts }: AppDeps): RouteDef[] {
   return [
     {
       method: 'GET',
@@ -18,15 +17,9 @@ export function earlyAccessRoutes({ services }: AppDeps): RouteDef[] {
       auth: 'public',
       handler(ctx) {
         const header = ctx.ex.headers.authorization;
-        let signedIn = false;
-        if (header !== undefined) {
-          const token = /^Bearer[ \t]+(\S+)\s*$/i.exec(header)?.[1];
-          const session = token ? services.sessions.find(token) : undefined;
-          const account = session && services.accounts.get(session.accountId);
-          if (!account || account.sessionEpoch !== session.epoch) throw new ApiError('invalid_api_key', 'Invalid or expired session token.');
-          signedIn = true;
-        }
-        return json({ object: 'early_access', restricted: true, early_access: false, signed_in: signedIn, products: EARLY_ACCESS_PRODUCTS });
+        // Anonymous is fine; a session token, when sent, must be a valid one.
+        const account = header === undefined ? null : auth.sessionToken(bearerSecret(header)).account;
+        return json(earlyAccessView(accounts.earlyAccess.status(account)));
       },
     },
   ];

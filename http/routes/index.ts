@@ -1,19 +1,33 @@
 import type { AppDeps } from '../app.js';
 import type { RouteDef } from '../route.js';
 import { accountRoutes } from './account.js';
+import { accountSecurityRoutes } from './account-security.js';
 import { adminRoutes } from './admin.js';
+import { audioSoundEffectRoutes } from './audio-sound-effects.js';
+import { audioSpeechRoutes } from './audio-speech.js';
+import { audioTranscriptionRoutes } from './audio-transcriptions.js';
+import { audioVoiceRoutes } from './audio-voices.js';
 import { authRoutes } from './auth.js';
 import { chatCompletionRoutes } from './chat-completions.js';
+import { checkoutRoutes } from './checkout.js';
 import { chatSessionRoutes } from './chat-sessions.js';
 import { earlyAccessRoutes } from './early-access.js';
 import { fileRoutes } from './files.js';
 import { fileUploadRoutes } from './file-uploads.js';
 import { healthRoutes } from './health.js';
+import { imageRoutes } from './images.js';
+import { mediaUrlRoutes } from './media-urls.js';
 import { modelRoutes } from './models.js';
+import { musicRoutes } from './music.js';
 import { pricingRoutes } from './pricing.js';
 import { realtimeRoutes } from './realtime.js';
+import { subscriptionRoutes } from './subscription.js';
 import { tokenRoutes } from './tokens.js';
 import { usageRoutes } from './usage.js';
+import { videoProjectRoutes } from './video-projects.js';
+import { videoRoutes } from './videos.js';
+import { waitlistRoutes } from './waitlist.js';
+import { webhookRoutes } from './webhooks.js';
 
 /** Every route of the API, one module per resource. */
 export function allRoutes(deps: AppDeps): RouteDef[] {
@@ -21,6 +35,11 @@ export function allRoutes(deps: AppDeps): RouteDef[] {
     ...healthRoutes(deps),
     ...authRoutes(deps),
     ...accountRoutes(deps),
+    ...accountSecurityRoutes(deps),
+    ...checkoutRoutes(deps),
+    ...subscriptionRoutes(deps),
+    ...webhookRoutes(deps),
+    ...waitlistRoutes(deps),
     ...tokenRoutes(deps),
     ...usageRoutes(deps),
     ...modelRoutes(deps),
@@ -31,6 +50,15 @@ export function allRoutes(deps: AppDeps): RouteDef[] {
     ...fileRoutes(deps),
     ...fileUploadRoutes(deps),
     ...realtimeRoutes(deps),
+    ...imageRoutes(deps),
+    ...videoRoutes(deps),
+    ...videoProjectRoutes(deps),
+    ...mediaUrlRoutes(deps),
+    ...audioSpeechRoutes(deps),
+    ...audioTranscriptionRoutes(deps),
+    ...audioSoundEffectRoutes(deps),
+    ...audioVoiceRoutes(deps),
+    ...musicRoutes(deps),
     ...adminRoutes(deps),
   ];
 }

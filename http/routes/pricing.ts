@@ -1,30 +1,36 @@
-import { planChat } from '../../actors/chat-plan.js';
-import { countPromptTokens } from '../../backends/tokens.js';
+import { planChat } from '../../actors/chat/chat-plan.js';
+import { countPromptTokens } from '../../protocols/tokens.js';
 import { ChatCompletionRequestSchema } from '../../protocols/chat.js';
 import { microsToUsd } from '../../protocols/money.js';
-import { MODEL_VERSION } from '../../protocols/models.js';
-import { chatPriceMicros, PRICING_VERSION, tariff } from '../../protocols/pricing.js';
+import { MODEL_VERSION, requireModel } from '../../protocols/models.js';
+import { chatPriceMicros, MEDIA_MODALITIES, PRICING_VERSION, tariff, type EstimateObject } from '../../protocols/pricing.js';
+import { parseOrThrow } from '../../protocols/validation.js';
+import { z } from 'zod';
 import type { AppDeps } from '../app.js';
 import { json, type RouteDef } from '../route.js';
-import { requireModel } from './models.js';
 
 /** POST /v1/estimate: a chat request whose messages may be left out. */
 const EstimateRequestSchema = ChatCompletionRequestSchema.extend({
   messages: ChatCompletionRequestSchema.shape.messages.optional().transform((messages) => messages ?? []),
 });
 
+/** The `modality` that picks the estimator: absent or `chat` prices a chat request. */
+const EstimateModalitySchema = z.looseObject({ modality: z.enum(['chat', ...MEDIA_MODALITIES]).optional() });
+
 const round2 = (seconds: number) => Math.round(seconds * 100) / 100;
 
 /** The public tariff and the cost/time estimate (no backend call, no balance needed). */
-export function pricingRoutes({ chat }: AppDeps): RouteDef[] {
+export function pricingRoutes({ chat, media, audio }: AppDeps): RouteDef[] {
   return [
-    { method: 'GET', path: '/v1/pricing', auth: 'public', handler: () => json(tariff()) },
+    { method: 'GET', path: '/v1/pricing', auth: 'public', handler: () => json(tariff(audio.rates)) },
     {
       method: 'POST',
       path: '/v1/estimate',
       auth: 'public',
       async handler(ctx) {
-        const request = await ctx.json(EstimateRequestSchema);
+        const raw = await ctx.json(EstimateModalitySchema);
+        if (raw.modality !== undefined && raw.modality !== 'chat') return json(media.estimate(raw.modality, raw));
+        const request = parseOrThrow(EstimateRequestSchema, raw);
         const model = requireModel(request.model);
         const promptTokens = countPromptTokens(request.messages);
         const plan = planChat(request, promptTokens, model.max_output_tokens);
@@ -32,7 +38,7 @@ export function pricingRoutes({ chat }: AppDeps): RouteDef[] {
         const { ttftMs, tokensPerSecond } = chat.latency;
         const seconds = (tokens: number) => (tokensPerSecond > 0 ? tokens / tokensPerSecond : 0);
         const calls = plan.passes.length;
-        return json({
+        const estimate: EstimateObject = {
           object: 'estimate',
           model: model.id,
           model_version: MODEL_VERSION,
@@ -50,7 +56,8 @@ export function pricingRoutes({ chat }: AppDeps): RouteDef[] {
             max: round2((calls * ttftMs) / 1000 + seconds(plan.worstCase.completionTokens / request.n)),
           },
           hold_usd: microsToUsd(chatPriceMicros(plan.worstCase)),
-        });
+        };
+        return json(estimate);
       },
     },
   ];

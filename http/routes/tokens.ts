@@ -1,22 +1,16 @@
-import { CreateTokenRequestSchema, PatchTokenRequestSchema, tokenView } from '../../protocols/account.js';
-import { ApiError } from '../../protocols/errors.js';
+import { CreateTokenRequestSchema, PatchTokenRequestSchema } from '../../protocols/account.js';
 import type { AppDeps } from '../app.js';
 import { accountOf, json, type RouteDef } from '../route.js';
-
-function notFound(id: string): ApiError {
-  return new ApiError('not_found', `No API token with id ${id}.`, { param: 'token' });
-}
+import { createdTokenView, tokenDeletedView, tokenListView, tokenView } from '../views/account-view.js';
 
 /** API token management; all of it needs a login session, so a leaked API token cannot mint or revoke others. */
-export function tokenRoutes({ services }: AppDeps): RouteDef[] {
+export function tokenRoutes({ accounts: { tokens } }: AppDeps): RouteDef[] {
   return [
     {
       method: 'GET',
       path: '/v1/account/tokens',
       auth: 'session',
-      handler(ctx) {
-        return json({ object: 'list', data: services.tokens.list(accountOf(ctx.principal).id).map(tokenView) });
-      },
+      handler: (ctx) => json(tokenListView(tokens.list(accountOf(ctx.principal).id))),
     },
     {
       method: 'POST',
@@ -24,13 +18,7 @@ export function tokenRoutes({ services }: AppDeps): RouteDef[] {
       auth: 'session',
       async handler(ctx) {
         const body = await ctx.json(CreateTokenRequestSchema);
-        const created = await services.tokens.create({
-          accountId: accountOf(ctx.principal).id,
-          label: body.label,
-          requestsPerMinute: body.requests_per_minute,
-        });
-        // The value is shown here once; only its hash is stored.
-        return json({ ...tokenView(created.record), token: created.value }, 201);
+        return json(createdTokenView(await tokens.create(accountOf(ctx.principal).id, body)), 201);
       },
     },
     {
@@ -39,14 +27,7 @@ export function tokenRoutes({ services }: AppDeps): RouteDef[] {
       auth: 'session',
       async handler(ctx) {
         const body = await ctx.json(PatchTokenRequestSchema);
-        const id = ctx.params.token!;
-        const updated = await services.tokens.update(accountOf(ctx.principal).id, id, {
-          ...(body.label !== undefined && { label: body.label }),
-          ...(body.requests_per_minute !== undefined && { requestsPerMinute: body.requests_per_minute }),
-          ...(body.enabled !== undefined && { enabled: body.enabled }),
-        });
-        if (!updated) throw notFound(id);
-        return json(tokenView(updated));
+        return json(tokenView(await tokens.update(accountOf(ctx.principal).id, ctx.params.token!, body)));
       },
     },
     {
@@ -54,10 +35,8 @@ export function tokenRoutes({ services }: AppDeps): RouteDef[] {
       path: '/v1/account/tokens/:token',
       auth: 'session',
       async handler(ctx) {
-        const id = ctx.params.token!;
-        if (!(await services.tokens.delete(accountOf(ctx.principal).id, id))) throw notFound(id);
-        services.rateLimiter.forget(id);
-        return json({ id, object: 'api_token', deleted: true });
+        await tokens.delete(accountOf(ctx.principal).id, ctx.params.token!);
+        return json(tokenDeletedView(ctx.params.token!));
       },
     },
   ];

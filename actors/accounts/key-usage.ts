@@ -1,0 +1,100 @@
+import type { Clock, TimerHandle } from '../../runtime/clock.js';
+import type { Store, Table } from '../../runtime/store/store.js';
+
+/** What one API token has used; money in micro-USD. */
+export interface KeyUsageRecord {
+  requests: number;
+  denied: number;
+  promptTokens: number;
+  completionTokens: number;
+  cost: number;
+  lastUsedAt: number | null;
+}
+
+const EMPTY: KeyUsageRecord = { requests: 0, denied: 0, promptTokens: 0, completionTokens: 0, cost: 0, lastUsedAt: null };
+
+/**
+ * Per-token usage. Tokens and cost are written in the same transaction as the charge; request and
+ * denial counters are kept in memory and flushed about once a second, so the perimeter never
+ * waits on a write (a crash loses at most that second of counts, never money).
+ */
+export class KeyUsage {
+  private readonly table: Table<KeyUsageRecord>;
+  private readonly pending = new Map<string, { requests: number; denied: number; lastUsedAt: number }>();
+  private timer: TimerHandle | undefined;
+  private stopped = false;
+
+  constructor(private readonly store: Store, private readonly clock: Clock, flushEveryMs = 1000) {
+    this.table = store.table<KeyUsageRecord>('key_usage');
+    if (flushEveryMs > 0) {
+      const tick = () => {
+        if (this.stopped) return;
+        void this.flush();
+        this.timer = clock.setTimer(tick, flushEveryMs);
+      };
+      this.timer = clock.setTimer(tick, flushEveryMs);
+    }
+  }
+
+  private bump(tokenId: string, field: 'requests' | 'denied'): void {
+    let delta = this.pending.get(tokenId);
+    if (!delta) this.pending.set(tokenId, (delta = { requests: 0, denied: 0, lastUsedAt: 0 }));
+    delta[field] += 1;
+    delta.lastUsedAt = this.clock.now();
+  }
+
+  /** Counts a request made with the token, allowed or not. */
+  countRequest(tokenId: string): void {
+    this.bump(tokenId, 'requests');
+  }
+
+  /** Counts a request refused (disabled, suspended, rate-limited, unpaid); it was also counted as a request. */
+  countDenied(tokenId: string): void {
+    this.bump(tokenId, 'denied');
+  }
+
+  /** Adds processed tokens and a charge; call inside the charge's transaction. */
+  addChargeInTransaction(tokenId: string, charge: { promptTokens: number; completionTokens: number; cost: number }): void {
+    const current = this.table.get(tokenId) ?? EMPTY;
+    void this.table.put(tokenId, {
+      ...current,
+      promptTokens: current.promptTokens + charge.promptTokens,
+      completionTokens: current.completionTokens + charge.completionTokens,
+      cost: current.cost + charge.cost,
+    });
+  }
+
+  /** The token's usage including counts not yet flushed. */
+  get(tokenId: string): KeyUsageRecord {
+    const stored = this.table.get(tokenId) ?? EMPTY;
+    const delta = this.pending.get(tokenId);
+    if (!delta) return stored;
+    return { ...stored, requests: stored.requests + delta.requests, denied: stored.denied + delta.denied, lastUsedAt: delta.lastUsedAt };
+  }
+
+  /** Writes pending counters to the store. */
+  async flush(): Promise<void> {
+    if (this.pending.size === 0) return;
+    const batch = [...this.pending];
+    this.pending.clear();
+    await this.store.transaction(() => {
+      for (const [tokenId, delta] of batch) {
+        const current = this.table.get(tokenId) ?? EMPTY;
+        void this.table.put(tokenId, {
+          ...current,
+          requests: current.requests + delta.requests,
+          denied: current.denied + delta.denied,
+          lastUsedAt: Math.max(current.lastUsedAt ?? 0, delta.lastUsedAt),
+        });
+      }
+    });
+  }
+
+  /** Stops the flush timer and writes what is pending. */
+  async close(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) this.clock.clearTimer(this.timer);
+    this.timer = undefined;
+    await this.flush();
+  }
+}

@@ -1,0 +1,230 @@
+import { fromCallback, fromPromise } from 'xstate';
+import type { ChatBackend, ChatBackendRequest } from '../../backends/chat-backend.js';
+import type { SpeechBackend } from '../../backends/speech.js';
+import type { TranscriptionBackend } from '../../backends/transcription.js';
+import { ApiError } from '../../protocols/errors.js';
+import { realtimePriceMicros } from '../../protocols/pricing.js';
+import { countTokens } from '../../protocols/tokens.js';
+import type { Clock } from '../../runtime/clock.js';
+import type { Logger } from '../../runtime/logger.js';
+import type { Billing } from '../billing/billing.js';
+import type { Hold } from '../billing/ledger.js';
+import { audioMs, type CallLine } from './call-line.js';
+import type { RespondInput, ResponseFinished, SettleCallInput, TopUpInput, TranscribeInput, TranscriptionResult } from './call-context.js';
+import { runFixedLine, runResponse, type ResponseResult, type ResponseSink } from './respond.js';
+import { conversationMessages } from './turn-plan.js';
+
+/** The least a call may start with: below it, the ticket and the upgrade answer 402. */
+export const MIN_CALL_HOLD_MICROS = 10_000;
+/** A transcription taking longer than this fails the turn. */
+const TRANSCRIBE_TIMEOUT_MS = 60_000;
+
+
+/** The ports the call's effects work through. */
+export interface CallEffectPorts {
+  chat: ChatBackend;
+  speech: SpeechBackend;
+  transcription: TranscriptionBackend;
+  billing: Billing;
+  clock: Clock;
+  logger: Logger;
+  /** The live lines of the calls open in this process, by call id. */
+  lines: ReadonlyMap<string, CallLine>;
+  /** What a call holds when it opens, and the step by which its hold grows. */
+  holdStepMicros: number;
+}
+
+/**
+ * The call machine's effects, as named actors for `.provide()`: `transcribe` (turn audio parked on
+ * the call's line → text), `respond` (a model answer or the goodbye, streamed through the line, cut
+ * on CANCEL), `topUp` (grow the hold to what the machine needs) and `settle` (the once-only
+ * charge). The holds themselves live here, in memory, by call id: a hold moves no money, so a
+ * crash loses nothing, and a call found open after a restart is settled without them.
+ */
+export class CallEffects {
+  private readonly holds = new Map<string, Hold[]>();
+
+  constructor(private readonly ports: CallEffectPorts) {}
+
+  /** Throws 402 unless a call could start (the minimum hold fits). */
+  assertCanOpen(accountId: string): void {
+    this.ports.billing.assertCanHold(accountId, MIN_CALL_HOLD_MICROS);
+  }
+
+  /** Holds the opening amount for a new call: the step, or what is available if less (402 below the minimum). */
+  openHold(callId: string, accountId: string, tokenId: string | null): number {
+    const state = this.ports.billing.state(accountId);
+    const amount = Math.min(this.ports.holdStepMicros, Math.max(0, state.balance - state.held));
+    if (amount < MIN_CALL_HOLD_MICROS) this.ports.billing.assertCanHold(accountId, MIN_CALL_HOLD_MICROS);
+    this.holds.set(callId, [this.ports.billing.hold({ accountId, tokenId, amount })]);
+    return amount;
+  }
+
+  /** Gives back what a call holds without charging (a call that never started). */
+  releaseHolds(callId: string): void {
+    for (const hold of this.holds.get(callId) ?? []) this.ports.billing.release(hold);
+    this.holds.delete(callId);
+  }
+
+  /** The named actors the call machine runs. */
+  actors() {
+    return {
+      transcribe: fromPromise<TranscriptionResult[], TranscribeInput>(({ input, signal }) => this.transcribe(input, signal)),
+      respond: fromCallback<{ type: 'CANCEL' }, RespondInput>(({ input, sendBack, receive }) => {
+        const abort = new AbortController();
+        let finished = false;
+        receive((event) => {
+          if (event.type === 'CANCEL') abort.abort();
+        });
+        void this.respond(input, abort.signal)
+          .catch((err: unknown): ResponseFinished => {
+            // A bug, not a backend failure (those are reported by `respond`): the machine still hears the end.
+            this.ports.logger.error('realtime response effect failed', { call_id: input.callId, err });
+            return { type: 'RESPONSE_FINISHED', responseId: input.responseId, status: 'failed', text: '', usage: { promptTokens: 0, completionTokens: 0, audioOutMs: 0 }, failure: 'internal error', at: this.ports.clock.now() };
+          })
+          .then((result) => {
+            finished = true;
+            sendBack(result);
+          });
+        // Stopped before it finished (the call's actor stopped): the response stops too.
+        return () => {
+          if (!finished) abort.abort();
+        };
+      }),
+      // A promise so a refusal (402) arrives as the actor's error, like every other effect's failure.
+      topUp: fromPromise<{ holdMicros: number }, TopUpInput>(({ input }) => Promise.resolve().then(() => this.topUp(input))),
+      settle: fromPromise<{ micros: number; entryId: string | null }, SettleCallInput>(({ input }) => this.settle(input)),
+    };
+  }
+
+  private held(callId: string): number {
+    return (this.holds.get(callId) ?? []).reduce((sum, hold) => sum + hold.amount, 0);
+  }
+
+  /** Transcribes the parked audio in order; the first failure ends the list (the turn is dropped). */
+  private async transcribe(input: TranscribeInput, signal: AbortSignal): Promise<TranscriptionResult[]> {
+    const line = this.ports.lines.get(input.callId);
+    // Taken at once, so audio after a failed part is not left parked.
+    const audios = input.audioKeys.map((key) => line?.take(key));
+    // The turn is durable (committed, announced) before it is worked on.
+    if (line) await line.durable(signal);
+    const results: TranscriptionResult[] = [];
+    for (const audio of audios) {
+      if (!audio) {
+        results.push({ ok: false, message: 'The audio of this turn is no longer available.' });
+        break;
+      }
+      try {
+        const transcript = await this.ports.transcription.transcribe({ audio, format: 'pcm16', language: input.language, signal: AbortSignal.any([signal, AbortSignal.timeout(TRANSCRIBE_TIMEOUT_MS)]) });
+        results.push({ ok: true, text: transcript.text, durationSeconds: transcript.durationSeconds });
+      } catch (err) {
+        results.push({ ok: false, message: err instanceof Error ? err.message : 'transcription failed' });
+        break;
+      }
+    }
+    return results;
+  }
+
+  /**
+   * Runs one response through the call's line and reports how it ended. A cut (CANCEL) or failed
+   * response is billed for what it produced: the prompt, the words so far, the audio sent. A call
+   * without a line (brought back after a restart: nobody is listening) answers nothing.
+   */
+  private async respond(input: RespondInput, signal: AbortSignal): Promise<ResponseFinished> {
+    const line = this.ports.lines.get(input.callId);
+    const finished = (status: ResponseFinished['status'], text: string, usage: ResponseFinished['usage'], failure: string | null): ResponseFinished => ({
+      type: 'RESPONSE_FINISHED',
+      responseId: input.responseId,
+      status,
+      text,
+      usage,
+      failure,
+      at: this.ports.clock.now(),
+    });
+    if (!line) {
+      await Promise.resolve();
+      return finished('cancelled', '', { promptTokens: 0, completionTokens: 0, audioOutMs: 0 }, null);
+    }
+    let text = '';
+    let audioBytes = 0;
+    const { responseId, itemId } = input;
+    const sink: ResponseSink = {
+      text: (delta) => {
+        text += delta;
+        line.stream({ type: 'responseText', responseId, itemId, delta });
+      },
+      audio: (frame) => {
+        audioBytes += frame.length;
+        line.stream({ type: 'responseAudio', responseId, itemId, audio: frame });
+      },
+    };
+    const plan = { responseId, itemId, modalities: input.modalities, voice: input.voice, language: input.language, signal };
+    try {
+      // Nothing is produced before the response's opening is durable and sent: no delta waits, none bursts.
+      await line.durable(signal);
+      const result: ResponseResult =
+        input.request === null
+          ? await runFixedLine(input.line ?? '', this.ports.speech, plan, sink)
+          : await runResponse(this.ports.chat, this.ports.speech, this.chatRequest(input.request, line), plan, sink);
+      return finished('completed', result.text, result.usage, null);
+    } catch (err) {
+      const usage = { promptTokens: input.promptTokens, completionTokens: countTokens(text), audioOutMs: audioMs(audioBytes) };
+      if (signal.aborted) return finished('cancelled', text, usage, null);
+      this.ports.logger.warn('realtime response failed', { call_id: input.callId, err });
+      return finished('failed', text, usage, err instanceof Error ? err.message : 'the response failed');
+    }
+  }
+
+  /** The chat request of a model answer: its settings, and the call's conversation as it is now. */
+  private chatRequest(request: NonNullable<RespondInput['request']>, line: CallLine): Omit<ChatBackendRequest, 'signal' | 'choiceIndex'> {
+    return {
+      model: request.model,
+      messages: conversationMessages(request.instructions, line.conversation()),
+      maxTokens: request.maxTokens,
+      metadata: request.metadata,
+      temperature: null,
+      stop: [],
+      responseFormat: { type: 'text', schema: null },
+      tools: [],
+      toolChoice: 'none',
+    };
+  }
+
+  /**
+   * Makes sure the call holds `neededMicros`, holding another step (or what is left) when not;
+   * 402 when the balance cannot cover it. A call nobody listens to any more gets no more money.
+   */
+  private topUp(input: TopUpInput): { holdMicros: number } {
+    const held = this.held(input.callId);
+    if (input.neededMicros <= held) return { holdMicros: held };
+    const state = this.ports.billing.state(input.accountId);
+    const available = this.ports.lines.has(input.callId) ? Math.max(0, state.balance - state.held) : 0;
+    if (held + available < input.neededMicros) throw new ApiError('insufficient_balance', 'The balance cannot cover the call any longer.');
+    const amount = Math.min(available, Math.max(input.neededMicros - held, this.ports.holdStepMicros));
+    const holds = this.holds.get(input.callId) ?? [];
+    holds.push(this.ports.billing.hold({ accountId: input.accountId, tokenId: input.tokenId, amount }));
+    this.holds.set(input.callId, holds);
+    return { holdMicros: held + amount };
+  }
+
+  /** The once-only charge of a call (by reference, so a re-run after a crash charges nothing more). */
+  private async settle(input: SettleCallInput): Promise<{ micros: number; entryId: string | null }> {
+    const holds = this.holds.get(input.callId) ?? [];
+    this.holds.delete(input.callId);
+    const usage = input.usage;
+    const seconds = (ms: number) => (ms / 1000).toFixed(1);
+    const entry = await this.ports.billing.settle(holds, {
+      ref: `realtime:${input.callId}`,
+      accountId: input.accountId,
+      tokenId: input.tokenId,
+      cap: input.capMicros,
+      charge: Math.min(realtimePriceMicros(usage), input.capMicros),
+      description: `realtime call ${input.callId}: ${seconds(usage.audioInMs)} s in, ${seconds(usage.audioOutMs)} s out`,
+      requestId: input.callId,
+      model: null,
+      promptTokens: usage.promptTokens,
+      completionTokens: usage.completionTokens,
+    });
+    return { micros: entry ? -entry.amount : 0, entryId: entry?.id ?? null };
+  }
+}

@@ -1,0 +1,89 @@
+/** Server VAD settings of a call; `null` in the session means the client commits turns itself. */
+export interface TurnDetection {
+  /** Speech probability (0…1) above which a 10 ms frame counts as voiced. */
+  threshold: number;
+  prefixPaddingMs: number;
+  silenceDurationMs: number;
+  /** A turn the VAD commits is answered. */
+  createResponse: boolean;
+  /** Speech that starts during a response cancels it (barge-in). */
+  interruptResponse: boolean;
+}
+
+/**
+ * A call's session as the machine keeps it (domain shape, camelCase): what the call does with
+ * turns, and how it answers. The wire shows it as OpenAI's `session` object (rendered at the edge).
+ * Audio formats are fixed (PCM16, 24 kHz, mono) and so not part of it.
+ */
+export interface CallSession {
+  /** `transcription` only transcribes turns: nothing is answered and nothing said ends the call. */
+  type: 'realtime' | 'transcription';
+  model: string;
+  outputModalities: ('text' | 'audio')[];
+  instructions: string;
+  maxOutputTokens: number | 'inf';
+  turnDetection: TurnDetection | null;
+  transcription: { model: string; language: string | null } | null;
+  voice: string;
+  speed: number;
+}
+
+/** A `session.update` as a change to the session: fields absent stay as they are. */
+export interface SessionChange {
+  type?: CallSession['type'];
+  model?: string;
+  outputModalities?: ('text' | 'audio')[];
+  instructions?: string;
+  maxOutputTokens?: number | 'inf';
+  /** `null` turns server VAD off; fields absent keep their values (or the defaults when it was off). */
+  turnDetection?: Partial<TurnDetection> | null;
+  /** `null` turns input transcription settings off. */
+  transcription?: { model?: string; language?: string } | null;
+  voice?: string;
+  speed?: number;
+}
+
+/** Server VAD as a call starts with it. */
+export const DEFAULT_TURN_DETECTION: TurnDetection = { threshold: 0.5, prefixPaddingMs: 300, silenceDurationMs: 500, createResponse: true, interruptResponse: true };
+
+/** The session a call starts with, on `model`. */
+export function defaultCallSession(model: string): CallSession {
+  return {
+    type: 'realtime',
+    model,
+    outputModalities: ['audio'],
+    instructions: '',
+    maxOutputTokens: 'inf',
+    turnDetection: { ...DEFAULT_TURN_DETECTION },
+    transcription: null,
+    voice: 'alloy',
+    speed: 1,
+  };
+}
+
+/** `session` with `change` applied; turn detection fields not given keep their values. */
+export function applySessionChange(session: CallSession, change: SessionChange): CallSession {
+  let turnDetection = session.turnDetection;
+  if (change.turnDetection === null) turnDetection = null;
+  else if (change.turnDetection) turnDetection = { ...(turnDetection ?? DEFAULT_TURN_DETECTION), ...definedOnly(change.turnDetection) };
+  let transcription = session.transcription;
+  if (change.transcription === null) transcription = null;
+  else if (change.transcription) {
+    transcription = { model: change.transcription.model ?? transcription?.model ?? 'sim', language: change.transcription.language ?? transcription?.language ?? null };
+  }
+  return {
+    type: change.type ?? session.type,
+    model: change.model ?? session.model,
+    outputModalities: change.outputModalities ? [...new Set(change.outputModalities)] : session.outputModalities,
+    instructions: change.instructions ?? session.instructions,
+    maxOutputTokens: change.maxOutputTokens ?? session.maxOutputTokens,
+    turnDetection,
+    transcription,
+    voice: change.voice ?? session.voice,
+    speed: change.speed ?? session.speed,
+  };
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,362 @@
+import { assign, emit, fromPromise, setup } from 'xstate';
+import type { ChatMessage } from '../../protocols/chat.js';
+import type { TokenUsage } from '../../protocols/pricing.js';
+import type { ChatPlan, PassName } from '../chat/chat-plan.js';
+import { CHECK_MAX_TOKENS, PLAN_MAX_TOKENS } from '../chat/chat-plan.js';
+import type { PassChoiceResult } from '../chat/completion-machine.js';
+import { passMessages, type LiveInput } from '../chat/completion-passes.js';
+import type { SessionDomainEvent } from './session-events.js';
+
+/** The quote a session parks with (same figures as /v1/estimate), money in micro-USD. */
+export interface SessionQuote {
+  minMicros: number;
+  holdMicros: number;
+  minSeconds: number;
+  maxSeconds: number;
+}
+
+/** A clarifying question the run is waiting on. */
+export interface PendingQuestion {
+  id: string;
+  text: string;
+}
+
+/** One step of the run, for the workbook's Turns sheet. */
+export interface SessionTurn {
+  phase: PassName | 'clarification';
+  at: number;
+  promptTokens: number;
+  completionTokens: number;
+  summary: string;
+}
+
+/** Everything a session needs to start; all of it is plain data, persisted with the snapshot. */
+export interface SessionInput {
+  id: string;
+  /** Processed tokens spent resolving content parts before the run (0 while approval defers it). */
+  preprocessed: TokenUsage;
+  accountId: string;
+  tokenId: string | null;
+  completionId: string;
+  model: string;
+  conversation: ChatMessage[];
+  /** The request's backend settings (plain JSON), handed to every step. */
+  settings: Record<string, unknown>;
+  plan: ChatPlan;
+  quote: SessionQuote;
+  requireApproval: boolean;
+  at: number;
+  approvalTtlMs: number;
+  idleTtlMs: number;
+}
+
+/** A session's state between events. */
+export interface SessionContext extends SessionInput {
+  planText: string;
+  answer: PassChoiceResult | null;
+  usage: TokenUsage;
+  liveInputs: LiveInput[];
+  question: PendingQuestion | null;
+  /** Messages added by clarifications: the assistant's question and the user's answer. */
+  clarifications: ChatMessage[];
+  turns: SessionTurn[];
+  deadlines: { approval?: number | null; idle?: number | null };
+  outcome: 'completed' | 'cancelled' | 'failed' | 'expired' | null;
+  cancelReason: string | null;
+  error: string | null;
+  priceMicros: number | null;
+  updatedAt: number;
+}
+
+/** Input of the runtime's `runStep` actor: one backend call, plain data so it can restart after a crash. */
+export interface RunStepInput {
+  sessionId: string;
+  pass: PassName;
+  messages: ChatMessage[];
+  maxTokens: number;
+  settings: Record<string, unknown>;
+  /** Offer the ask_user tool (the drafting step may ask a clarifying question). */
+  mayAsk: boolean;
+}
+
+/** Input of the runtime's `settleCharge` actor: idempotent by session id. */
+export interface SettleInput {
+  sessionId: string;
+  accountId: string;
+  tokenId: string | null;
+  model: string;
+  outcome: 'completed' | 'cancelled' | 'failed' | 'expired';
+  usage: TokenUsage;
+  capMicros: number;
+}
+
+/** Events clients (through the routes) and the host's timers send to a session. */
+export type SessionEvent =
+  | { type: 'APPROVE'; at: number; conversation: ChatMessage[]; preprocessed: TokenUsage }
+  | { type: 'LIVE_INPUT'; content: unknown; questionId: string | null; source: string; modality: string; at: number }
+  | { type: 'CANCEL'; reason: string | null; at: number }
+  | { type: 'ACKNOWLEDGE'; at: number }
+  | { type: 'TIMER'; name: string };
+
+const ASK_USER = 'ask_user';
+
+function stepMessages(context: SessionContext, pass: PassName): ChatMessage[] {
+  return passMessages({
+    pass,
+    conversation: [...context.conversation, ...context.clarifications],
+    liveInputs: context.liveInputs.filter((input) => input.questionId === null || input.usedIn !== null),
+    planText: context.planText,
+    answerText: context.answer?.text ?? '',
+  });
+}
+
+function stepInput(context: SessionContext, pass: PassName): RunStepInput {
+  return {
+    sessionId: context.id,
+    pass,
+    messages: stepMessages(context, pass),
+    maxTokens: pass === 'plan' ? PLAN_MAX_TOKENS : pass === 'check' || pass === 'judge' ? CHECK_MAX_TOKENS : context.plan.maxTokens,
+    settings: context.settings,
+    mayAsk: pass === 'draft',
+  };
+}
+
+function askedQuestion(result: PassChoiceResult): PendingQuestion | null {
+  const call = result.toolCalls.find((c) => c.name === ASK_USER);
+  if (!call) return null;
+  let text = call.arguments;
+  try {
+    const parsed = JSON.parse(call.arguments) as { question?: unknown };
+    if (typeof parsed.question === 'string') text = parsed.question;
+  } catch {
+    // not JSON: the raw arguments are the question
+  }
+  return { id: call.id || `q_${call.arguments.length}`, text };
+}
+
+const add = (a: TokenUsage, b: TokenUsage): TokenUsage => ({ promptTokens: a.promptTokens + b.promptTokens, completionTokens: a.completionTokens + b.completionTokens });
+
+/** A finished step: its result, stamped by the runtime with when it finished. */
+export type StepResult = PassChoiceResult & { at?: number };
+
+type StepDone = { output: StepResult };
+
+function stepUpdate(context: SessionContext, event: unknown, pass: PassName): Partial<SessionContext> {
+  const result = (event as StepDone).output;
+  const turn: SessionTurn = { phase: pass, at: result.at ?? context.updatedAt, ...result.usage, summary: result.text.slice(0, 200) };
+  return {
+    usage: add(context.usage, result.usage),
+    turns: [...context.turns, turn],
+    ...(pass === 'plan' && { planText: result.text }),
+    ...(pass === 'draft' && { answer: result }),
+    liveInputs: context.liveInputs.map((input) => (input.usedIn ? input : { ...input, usedIn: pass })),
+  };
+}
+
+/**
+ * A chat session: an asynchronous run with optional cost approval and clarifying questions.
+ * Deadlines (approval expiry, idle limit) are data in `context.deadlines`; the host arms them and
+ * sends TIMER. Backend steps and the charge are the runtime's `runStep` and `settleCharge`.
+ */
+export const sessionMachine = setup({
+  types: {
+    context: {} as SessionContext,
+    events: {} as SessionEvent,
+    input: {} as SessionInput,
+    emitted: {} as SessionDomainEvent,
+  },
+  actors: {
+    runStep: fromPromise<StepResult, RunStepInput>(() => Promise.reject(new Error('runStep must be provided by the runtime'))),
+    settleCharge: fromPromise<{ priceMicros: number }, SettleInput>(() => Promise.reject(new Error('settleCharge must be provided by the runtime'))),
+  },
+  guards: {
+    needsApproval: ({ context }) => context.requireApproval,
+    wantsJudge: ({ context }) => context.plan.passes.includes('judge'),
+    askedUser: ({ event }) => askedQuestion((event as unknown as StepDone).output) !== null,
+    calledTools: ({ event }) => (event as unknown as StepDone).output.finishReason === 'tool_calls',
+    isApprovalTimer: ({ event }) => event.type === 'TIMER' && event.name === 'approval',
+    isIdleTimer: ({ event }) => event.type === 'TIMER' && event.name === 'idle',
+    answersQuestion: ({ context, event }) => event.type === 'LIVE_INPUT' && (event.questionId === null || event.questionId === context.question?.id),
+  },
+  actions: {
+    touch: assign(({ event, context }) => ({ updatedAt: 'at' in event ? event.at : context.updatedAt })),
+    armApproval: assign(({ context }) => ({ deadlines: { ...context.deadlines, approval: context.updatedAt + context.approvalTtlMs } })),
+    armIdle: assign(({ context }) => ({ deadlines: { ...context.deadlines, idle: context.updatedAt + context.idleTtlMs } })),
+    clearDeadlines: assign({ deadlines: () => ({}) }),
+    // Approval brings the attached files' deferred full scan: the resolved conversation and its cost.
+    applyApproval: assign(({ context, event }) =>
+      event.type === 'APPROVE' ? { conversation: event.conversation, usage: add(context.usage, event.preprocessed) } : {},
+    ),
+    acceptLiveInput: assign(({ context, event }) => {
+      if (event.type !== 'LIVE_INPUT') return {};
+      const input: LiveInput = { seq: context.liveInputs.length + 1, content: event.content, questionId: event.questionId, source: event.source, modality: event.modality, receivedAt: event.at, usedIn: null };
+      return { liveInputs: [...context.liveInputs, input] };
+    }),
+    answerQuestion: assign(({ context, event }) => {
+      if (event.type !== 'LIVE_INPUT' || !context.question) return {};
+      const content = typeof event.content === 'string' ? event.content : JSON.stringify(event.content);
+      const asked: ChatMessage = { role: 'assistant', content: null, tool_calls: [{ id: context.question.id, type: 'function', function: { name: ASK_USER, arguments: JSON.stringify({ question: context.question.text }) } }] };
+      const answer: ChatMessage = { role: 'tool', tool_call_id: context.question.id, content };
+      const turn: SessionTurn = { phase: 'clarification', at: event.at, promptTokens: 0, completionTokens: 0, summary: `${context.question.text} → ${content}`.slice(0, 200) };
+      return { clarifications: [...context.clarifications, asked, answer], question: null, turns: [...context.turns, turn] };
+    }),
+    setQuestion: assign(({ event }) => ({ question: askedQuestion((event as unknown as StepDone).output) })),
+    recordCancel: assign(({ event }) => ({ outcome: 'cancelled' as const, cancelReason: event.type === 'CANCEL' ? (event.reason ?? 'cancelled by client') : null })),
+    recordPlan: assign(({ context, event }) => stepUpdate(context, event, 'plan')),
+    recordDraft: assign(({ context, event }) => stepUpdate(context, event, 'draft')),
+    recordCheck: assign(({ context, event }) => stepUpdate(context, event, 'check')),
+    recordJudge: assign(({ context, event }) => stepUpdate(context, event, 'judge')),
+    recordFailure: assign(({ event }) => {
+      const error = (event as unknown as { error?: unknown }).error;
+      return { outcome: 'failed' as const, error: error instanceof Error ? error.message : 'the model backend failed' };
+    }),
+    markCompleted: assign({ outcome: () => 'completed' as const }),
+    markExpired: assign({ outcome: () => 'expired' as const }),
+    recordPrice: assign(({ event }) => ({ priceMicros: (event as unknown as { output: { priceMicros: number } }).output.priceMicros })),
+    // Domain events (camelCase, micro-USD, epoch ms): the API's wire is rendered from them at the edge.
+    emitAwaitingApproval: emit(({ context }): SessionDomainEvent => ({ type: 'awaiting_approval', quote: context.quote, expiresAt: context.deadlines.approval ?? null })),
+    emitApproved: emit({ type: 'approved' } satisfies SessionDomainEvent),
+    emitAwaitingUser: emit(({ context }): SessionDomainEvent => ({
+      type: 'awaiting_user',
+      question: context.question?.text ?? null,
+      questionId: context.question?.id ?? null,
+      expiresAt: context.deadlines.idle ?? null,
+    })),
+    emitLiveInput: emit(({ context }): SessionDomainEvent => ({ type: 'live_input', seq: context.liveInputs.length })),
+    emitAnswer: emit(({ context }): SessionDomainEvent => ({ type: 'answer', text: context.answer?.text ?? '', finishReason: context.answer?.finishReason ?? null })),
+    emitEnded: emit(({ context }): SessionDomainEvent => ({
+      type: context.outcome ?? 'failed',
+      priceMicros: context.priceMicros ?? 0,
+      usage: { promptTokens: context.usage.promptTokens, completionTokens: context.usage.completionTokens },
+      reason: context.cancelReason,
+      error: context.error,
+    })),
+    emitAcknowledged: emit({ type: 'acknowledged' } satisfies SessionDomainEvent),
+  },
+}).createMachine({
+  id: 'session',
+  context: ({ input }) => ({
+    ...input,
+    planText: '',
+    answer: null,
+    usage: input.preprocessed,
+    liveInputs: [],
+    question: null,
+    clarifications: [],
+    turns: [],
+    deadlines: {},
+    outcome: null,
+    cancelReason: null,
+    error: null,
+    priceMicros: null,
+    updatedAt: input.at,
+  }),
+  initial: 'created',
+  states: {
+    created: {
+      entry: emit(({ context }): SessionDomainEvent => ({ type: 'created', quote: context.quote, requireApproval: context.requireApproval })),
+      always: [{ guard: 'needsApproval', target: 'awaiting_approval' }, { target: 'running' }],
+    },
+    awaiting_approval: {
+      entry: ['armApproval', 'emitAwaitingApproval'],
+      exit: 'clearDeadlines',
+      on: {
+        APPROVE: { target: 'running', actions: ['touch', 'applyApproval', 'emitApproved'] },
+        CANCEL: { target: 'settling', actions: ['touch', 'recordCancel'] },
+        TIMER: { guard: 'isApprovalTimer', target: 'settling', actions: 'markExpired' },
+      },
+    },
+    running: {
+      initial: 'planning',
+      on: {
+        CANCEL: { target: 'settling', actions: ['touch', 'recordCancel'] },
+        LIVE_INPUT: { actions: ['touch', 'acceptLiveInput', 'emitLiveInput'] },
+      },
+      states: {
+        planning: {
+          entry: emit({ type: 'phase', phase: 'planning' } satisfies SessionDomainEvent),
+          invoke: {
+            src: 'runStep',
+            input: ({ context }) => stepInput(context, 'plan'),
+            onDone: { target: 'drafting', actions: 'recordPlan' },
+            onError: { target: '#session.settling', actions: 'recordFailure' },
+          },
+        },
+        drafting: {
+          entry: emit({ type: 'phase', phase: 'drafting' } satisfies SessionDomainEvent),
+          invoke: {
+            src: 'runStep',
+            input: ({ context }) => stepInput(context, 'draft'),
+            onDone: [
+              { guard: 'askedUser', target: '#session.awaiting_user', actions: ['recordDraft', 'setQuestion'] },
+              { guard: 'calledTools', target: '#session.settling', actions: ['recordDraft', 'emitAnswer', 'markCompleted'] },
+              { target: 'checking', actions: ['recordDraft', 'emitAnswer'] },
+            ],
+            onError: { target: '#session.settling', actions: 'recordFailure' },
+          },
+        },
+        checking: {
+          entry: emit({ type: 'phase', phase: 'checking' } satisfies SessionDomainEvent),
+          invoke: {
+            src: 'runStep',
+            input: ({ context }) => stepInput(context, 'check'),
+            onDone: [
+              { guard: 'wantsJudge', target: 'judging', actions: 'recordCheck' },
+              { target: '#session.settling', actions: ['recordCheck', 'markCompleted'] },
+            ],
+            onError: { target: '#session.settling', actions: 'recordFailure' },
+          },
+        },
+        judging: {
+          entry: emit({ type: 'phase', phase: 'judging' } satisfies SessionDomainEvent),
+          invoke: {
+            src: 'runStep',
+            input: ({ context }) => stepInput(context, 'judge'),
+            onDone: { target: '#session.settling', actions: ['recordJudge', 'markCompleted'] },
+            onError: { target: '#session.settling', actions: 'recordFailure' },
+          },
+        },
+      },
+    },
+    awaiting_user: {
+      entry: ['armIdle', 'emitAwaitingUser'],
+      exit: 'clearDeadlines',
+      on: {
+        LIVE_INPUT: { guard: 'answersQuestion', target: 'running.drafting', actions: ['touch', 'acceptLiveInput', 'answerQuestion', 'emitLiveInput'] },
+        CANCEL: { target: 'settling', actions: ['touch', 'recordCancel'] },
+        TIMER: { guard: 'isIdleTimer', target: 'settling', actions: 'markExpired' },
+      },
+    },
+    settling: {
+      invoke: {
+        src: 'settleCharge',
+        input: ({ context }): SettleInput => ({
+          sessionId: context.id,
+          accountId: context.accountId,
+          tokenId: context.tokenId,
+          model: context.model,
+          outcome: context.outcome ?? 'failed',
+          usage: context.usage,
+          capMicros: context.quote.holdMicros,
+        }),
+        onDone: [
+          { guard: ({ context }) => context.outcome === 'completed', target: 'completed', actions: ['recordPrice', 'emitEnded'] },
+          { guard: ({ context }) => context.outcome === 'cancelled', target: 'cancelled', actions: ['recordPrice', 'emitEnded'] },
+          { guard: ({ context }) => context.outcome === 'expired', target: 'expired', actions: ['recordPrice', 'emitEnded'] },
+          { target: 'failed', actions: ['recordPrice', 'emitEnded'] },
+        ],
+        onError: { target: 'failed', actions: 'emitEnded' },
+      },
+    },
+    completed: {
+      on: { ACKNOWLEDGE: { target: 'acknowledged', actions: ['touch', 'emitAcknowledged'] } },
+    },
+    acknowledged: { type: 'final' },
+    cancelled: { type: 'final' },
+    failed: { type: 'final' },
+    expired: { type: 'final' },
+  },
+});
+
+/** Top-level states in which a session is still working, waiting, or settling its charge. */
+export const LIVE_SESSION_STATES: readonly string[] = ['awaiting_approval', 'running', 'awaiting_user', 'settling'];

@@ -1,0 +1,269 @@
+import { assign, emit, fromPromise, setup } from 'xstate';
+import type { RemoteVideoJob, VideoPoll, VideoSpec } from '../../backends/video-generation.js';
+
+/** The name video jobs are registered under in the actor host. */
+export const VIDEO_JOB_MACHINE = 'video-job';
+
+/** Everything a job starts with; plain data, persisted with the snapshot. */
+export interface VideoJobInput {
+  id: string;
+  accountId: string;
+  tokenId: string | null;
+  model: string;
+  quality: string | null;
+  spec: VideoSpec;
+  backend: string;
+  /** The backend's declared cost of the clip and the price held for it, micro-USD. */
+  costMicros: number;
+  holdMicros: number;
+  /** Where the output is stored once made (fixed at creation, so a repeated store step writes the same place). */
+  mediaId: string;
+  at: number;
+  /** Time between polls of a running job. */
+  pollMs: number;
+}
+
+/** Why a job failed, in the wire's terms. */
+export interface JobError {
+  code: string;
+  message: string;
+}
+
+/** A job's state between events. */
+export interface VideoJobContext extends VideoJobInput {
+  progress: number;
+  remote: RemoteVideoJob | null;
+  startedAt: number | null;
+  finishedAt: number | null;
+  priceMicros: number;
+  output: { bytes: number; contentType: string } | null;
+  error: JobError | null;
+  cancelReason: string | null;
+  /** Polls in a row that the backend could not answer (retryable); past a bound the job fails. */
+  pollFailures: number;
+  deadlines: { poll?: number | null };
+  updatedAt: number;
+}
+
+/** Events the service, the scheduler and the host's timers send to a job. */
+export type VideoJobEvent = { type: 'START'; at: number } | { type: 'CANCEL'; at: number; reason: string | null } | { type: 'TIMER'; name: string };
+
+/** What the runtime's `poll` step returns: the backend's answer (a retryable failure as `retry`), and when. */
+export type PollOutput = (VideoPoll | { state: 'retry'; message: string }) & { at: number };
+
+/** Input of the runtime's `finish` step: charge a completed job once, or let the hold go. */
+export interface FinishInput {
+  jobId: string;
+  accountId: string;
+  tokenId: string | null;
+  outcome: 'completed' | 'failed' | 'cancelled';
+  model: string;
+  spec: VideoSpec;
+  costMicros: number;
+  holdMicros: number;
+  remote: RemoteVideoJob | null;
+}
+
+/** Input of the runtime's `store` step. */
+export interface StoreInput {
+  jobId: string;
+  mediaId: string;
+  accountId: string;
+  remote: RemoteVideoJob;
+  spec: VideoSpec;
+}
+
+/** Retryable poll failures in a row before a job fails. */
+export const MAX_POLL_FAILURES = 5;
+
+const notProvided = (name: string) => () => Promise.reject(new Error(`${name} must be provided by the runtime`));
+
+/** The code and message of whatever an effect threw (a backend error carries its `kind`). */
+function errorOf(error: unknown, fallback: string): JobError {
+  const kind = (error as { kind?: unknown } | null)?.kind;
+  const message = error instanceof Error ? error.message : fallback;
+  return { code: typeof kind === 'string' ? kind : 'internal_error', message: message.slice(0, 500) };
+}
+
+/**
+ * A video job (spec §2.7, §3): queued → running (submitting, then polling with progress) →
+ * storing → settling → completed, or failed, or cancelled. It runs whether or not anyone polls:
+ * the poll deadline is data in `context.deadlines`, armed by the host on its clock and re-armed
+ * after a restart, and every step is an idempotent effect of the runtime, so a step cut by a
+ * crash runs again. The charge is made once, in `settling`, by reference to the job (a repeated
+ * settle charges nothing); failing and cancelling let the hold go without a charge. A job can be
+ * cancelled while queued or running; once storing it completes.
+ */
+export const videoJobMachine = setup({
+  types: {
+    context: {} as VideoJobContext,
+    events: {} as VideoJobEvent,
+    input: {} as VideoJobInput,
+    emitted: {} as { type: string; [key: string]: unknown },
+  },
+  actors: {
+    submit: fromPromise<{ remote: RemoteVideoJob; at: number }, { jobId: string; spec: VideoSpec }>(notProvided('submit')),
+    poll: fromPromise<PollOutput, { remote: RemoteVideoJob; spec: VideoSpec }>(notProvided('poll')),
+    store: fromPromise<{ bytes: number; contentType: string; at: number }, StoreInput>(notProvided('store')),
+    finish: fromPromise<{ priceMicros: number; at: number }, FinishInput>(notProvided('finish')),
+  },
+  guards: {
+    isPollTimer: ({ event }) => event.type === 'TIMER' && event.name === 'poll',
+    pollCompleted: ({ event }) => (event as unknown as { output: PollOutput }).output.state === 'completed',
+    pollFailed: ({ event }) => (event as unknown as { output: PollOutput }).output.state === 'failed',
+    pollRetryable: ({ context, event }) => (event as unknown as { output: PollOutput }).output.state === 'retry' && context.pollFailures + 1 < MAX_POLL_FAILURES,
+    pollGaveUp: ({ event }) => (event as unknown as { output: PollOutput }).output.state === 'retry',
+    progressChanged: ({ context, event }) => {
+      const output = (event as unknown as { output: PollOutput }).output;
+      return output.state === 'running' && output.progress !== context.progress;
+    },
+  },
+  actions: {
+    recordPoll: assign(({ context, event }) => {
+      const output = (event as unknown as { output: PollOutput }).output;
+      const backoff = output.state === 'retry' ? 2 ** Math.min(context.pollFailures, 5) : 1;
+      return {
+        progress: output.state === 'running' ? Math.max(context.progress, Math.min(99, output.progress)) : context.progress,
+        pollFailures: output.state === 'retry' ? context.pollFailures + 1 : 0,
+        deadlines: { poll: output.at + context.pollMs * backoff },
+        updatedAt: output.at,
+      };
+    }),
+    emitProgress: emit(({ context }) => ({ type: 'progress', progress: context.progress })),
+    clearDeadlines: assign({ deadlines: () => ({}) }),
+    recordPollFailure: assign(({ event }) => {
+      const output = (event as unknown as { output: PollOutput }).output;
+      const error = output.state === 'failed' ? { code: output.code, message: output.message } : { code: 'upstream_unavailable', message: `the backend did not answer ${MAX_POLL_FAILURES} polls in a row: ${output.state === 'retry' ? output.message : ''}` };
+      return { error: { code: error.code, message: error.message.slice(0, 500) }, updatedAt: output.at };
+    }),
+  },
+}).createMachine({
+  id: 'videoJob',
+  context: ({ input }) => ({
+    ...input,
+    progress: 0,
+    remote: null,
+    startedAt: null,
+    finishedAt: null,
+    priceMicros: 0,
+    output: null,
+    error: null,
+    cancelReason: null,
+    pollFailures: 0,
+    deadlines: {},
+    updatedAt: input.at,
+  }),
+  initial: 'queued',
+  states: {
+    queued: {
+      entry: emit({ type: 'queued' }),
+      on: {
+        START: { target: 'submitting', actions: assign(({ event }) => ({ startedAt: event.at, updatedAt: event.at })) },
+        CANCEL: { target: 'cancelling', actions: assign(({ event }) => ({ cancelReason: event.reason, updatedAt: event.at })) },
+      },
+    },
+    submitting: {
+      entry: emit({ type: 'started' }),
+      invoke: {
+        src: 'submit',
+        input: ({ context }) => ({ jobId: context.id, spec: context.spec }),
+        onDone: { target: 'running', actions: assign(({ event }) => ({ remote: event.output.remote, updatedAt: event.output.at })) },
+        onError: { target: 'failing', actions: assign(({ event }) => ({ error: errorOf(event.error, 'the backend refused the job') })) },
+      },
+      on: { CANCEL: { target: 'cancelling', actions: assign(({ event }) => ({ cancelReason: event.reason, updatedAt: event.at })) } },
+    },
+    running: {
+      initial: 'polling',
+      exit: 'clearDeadlines',
+      on: { CANCEL: { target: 'cancelling', actions: assign(({ event }) => ({ cancelReason: event.reason, updatedAt: event.at })) } },
+      states: {
+        waiting: { on: { TIMER: { guard: 'isPollTimer', target: 'polling' } } },
+        polling: {
+          invoke: {
+            src: 'poll',
+            input: ({ context }) => ({ remote: context.remote!, spec: context.spec }),
+            onDone: [
+              {
+                guard: 'pollCompleted',
+                target: '#videoJob.storing',
+                actions: assign(({ context, event }) => ({ progress: 100, costMicros: event.output.state === 'completed' ? event.output.costMicros : context.costMicros, updatedAt: event.output.at })),
+              },
+              { guard: 'pollFailed', target: '#videoJob.failing', actions: 'recordPollFailure' },
+              { guard: 'pollRetryable', target: 'waiting', actions: 'recordPoll' },
+              { guard: 'pollGaveUp', target: '#videoJob.failing', actions: 'recordPollFailure' },
+              { guard: 'progressChanged', target: 'waiting', actions: ['recordPoll', 'emitProgress'] },
+              { target: 'waiting', actions: 'recordPoll' },
+            ],
+            onError: { target: '#videoJob.failing', actions: assign(({ event }) => ({ error: errorOf(event.error, 'polling the backend failed') })) },
+          },
+        },
+      },
+    },
+    storing: {
+      invoke: {
+        src: 'store',
+        input: ({ context }): StoreInput => ({ jobId: context.id, mediaId: context.mediaId, accountId: context.accountId, remote: context.remote!, spec: context.spec }),
+        onDone: { target: 'settling', actions: assign(({ event }) => ({ output: { bytes: event.output.bytes, contentType: event.output.contentType }, updatedAt: event.output.at })) },
+        onError: { target: 'failing', actions: assign(({ event }) => ({ error: errorOf(event.error, 'storing the clip failed') })) },
+      },
+    },
+    settling: {
+      invoke: {
+        src: 'finish',
+        input: ({ context }): FinishInput => finishInput(context, 'completed'),
+        onDone: { target: 'completed', actions: assign(({ event }) => ({ priceMicros: event.output.priceMicros, finishedAt: event.output.at, updatedAt: event.output.at })) },
+        onError: { target: 'failed', actions: assign(({ event }) => ({ error: errorOf(event.error, 'charging the job failed') })) },
+      },
+    },
+    failing: {
+      invoke: {
+        src: 'finish',
+        input: ({ context }): FinishInput => finishInput(context, 'failed'),
+        onDone: { target: 'failed', actions: assign(({ event }) => ({ finishedAt: event.output.at, updatedAt: event.output.at })) },
+        onError: { target: 'failed' },
+      },
+    },
+    cancelling: {
+      invoke: {
+        src: 'finish',
+        input: ({ context }): FinishInput => finishInput(context, 'cancelled'),
+        onDone: { target: 'cancelled', actions: assign(({ event }) => ({ finishedAt: event.output.at, updatedAt: event.output.at })) },
+        onError: { target: 'cancelled' },
+      },
+    },
+    completed: {
+      type: 'final',
+      entry: emit(({ context }) => ({ type: 'completed', mediaId: context.mediaId, priceMicros: context.priceMicros, costMicros: context.costMicros, bytes: context.output?.bytes ?? 0 })),
+    },
+    failed: { type: 'final', entry: emit(({ context }) => ({ type: 'failed', code: context.error?.code ?? 'internal_error', message: context.error?.message ?? 'the job failed' })) },
+    cancelled: { type: 'final', entry: emit(({ context }) => ({ type: 'cancelled', reason: context.cancelReason })) },
+  },
+});
+
+function finishInput(context: VideoJobContext, outcome: FinishInput['outcome']): FinishInput {
+  return {
+    jobId: context.id,
+    accountId: context.accountId,
+    tokenId: context.tokenId,
+    outcome,
+    model: context.model,
+    spec: context.spec,
+    costMicros: context.costMicros,
+    holdMicros: context.holdMicros,
+    remote: context.remote,
+  };
+}
+
+/** Every state a job can be in (running has `waiting` and `polling` inside). */
+export type VideoJobStateName = 'queued' | 'submitting' | 'running' | 'storing' | 'settling' | 'failing' | 'cancelling' | 'completed' | 'failed' | 'cancelled';
+
+/** The top-level state of a persisted snapshot value. */
+export function topState(value: unknown): VideoJobStateName {
+  return (typeof value === 'string' ? value : Object.keys(value as object)[0]) as VideoJobStateName;
+}
+
+/** States in which a job holds money. */
+export const HOLDING_STATES: readonly VideoJobStateName[] = ['queued', 'submitting', 'running', 'storing', 'settling', 'failing', 'cancelling'];
+
+/** States that take CANCEL. */
+export const CANCELLABLE_STATES: readonly VideoJobStateName[] = ['queued', 'submitting', 'running'];

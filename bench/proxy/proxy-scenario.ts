@@ -1,0 +1,123 @@
+// The proxy scenario (issue 14): the gateway proxying through its openai-compatible backend to an
+// instant node:http upstream (auth, holds and billing on, response cache off), and the same load
+// sent to the upstream directly, in one run. Figures: gateway CPU per request (from /proc),
+// added latency at one connection, added time to first byte for streams, throughput at 50.
+import { loadavg } from 'node:os';
+import type { LoadProgress } from '../load/load-client.js';
+import { UNIQUE_MARKER } from '../load/load-client.js';
+import { ResourceSampler } from '../load/process-sampler.js';
+import { runLoadInWorker } from '../load/run-in-worker.js';
+import { spawnServer, startGateway, type ServerUnderTest } from '../load/servers.js';
+import { toTargetResult, type TargetResult } from '../load/target-result.js';
+
+/** Settings of the proxy scenario. */
+export interface ProxySettings {
+  durationMs: number;
+  warmupMs: number;
+  timeoutMs: number;
+  /** Connections of the throughput rows (the latency rows use one). */
+  connections: number;
+  onProgress?: (label: string, progress: LoadProgress) => void;
+}
+
+/** One case: a mode and a connection count, through the gateway and direct. */
+export interface ProxyCase {
+  mode: 'json' | 'sse';
+  connections: number;
+  gateway: TargetResult;
+  direct: TargetResult;
+  /** Gateway CPU time per completed request, ms. */
+  gatewayCpuMsPerRequest: number | null;
+}
+
+/** What the proxy scenario measured. */
+export interface ProxyReport {
+  scenario: 'proxy';
+  settings: { durationS: number; warmupS: number; connections: number };
+  cases: ProxyCase[];
+}
+
+const body = (stream: boolean) =>
+  JSON.stringify({ model: 'pro-1', messages: [{ role: 'user', content: `Proxy probe ${UNIQUE_MARKER}` }], max_tokens: 64, ...(stream && { stream: true, stream_options: { include_usage: true } }) });
+
+async function measure(server: ServerUnderTest, label: string, role: 'ours' | 'baseline', mode: 'json' | 'sse', connections: number, settings: ProxySettings, sampled: number | null): Promise<TargetResult> {
+  const sampler = sampled === null ? null : new ResourceSampler(sampled);
+  let resources: ReturnType<ResourceSampler['stop']> = null;
+  const stats = await runLoadInWorker(
+    {
+      url: `${server.url}/v1/chat/completions`,
+      headers: server.token ? { authorization: `Bearer ${server.token}` } : {},
+      body: body(mode === 'sse'),
+      mode,
+      connections,
+      durationMs: settings.durationMs,
+      warmupMs: settings.warmupMs,
+      rate: null,
+      maxRequests: null,
+      timeoutMs: settings.timeoutMs,
+    },
+    (progress) => {
+      if (progress.phase === 'measuring') sampler?.start();
+      if (progress.phase === 'done') resources = sampler?.stop() ?? null;
+      settings.onProgress?.(label, progress);
+    },
+  );
+  return toTargetResult(label, role, stats, resources, loadavg()[0] ?? 0);
+}
+
+/** Runs the proxy scenario: starts the upstream and the gateway (as child processes), loads both. */
+export async function runProxyScenario(settings: ProxySettings): Promise<ProxyReport> {
+  const upstream = await spawnServer('bench/proxy/instant-upstream-main.ts', {}, /upstream listening on (\d+)/);
+  const direct: ServerUnderTest = { url: `http://127.0.0.1:${upstream.port}`, token: null, sample: upstream.child.pid ?? null, close: () => upstream.stop() };
+  const gateway = await startGateway({
+    env: { SVC_BACKEND: 'openai-compatible', SVC_UPSTREAM_BASE_URL: `${direct.url}/v1`, SVC_UPSTREAM_MODEL: 'instant', SVC_UPSTREAM_API_KEY: 'sk-bench-upstream', SVC_CHAT_CACHE_TTL_S: '0' },
+  });
+  const cases: ProxyCase[] = [];
+  try {
+    for (const [mode, connections] of [['json', settings.connections], ['json', 1], ['sse', settings.connections], ['sse', 1]] as const) {
+      const through = await measure(gateway, `svc gateway (${mode}, ${connections} conn.)`, 'ours', mode, connections, settings, gateway.sample === 'self' ? null : gateway.sample);
+      const straight = await measure(direct, `upstream direct (${mode}, ${connections} conn.)`, 'baseline', mode, connections, settings, null);
+      const cpu = through.server && through.requests > 0 ? ((through.server.cpuPercent / 100) * through.windowMs) / through.requests : null;
+      cases.push({ mode, connections, gateway: through, direct: straight, gatewayCpuMsPerRequest: cpu === null ? null : Math.round(cpu * 1000) / 1000 });
+    }
+  } finally {
+    await gateway.close();
+    await direct.close();
+  }
+  return { scenario: 'proxy', settings: { durationS: settings.durationMs / 1000, warmupS: settings.warmupMs / 1000, connections: settings.connections }, cases };
+}
+
+const fmt = (n: number, digits = 2) => n.toLocaleString('en-US', { maximumFractionDigits: digits });
+
+/** The proxy report as Markdown, with the issue's targets beside the figures. */
+export function formatProxy(report: ProxyReport): string {
+  const rows = report.cases.map((c) => {
+    const added50 = c.gateway.latencyMs.p50 - c.direct.latencyMs.p50;
+    const added99 = c.gateway.latencyMs.p99 - c.direct.latencyMs.p99;
+    const ttfb = c.gateway.sse && c.direct.sse ? fmt(c.gateway.sse.ttfbMs.p50 - c.direct.sse.ttfbMs.p50, 3) : '–';
+    return `| ${c.mode} | ${c.connections} | ${fmt(c.direct.requestsPerSecond, 0)} | ${fmt(c.gateway.requestsPerSecond, 0)} | ${c.gatewayCpuMsPerRequest ?? '–'} | ${fmt(added50, 3)} / ${fmt(added99, 3)} | ${ttfb} | ${c.gateway.server ? `${c.gateway.server.rssMbStart} → ${c.gateway.server.rssMbMax}` : '–'} | ${Object.keys(c.gateway.errors).length ? JSON.stringify(c.gateway.errors) : 0} |`;
+  });
+  const pick = (mode: string, connections: number) => report.cases.find((c) => c.mode === mode && c.connections === connections);
+  const json50 = pick('json', report.settings.connections);
+  const json1 = pick('json', 1);
+  const sse50 = pick('sse', report.settings.connections);
+  const sse1 = pick('sse', 1);
+  const check = (label: string, value: number | null | undefined, target: number, unit: string) =>
+    `| ${label} | ${value === null || value === undefined ? '–' : `${fmt(value, 3)} ${unit}`} | ≤ ${target} ${unit} (${value !== null && value !== undefined && value <= target ? 'met' : 'missed'}) |`;
+  return [
+    `### proxy: gateway → instant node:http upstream vs the upstream direct (${report.settings.durationS} s per row after ${report.settings.warmupS} s warm-up)`,
+    '',
+    '| mode | connections | direct req/s | gateway req/s | gateway CPU ms / request | added latency p50 / p99 ms | added first byte p50 ms | gateway RSS MB | errors |',
+    '|---|---|---|---|---|---|---|---|---|',
+    ...rows,
+    '',
+    '| figure | measured | target |',
+    '|---|---|---|',
+    check(`gateway CPU per non-streaming request (${report.settings.connections} conn.)`, json50?.gatewayCpuMsPerRequest, 0.15, 'ms'),
+    check(`gateway CPU per 20-chunk stream (${report.settings.connections} conn.)`, sse50?.gatewayCpuMsPerRequest, 0.3, 'ms'),
+    check('added latency p50, 1 connection', json1 ? json1.gateway.latencyMs.p50 - json1.direct.latencyMs.p50 : null, 0.3, 'ms'),
+    check('added latency p99, 1 connection', json1 ? json1.gateway.latencyMs.p99 - json1.direct.latencyMs.p99 : null, 1, 'ms'),
+    check('added time to first byte p50, streaming, 1 connection', sse1?.gateway.sse && sse1.direct.sse ? sse1.gateway.sse.ttfbMs.p50 - sse1.direct.sse.ttfbMs.p50 : null, 0.5, 'ms'),
+    '',
+  ].join('\n');
+}

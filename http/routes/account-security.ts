@@ -1,0 +1,97 @@
+import type { z } from 'zod';
+import {
+  EmailVerificationConfirmSchema,
+  EmptyRequestSchema,
+  PasswordResetConfirmSchema,
+  PasswordResetRequestSchema,
+  TwoFactorDisableSchema,
+  TwoFactorEnableSchema,
+} from '../../protocols/account.js';
+import type { AppDeps } from '../app.js';
+import { clientAddressOf } from '../perimeter.js';
+import { accountOf, json, type RequestContext, type RouteDef } from '../route.js';
+import {
+  emailVerificationRequestedView,
+  emailVerificationView,
+  passwordResetRequestedView,
+  passwordResetView,
+  twoFactorSetupView,
+  twoFactorView,
+} from '../views/account-security-view.js';
+
+/** Reads a JSON body when one was sent (validated by `schema`); a bodiless POST is fine. */
+export async function optionalBody<S extends z.ZodType>(ctx: RequestContext, schema: S): Promise<void> {
+  const hasBody = Number(ctx.ex.headers['content-length'] ?? 0) > 0 || ctx.ex.headers['transfer-encoding'] !== undefined;
+  if (hasBody) await ctx.json(schema);
+}
+
+/** Password reset, e-mail verification and two-factor authentication of the account. */
+export function accountSecurityRoutes({ accounts }: AppDeps): RouteDef[] {
+  const me = (ctx: RequestContext) => accountOf(ctx.principal).id;
+  return [
+    {
+      method: 'POST',
+      path: '/v1/account/password-reset/request',
+      auth: 'public',
+      async handler(ctx) {
+        const body = await ctx.json(PasswordResetRequestSchema);
+        accounts.passwordReset.request(body.email, clientAddressOf(ctx.ex));
+        return json(passwordResetRequestedView());
+      },
+    },
+    {
+      method: 'POST',
+      path: '/v1/account/password-reset/confirm',
+      auth: 'public',
+      async handler(ctx) {
+        await accounts.passwordReset.confirm(await ctx.json(PasswordResetConfirmSchema));
+        return json(passwordResetView());
+      },
+    },
+    {
+      method: 'POST',
+      path: '/v1/account/email-verification/request',
+      auth: 'session',
+      async handler(ctx) {
+        await optionalBody(ctx, EmptyRequestSchema);
+        return json(emailVerificationRequestedView(await accounts.emailVerification.request(me(ctx))));
+      },
+    },
+    {
+      method: 'POST',
+      path: '/v1/account/email-verification/confirm',
+      auth: 'public',
+      async handler(ctx) {
+        const { token } = await ctx.json(EmailVerificationConfirmSchema);
+        return json(emailVerificationView(await accounts.emailVerification.confirm(token)));
+      },
+    },
+    {
+      method: 'POST',
+      path: '/v1/account/2fa/setup',
+      auth: 'session',
+      async handler(ctx) {
+        await optionalBody(ctx, EmptyRequestSchema);
+        return json(twoFactorSetupView(await accounts.twoFactor.setup(me(ctx))));
+      },
+    },
+    {
+      method: 'POST',
+      path: '/v1/account/2fa/enable',
+      auth: 'session',
+      async handler(ctx) {
+        const { code } = await ctx.json(TwoFactorEnableSchema);
+        return json(twoFactorView(await accounts.twoFactor.enable(me(ctx), code)));
+      },
+    },
+    {
+      method: 'POST',
+      path: '/v1/account/2fa/disable',
+      auth: 'session',
+      async handler(ctx) {
+        const body = await ctx.json(TwoFactorDisableSchema);
+        return json(twoFactorView(await accounts.twoFactor.disable(me(ctx), body)));
+      },
+    },
+  ];
+}

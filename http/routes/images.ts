@@ -1,0 +1,47 @@
+import { receiveForm } from '../../actors/images/form-intake.js';
+import { IMAGE_FORM_LIMITS, type ImageCaller } from '../../actors/images/image-service.js';
+import { ApiError, quoted } from '../../protocols/errors.js';
+import { ImageEditJsonSchema, ImageGenerationRequestSchema } from '../../protocols/images.js';
+import type { AppDeps } from '../app.js';
+import { accountOf, json, type RequestContext, type RouteDef } from '../route.js';
+import { imagesResponseView } from '../views/image-view.js';
+import { publicBase } from './media-urls.js';
+
+/** Images (spec §2.6, §4.3): generations and edits, JSON or the SDK's multipart. */
+export function imageRoutes({ images, mediaLinks, config }: AppDeps): RouteDef[] {
+  const caller = (ctx: RequestContext): ImageCaller => ({ accountId: accountOf(ctx.principal).id, tokenId: ctx.principal.token?.id ?? null, requestId: ctx.ex.requestId, signal: ctx.ex.signal });
+  const urlOf = (ctx: RequestContext) => {
+    const base = publicBase(ctx, config);
+    return (mediaId: string, expiresAt: number) => mediaLinks.url(base, mediaId, expiresAt);
+  };
+  return [
+    {
+      method: 'POST',
+      path: '/v1/images/generations',
+      auth: 'token',
+      maxBodyBytes: IMAGE_FORM_LIMITS.maxBytes,
+      async handler(ctx) {
+        const request = await ctx.json(ImageGenerationRequestSchema);
+        return json(imagesResponseView(await images.generate(caller(ctx), request), urlOf(ctx)));
+      },
+    },
+    {
+      // The SDK's `images.edit` sends multipart (`image` / `image[]`, `mask`, fields); JSON takes
+      // `input_references` (file ids or image URLs). The whole body is read before any answer.
+      method: 'POST',
+      path: '/v1/images/edits',
+      auth: 'token',
+      maxBodyBytes: IMAGE_FORM_LIMITS.maxBytes,
+      async handler(ctx) {
+        const type = ctx.ex.headers['content-type'] ?? '';
+        if (/^multipart\/form-data/i.test(type)) {
+          const form = await receiveForm({ contentType: type, pipeBody: (sink, limit) => ctx.ex.pipeBody(sink, limit) }, IMAGE_FORM_LIMITS);
+          return json(imagesResponseView(await images.editForm(caller(ctx), form), urlOf(ctx)));
+        }
+        if (type === '' || /^application\/json/i.test(type)) return json(imagesResponseView(await images.editJson(caller(ctx), await ctx.json(ImageEditJsonSchema)), urlOf(ctx)));
+        await ctx.ex.readBody(IMAGE_FORM_LIMITS.maxBytes).catch(() => undefined);
+        throw new ApiError('unsupported_media_type', `Unsupported Content-Type "${quoted(type)}": send multipart/form-data (image parts) or application/json (input_references).`);
+      },
+    },
+  ];
+}

@@ -1,0 +1,56 @@
+import { EmptyRequestSchema } from '../../protocols/account.js';
+import { PlanRequestSchema } from '../../protocols/payments.js';
+import type { AppDeps } from '../app.js';
+import { accountOf, json, type RequestContext, type RouteDef } from '../route.js';
+import { accountSubscriptionView, portalView, subscriptionCheckoutView, subscriptionView } from '../views/account-billing-view.js';
+import { optionalBody } from './account-security.js';
+import { idempotencyKeyOf } from './checkout.js';
+
+/** The account's subscription: overview and plans, checkout, cancel, change, portal. */
+export function subscriptionRoutes({ payments: { subscriptions } }: AppDeps): RouteDef[] {
+  const me = (ctx: RequestContext) => accountOf(ctx.principal).id;
+  return [
+    {
+      method: 'GET',
+      path: '/v1/account/subscription',
+      auth: 'account',
+      handler: (ctx) => json(accountSubscriptionView(subscriptions.current(me(ctx)))),
+    },
+    {
+      method: 'POST',
+      path: '/v1/account/subscription/checkout',
+      auth: 'session',
+      async handler(ctx) {
+        const { plan } = await ctx.json(PlanRequestSchema);
+        return json(subscriptionCheckoutView(await subscriptions.checkout(me(ctx), plan, idempotencyKeyOf(ctx.ex.headers))), 201);
+      },
+    },
+    {
+      method: 'POST',
+      path: '/v1/account/subscription/cancel',
+      auth: 'session',
+      async handler(ctx) {
+        await optionalBody(ctx, EmptyRequestSchema);
+        return json(subscriptionView(await subscriptions.cancel(me(ctx))), 202);
+      },
+    },
+    {
+      method: 'POST',
+      path: '/v1/account/subscription/change',
+      auth: 'session',
+      async handler(ctx) {
+        const { plan } = await ctx.json(PlanRequestSchema);
+        return json(subscriptionView(await subscriptions.change(me(ctx), plan)), 202);
+      },
+    },
+    {
+      method: 'POST',
+      path: '/v1/account/subscription/portal',
+      auth: 'session',
+      async handler(ctx) {
+        await optionalBody(ctx, EmptyRequestSchema);
+        return json(portalView(await subscriptions.portal(me(ctx))));
+      },
+    },
+  ];
+}

@@ -1,0 +1,338 @@
+import { createActor, type AnyActorRef, type AnyStateMachine, type Snapshot } from 'xstate';
+import type { Bus } from '../bus/bus.js';
+import { LocalBus } from '../bus/local-bus.js';
+import type { Clock } from '../clock.js';
+import type { Logger } from '../logger.js';
+import type { Store } from '../store/store.js';
+import type { LogEvent } from './actor-log.js';
+import { ActorRegistry } from './actor-registry.js';
+import { ActorStore, type ActorRecord } from './actor-store.js';
+import { DeadlineTimers, type Deadlines } from './deadline-timers.js';
+import { EventFanout, type Follower } from './event-fanout.js';
+
+export type { ActorRecord } from './actor-store.js';
+export type { Follower } from './event-fanout.js';
+
+/** A machine the host can run, registered by name so the host knows no domain. */
+export interface HostedMachine {
+  name: string;
+  logic: AnyStateMachine;
+  /** Called when an unfinished actor is brought back after a restart, before it starts. */
+  onRehydrate?(record: ActorRecord): void;
+}
+
+/** One committed transition, as observers (the inspector) see it. */
+export interface CommittedTransition {
+  id: string;
+  machine: string;
+  ownerId: string;
+  /** The persisted snapshot after the transition. */
+  snapshot: unknown;
+  events: readonly LogEvent[];
+  done: boolean;
+}
+
+interface Live {
+  /** The last committed record: what readers see, so nothing they read can be lost in a crash. */
+  record: ActorRecord;
+  /** The seq the next emitted event gets. */
+  nextSeq: number;
+  actor: AnyActorRef;
+  buffer: LogEvent[];
+  committedSeq: number;
+  lastCommit: Promise<void>;
+  /** Detaches the host's listeners, so stopping the actor is not mistaken for it finishing. */
+  detach: () => void;
+  /** Set while a rehydrated actor starts. */
+  restoring: boolean;
+  /** Why the actor was halted: a transition that could not be persisted. */
+  failed: Error | null;
+}
+
+const deadlinesOf = (snapshot: Snapshot<unknown>): Deadlines => (snapshot as { context?: { deadlines?: Deadlines } }).context?.deadlines ?? {};
+
+/**
+ * Hosts durable actors. Every transition persists the actor's snapshot and appends the events it
+ * emitted to its log with gap-free sequence numbers, in one transaction (`ActorStore`); followers
+ * get committed events only, through the bus (`EventFanout`); deadlines kept as data in context
+ * are armed on the injected clock (`DeadlineTimers`); every live actor is listed in the shared
+ * `ActorRegistry`. On boot every unfinished actor is rehydrated from its snapshot (invoked promise
+ * actors restart their step) and its deadlines re-armed. The host is the only way to an actor.
+ */
+export class ActorHost {
+  private readonly machines = new Map<string, HostedMachine>();
+  private readonly live = new Map<string, Live>();
+  private readonly stored: ActorStore;
+  private readonly timers: DeadlineTimers;
+  private readonly fanout: EventFanout;
+  private readonly observers = new Set<(transition: CommittedTransition) => void>();
+  private readonly now: () => number;
+  /** The directory of live actors this host shares with non-durable ones (completions). */
+  readonly registry: ActorRegistry;
+
+  constructor(
+    store: Store,
+    clock: Clock,
+    private readonly logger: Logger,
+    options: { bus?: Bus; registry?: ActorRegistry } = {},
+  ) {
+    this.stored = new ActorStore(store);
+    this.timers = new DeadlineTimers(clock, (id, name) => this.live.get(id)?.actor.send({ type: 'TIMER', name }));
+    this.registry = options.registry ?? new ActorRegistry(clock);
+    this.fanout = new EventFanout(options.bus ?? new LocalBus(), (id, after, upTo) => this.stored.read(id, after, upTo), logger);
+    this.now = () => clock.now();
+  }
+
+  /** Registers a machine under its name. */
+  register(machine: HostedMachine): void {
+    this.machines.set(machine.name, machine);
+  }
+
+  /** Every registered machine's definition, as JSON for visualisers. */
+  definitions(): Record<string, unknown> {
+    return Object.fromEntries([...this.machines].map(([name, m]) => [name, m.logic.toJSON()]));
+  }
+
+  /** Calls `observer` after every committed transition; returns the unsubscribe. Free when nobody observes. */
+  observe(observer: (transition: CommittedTransition) => void): () => void {
+    this.observers.add(observer);
+    return () => void this.observers.delete(observer);
+  }
+
+  /** Starts a new actor and resolves once its first state and events are durable. */
+  async spawn(machineName: string, input: { id: string; ownerId: string; input: unknown }): Promise<AnyActorRef> {
+    const machine = this.machine(machineName);
+    const now = this.now();
+    const record: ActorRecord = { id: input.id, machine: machineName, ownerId: input.ownerId, snapshot: null, nextSeq: 1, done: false, createdAt: now, updatedAt: now };
+    this.stored.index(record);
+    const live = this.attach(record, createActor(machine.logic, { input: input.input, id: input.id }));
+    live.actor.start();
+    await live.lastCommit;
+    if (live.failed) {
+      this.stored.unindex(record);
+      throw live.failed;
+    }
+    return live.actor;
+  }
+
+  private machine(name: string): HostedMachine {
+    const machine = this.machines.get(name);
+    if (!machine) throw new Error(`no machine registered as ${name}`);
+    return machine;
+  }
+
+  private attach(record: ActorRecord, actor: AnyActorRef): Live {
+    const live: Live = {
+      record,
+      nextSeq: record.nextSeq,
+      actor,
+      buffer: [],
+      committedSeq: record.nextSeq - 1,
+      lastCommit: Promise.resolve(),
+      detach: () => {},
+      restoring: false,
+      failed: null,
+    };
+    this.live.set(record.id, live);
+    this.registry.add({ id: record.id, machine: record.machine, ownerId: record.ownerId, handle: actor });
+    const emitted = actor.on('*', (event: { type: string }) => {
+      const { type, ...data } = event;
+      live.buffer.push({ seq: live.nextSeq++, type, ts: this.now(), data });
+    });
+    const subscription = actor.subscribe({
+      next: (snapshot: Snapshot<unknown>) => this.persist(live, snapshot),
+      error: (err: unknown) => {
+        this.logger.error('actor failed', { actor_id: record.id, machine: record.machine, err });
+        this.persist(live, actor.getSnapshot() as Snapshot<unknown>);
+      },
+    });
+    live.detach = () => {
+      emitted.unsubscribe();
+      subscription.unsubscribe();
+    };
+    return live;
+  }
+
+  private persist(live: Live, snapshot: Snapshot<unknown>): void {
+    // Starting a restored actor notifies its restored snapshot: nothing changed, nothing to write.
+    if (live.restoring) {
+      live.restoring = false;
+      if (live.buffer.length === 0 && snapshot.status === 'active') {
+        this.armDeadlines(live, snapshot);
+        return;
+      }
+    }
+    const events = live.buffer;
+    live.buffer = [];
+    const done = snapshot.status !== 'active';
+    let persisted: unknown;
+    try {
+      persisted = live.actor.getPersistedSnapshot();
+    } catch (err) {
+      // Thrown here it would escape through XState's subscription and end the process.
+      this.halt(live, err);
+      return;
+    }
+    const record: ActorRecord = { ...live.record, snapshot: persisted, nextSeq: live.nextSeq, done, updatedAt: this.now() };
+    live.lastCommit = this.stored
+      .commit(record, events)
+      .then(() => {
+        if (live.failed) return;
+        live.record = record;
+        if (events.length) live.committedSeq = events[events.length - 1]!.seq;
+        this.fanout.published(record.id, live.committedSeq, events);
+        if (this.observers.size > 0) this.notify(record, events);
+        if (done) this.retire(live);
+        else this.armDeadlines(live, snapshot);
+      })
+      .catch((err: unknown) => this.halt(live, err));
+  }
+
+  private notify(record: ActorRecord, events: readonly LogEvent[]): void {
+    const transition: CommittedTransition = { id: record.id, machine: record.machine, ownerId: record.ownerId, snapshot: record.snapshot, events, done: record.done };
+    for (const observer of this.observers) {
+      try {
+        observer(transition);
+      } catch (err) {
+        this.logger.warn('actor observer failed', { actor_id: record.id, err });
+      }
+    }
+  }
+
+  private armDeadlines(live: Live, snapshot: Snapshot<unknown>): void {
+    this.timers.arm(live.record.id, deadlinesOf(snapshot));
+  }
+
+  /**
+   * Stops an actor whose transition could not be persisted: what is not durable must not go on
+   * to charge or answer. Its last committed record stays as it was.
+   */
+  private halt(live: Live, err: unknown): void {
+    if (live.failed) return;
+    live.failed = err instanceof Error ? err : new Error(String(err));
+    this.logger.error('actor persist failed; actor halted', { actor_id: live.record.id, machine: live.record.machine, err });
+    this.retire(live);
+    // Stopped outside the notification that may have brought us here.
+    queueMicrotask(() => live.actor.stop());
+  }
+
+  private retire(live: Live): void {
+    live.detach();
+    this.timers.disarm(live.record.id);
+    this.fanout.ended(live.record.id, live.committedSeq);
+    this.live.delete(live.record.id);
+    this.registry.remove(live.record.id);
+  }
+
+  /** The stored record of `id` if `ownerId` owns it (live or finished); undefined otherwise. */
+  find(id: string, ownerId: string): ActorRecord | undefined {
+    const record = this.live.get(id)?.record ?? this.stored.get(id);
+    // A spawn whose first state is not committed yet is not there for readers.
+    return record && record.ownerId === ownerId && record.snapshot !== null ? record : undefined;
+  }
+
+  /** Whether `id` is running (or waiting) in this process. */
+  isLive(id: string): boolean {
+    return this.live.has(id);
+  }
+
+  /** Sends an event to a live actor; resolves once the resulting state is durable. False when not live. */
+  async send(id: string, event: { type: string } & Record<string, unknown>): Promise<boolean> {
+    const live = this.live.get(id);
+    if (!live) return false;
+    live.actor.send(event);
+    await live.lastCommit;
+    if (live.failed) throw live.failed;
+    return true;
+  }
+
+  /** Resolves once a live actor's snapshot satisfies `test` and is durable (or it is no longer live). */
+  async waitFor(id: string, test: (snapshot: Snapshot<unknown> & { value?: unknown }) => boolean): Promise<void> {
+    const live = this.live.get(id);
+    if (!live) return;
+    const reached = (snapshot: Snapshot<unknown>) => snapshot.status !== 'active' || test(snapshot);
+    if (!reached(live.actor.getSnapshot() as Snapshot<unknown>)) {
+      await new Promise<void>((resolve) => {
+        const subscription = live.actor.subscribe({
+          next: (snapshot: Snapshot<unknown>) => {
+            if (!reached(snapshot)) return;
+            subscription.unsubscribe();
+            resolve();
+          },
+          error: () => resolve(),
+          complete: () => resolve(),
+        });
+      });
+    }
+    await live.lastCommit;
+  }
+
+  /** Whether the live actor `id` would take `event` in its current state (guards included). */
+  accepts(id: string, event: { type: string }): boolean {
+    const snapshot = this.live.get(id)?.actor.getSnapshot() as { can?(event: { type: string }): boolean } | undefined;
+    return snapshot?.can?.(event) ?? false;
+  }
+
+  /** The committed log of `id` after `after`, at most `limit` events. */
+  events(id: string, after: number, limit: number): LogEvent[] {
+    const live = this.live.get(id);
+    return this.stored.read(id, after, live ? live.committedSeq : Number.MAX_SAFE_INTEGER, limit);
+  }
+
+  /** Follows `id` from `after`: committed history, then live events, then `end` when it finishes. */
+  follow(id: string, after: number, sink: Follower): () => void {
+    const live = this.live.get(id);
+    return this.fanout.follow(id, after, sink, live ? live.committedSeq : null);
+  }
+
+  /** Records of one machine owned by `ownerId`, newest first. */
+  list(machineName: string, ownerId: string, limit: number): ActorRecord[] {
+    const out: ActorRecord[] = [];
+    for (const id of this.stored.idsOwned(machineName, ownerId)) {
+      const record = this.find(id, ownerId);
+      if (record) out.push(record);
+      if (out.length >= limit) break;
+    }
+    return out;
+  }
+
+  /** Stops (if live) and deletes an actor, its log and its index entry. */
+  async remove(id: string): Promise<void> {
+    const live = this.live.get(id);
+    if (live) {
+      this.retire(live);
+      live.actor.stop();
+    }
+    await this.stored.remove(id);
+  }
+
+  /** Brings back every unfinished actor; returns how many. */
+  rehydrate(): number {
+    let count = 0;
+    for (const record of this.stored.unfinished()) {
+      if (this.live.has(record.id)) continue;
+      const machine = this.machines.get(record.machine);
+      if (!machine) {
+        this.logger.warn('actor of an unregistered machine left parked', { actor_id: record.id, machine: record.machine });
+        continue;
+      }
+      machine.onRehydrate?.(record);
+      const live = this.attach(record, createActor(machine.logic, { snapshot: record.snapshot as Snapshot<unknown>, id: record.id }));
+      live.restoring = true;
+      live.actor.start();
+      count++;
+    }
+    return count;
+  }
+
+  /** Stops timers and waits for pending writes; actors stay persisted for the next boot. */
+  async close(): Promise<void> {
+    const all = [...this.live.values()];
+    for (const live of all) live.detach();
+    await Promise.all(all.map((live) => live.lastCommit));
+    for (const live of all) {
+      this.retire(live);
+      live.actor.stop();
+    }
+  }
+}

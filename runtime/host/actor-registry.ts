@@ -1,0 +1,94 @@
+import type { Clock } from '../clock.js';
+
+/** A live actor as the registry lists it. */
+export interface LiveActor<H = unknown> {
+  id: string;
+  /** The machine (or kind) it runs: `chat-session`, `chat-completion`, `realtime-call`, … */
+  machine: string;
+  ownerId: string;
+  /** What callers reach it through (an actor ref, a completion handle). */
+  handle: H;
+  startedAt: number;
+  /** When it finished; it stays reachable for a grace period after. */
+  retiredAt: number | null;
+}
+
+interface Retired extends LiveActor {
+  expiresAt: number;
+}
+
+/** How many finished actors stay reachable at most, whatever their grace: memory stays bounded under any load. */
+const MAX_RETIRED = 10_000;
+
+/**
+ * Every live actor of this process, durable (hosted) or not (completions), addressed by id: the
+ * one directory routes, tools and the inspector reach actors through, so cross-node routing can go
+ * behind it. A finished actor stays reachable for a grace period so late status calls answer,
+ * within a bounded number (the oldest go first) and without a timer per actor: retired entries
+ * sit in retirement order and are dropped as they expire, whenever the registry is touched.
+ */
+export class ActorRegistry {
+  private readonly live = new Map<string, LiveActor>();
+  private readonly retired = new Map<string, Retired>();
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly maxRetired = MAX_RETIRED,
+  ) {}
+
+  /** Registers a live actor (replacing what was registered under its id). */
+  add<H>(actor: { id: string; machine: string; ownerId: string; handle: H }): void {
+    const previous = this.live.get(actor.id) ?? this.retired.get(actor.id);
+    this.retired.delete(actor.id);
+    this.live.set(actor.id, { ...actor, startedAt: previous?.startedAt ?? this.clock.now(), retiredAt: null });
+  }
+
+  /** The handle of `id` if it runs `machine` and `ownerId` owns it; undefined otherwise, so foreign ids look unknown. */
+  get<H>(id: string, ownerId: string, machine: string): H | undefined {
+    let entry: LiveActor | undefined = this.live.get(id);
+    if (!entry) {
+      this.prune();
+      entry = this.retired.get(id);
+    }
+    return entry && entry.ownerId === ownerId && entry.machine === machine ? (entry.handle as H) : undefined;
+  }
+
+  /** Keeps `id` reachable (no longer listed as live) for `graceMs`; forgets it at once when 0. */
+  retire(id: string, graceMs = 0): void {
+    const entry = this.live.get(id);
+    if (!entry) return;
+    this.live.delete(id);
+    if (graceMs <= 0) return;
+    const now = this.clock.now();
+    this.retired.set(id, { ...entry, retiredAt: now, expiresAt: now + graceMs });
+    this.prune();
+  }
+
+  /** Drops retired entries past their grace, and the oldest beyond the bound. */
+  private prune(): void {
+    const now = this.clock.now();
+    for (const [id, entry] of this.retired) {
+      if (entry.expiresAt > now && this.retired.size <= this.maxRetired) break;
+      this.retired.delete(id);
+    }
+  }
+
+  /** Forgets `id` now. */
+  remove(id: string): void {
+    this.live.delete(id);
+    this.retired.delete(id);
+  }
+
+  /** Live actors, optionally of one machine, oldest first (finished ones in their grace are not listed). */
+  list(machine?: string): LiveActor[] {
+    const out: LiveActor[] = [];
+    for (const entry of this.live.values()) if (!machine || entry.machine === machine) out.push(entry);
+    return out;
+  }
+
+  /** How many actors are reachable (live, and finished ones in their grace). */
+  get size(): number {
+    this.prune();
+    return this.live.size + this.retired.size;
+  }
+}

@@ -1,0 +1,44 @@
+/** A key: a string, a number, or an array of them (compared element by element; a one-element array is the same key as its element). */
+export type Key = string | number | readonly (string | number)[];
+
+/** A key range: `start` inclusive, `end` exclusive; with `reverse`, `start` is the high end. */
+export interface RangeOptions {
+  start?: Key;
+  end?: Key;
+  reverse?: boolean;
+  limit?: number;
+}
+
+/**
+ * A named table of one store. Reads are synchronous and see what is committed (and, inside a
+ * transaction, that transaction's own writes); writes resolve once committed.
+ */
+export interface Table<V> {
+  get(key: Key): V | undefined;
+  doesExist(key: Key): boolean;
+  /** Writes `value` (a fresh copy is stored: later changes to the object are not). */
+  put(key: Key, value: V): Promise<boolean>;
+  /** Deletes `key` (a missing key is no error); resolves once committed. */
+  remove(key: Key): Promise<boolean>;
+  /** Entries in key order (or reversed) within the range. */
+  getRange(options?: RangeOptions): Iterable<{ key: Key; value: V }>;
+  getKeys(options?: RangeOptions): Iterable<Key>;
+  getKeysCount(options?: RangeOptions): number;
+}
+
+/**
+ * The embedded store port: named tables, atomic transactions (a callback runs alone, so
+ * read-check-write inside it is atomic) and a durability barrier. `LmdbStore` is the real one,
+ * `MemoryStore` the one tests and benchmarks can run on.
+ */
+export interface Store {
+  table<V>(name: string): Table<V>;
+  /** Runs `action` atomically; resolves after commit (visible, survives a process kill). */
+  transaction<T>(action: () => T): Promise<T>;
+  /** Like {@link transaction} but blocks until committed (CLI, boot-time repairs). */
+  transactionSync<T>(action: () => T): T;
+  /** Resolves when every write so far is on disk. */
+  readonly flushed: Promise<unknown>;
+  /** Closes the store after pending writes commit. */
+  close(): Promise<void>;
+}
