@@ -1,6 +1,6 @@
 // The layer rules of docs/architecture.md, as lint: a wrong-way import fails `npm run lint`.
 // protocols → nothing of ours; runtime → protocols; backends → protocols and runtime's config,
-// store port, clock and worker helper; actors → runtime, protocols, backend interfaces;
+// store port, clock, worker helper and lazy module loader; actors → runtime, protocols, backend interfaces;
 // http → everything, but no disk and no LMDB outside the composition roots.
 
 const UWS = '@trufflesuite/uws-js-unofficial';
@@ -34,7 +34,7 @@ export const layerRules = [
         paths: [{ name: UWS, message: 'uWS stays in http/.' }, { name: 'lmdb', message: 'Backends reach storage through the Store port.' }],
         patterns: [
           layer('backends/ sit below the features: no actors/ or http/.', '**/actors/**', '**/http/**'),
-          layer('backends/ may use runtime/ config, clock, store port and worker helper only.', '**/runtime/**', '!**/runtime/config.js', '!**/runtime/clock.js', '!**/runtime/store/store.js', '!**/runtime/ts-worker.js'),
+          layer('backends/ may use runtime/ config, clock, store port, worker helper and lazy module loader only.', '**/runtime/**', '!**/runtime/config.js', '!**/runtime/clock.js', '!**/runtime/store/store.js', '!**/runtime/ts-worker.js', '!**/runtime/lazy-module.js'),
         ],
       }],
     },

@@ -5,6 +5,8 @@ export interface MusicRequest {
   /** Varies the piece for one prompt; null lets the prompt alone decide. */
   seed: number | null;
   signal: AbortSignal;
+  /** The request's metadata; the sim reads `metadata.sim` scripts (a scripted `fail`), real engines ignore it. */
+  metadata?: Readonly<Record<string, unknown>> | null;
 }
 
 /**

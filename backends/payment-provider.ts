@@ -64,5 +64,5 @@ export interface PaymentProvider {
    * Verifies a webhook delivery (`payload` as received, byte for byte, with its signature header)
    * at `receivedAtMs`; throws {@link WebhookVerificationError} when forged, altered or too old.
    */
-  verifyEvent(payload: Buffer, signature: string | undefined, receivedAtMs: number): PaymentEvent;
+  verifyEvent(payload: Buffer, signature: string | undefined, receivedAtMs: number): Promise<PaymentEvent>;
 }

@@ -7,6 +7,8 @@ export interface SoundEffectRequest {
   /** How closely the sound follows the prompt, 0 to 1 (lower leaves the engine more freedom). */
   promptInfluence: number;
   signal: AbortSignal;
+  /** The request's metadata; the sim reads `metadata.sim` scripts (a scripted `fail`), real engines ignore it. */
+  metadata?: Readonly<Record<string, unknown>> | null;
 }
 
 /**

@@ -15,6 +15,8 @@ export interface SpeechRequest {
   instructions?: string | null;
   /** A cloned voice to speak with instead of `voice` (premium engines); what its cloner made. */
   clonedVoice?: ClonedVoice | null;
+  /** The request's metadata; the sim reads `metadata.sim` scripts (a scripted `fail`), real engines ignore it. */
+  metadata?: Readonly<Record<string, unknown>> | null;
 }
 
 /** A cloned voice as its engine keeps it: an id and the profile the cloner measured. */

@@ -18,6 +18,8 @@ export interface TranscriptionRequest {
   prompt?: string | null;
   /** Ask for word times and speaker labels where the engine has them. */
   detail?: { words?: boolean; speakers?: boolean };
+  /** The request's metadata; the sim reads `metadata.sim` scripts (a scripted `fail`), real engines ignore it. */
+  metadata?: Readonly<Record<string, unknown>> | null;
 }
 
 /** A stretch of the transcript with its times in seconds, and who spoke it when the engine tells speakers apart. */

@@ -5,6 +5,8 @@ export interface VoiceCloneRequest {
   name: string;
   samples: readonly Buffer[];
   signal: AbortSignal;
+  /** The request's metadata; the sim reads `metadata.sim` scripts (a scripted `fail`), real engines ignore it. */
+  metadata?: Readonly<Record<string, unknown>> | null;
 }
 
 /**

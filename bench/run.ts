@@ -2,8 +2,10 @@
 // with short defaults, prints tables and writes bench/results/<timestamp>.json (machine, Node,
 // commit, every figure).
 //   npm run bench -- --scenario chat --connections 64 --duration 10 [--target URL --token T] [--json]
-//   --scenario all | micro | accounts | host | load | chat | chat-latency | chat-stream | chat-stream-latency | session-fanout | sse-hold | upload | search | realtime-idle | realtime-active (comma-separated)
-//   --connections N (32; session-fanout: followers, 1000; sse-hold: streams, 18000; realtime-idle: calls, 10000; realtime-active: calls, 500)
+//   --scenario all | micro | accounts | host | load | chat | chat-latency | chat-stream | chat-stream-latency | session-fanout | sse-hold | upload | search | realtime-idle | realtime-active | audio | media (comma-separated)
+//   --connections N (32; session-fanout: followers, 1000; sse-hold: streams, 18000; realtime-idle: calls, 10000; realtime-active: calls, 500; audio: transcriptions in flight, 4)
+//   --requests N (audio: sequential requests per speech and transcription figure, 10)
+//   --jobs N (media: video jobs created and held by one process, 2000; --connections = image requests in flight, 4)
 //   --duration S (5; sse-hold and realtime-idle: hold, 10; realtime-active: measured after the ramp, 10)  --warmup S (1)  --rate R (*-latency: paced, 100 req/s)
 //   --rounds N (1: interleaved runs, median kept)  --timeout S (10, per request)
 //   --baselines all | none | uws,node-http,uws-sse,uws-fanout,uws-sink,uws-ws-idle,uws-ws-audio,uws-sse-hold   --in-process   --time MS (micro and host, 1000)
@@ -20,6 +22,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { formatHost } from './host/host-table.js';
 import { formatProxy, runProxyScenario, type ProxyReport } from './proxy/proxy-scenario.js';
+import { formatSoak, runSoakScenario, type SoakReport } from './proxy/soak-scenario.js';
 import { runHostBench, type HostReport } from './host/run-host.js';
 import { formatFanout } from './load/fanout-table.js';
 import { createProgressLine } from './load/progress-line.js';
@@ -37,6 +40,10 @@ import { formatActive } from './realtime/active-table.js';
 import { formatIdle } from './realtime/idle-table.js';
 import { ACTIVE_SCENARIO, runRealtimeActive, type ActiveReport } from './realtime/realtime-active.js';
 import { IDLE_SCENARIO, runRealtimeIdle, type IdleReport } from './realtime/realtime-idle.js';
+import { runAudioBench, type AudioReport } from './audio/audio-bench.js';
+import { formatAudio } from './audio/audio-table.js';
+import { runMediaBench, type MediaReport } from './media/media-bench.js';
+import { formatMedia } from './media/media-table.js';
 
 const { values } = parseArgs({
   options: {
@@ -58,6 +65,8 @@ const { values } = parseArgs({
     bytes: { type: 'string', default: String(1024 ** 3) },
     files: { type: 'string', default: '10000' },
     queries: { type: 'string', default: '2000' },
+    requests: { type: 'string' },
+    jobs: { type: 'string', default: '2000' },
     'client-threads': { type: 'string' },
     json: { type: 'boolean', default: false },
   },
@@ -93,9 +102,11 @@ function microTable(results: MicroResult[]): string {
   return lines.join('\n');
 }
 
-const LOAD = [...SCENARIO_NAMES, FANOUT_SCENARIO, HOLD_SCENARIO, 'upload', 'search', IDLE_SCENARIO, ACTIVE_SCENARIO, 'proxy'];
+const LOAD = [...SCENARIO_NAMES, FANOUT_SCENARIO, HOLD_SCENARIO, 'upload', 'search', IDLE_SCENARIO, ACTIVE_SCENARIO, 'proxy', 'audio', 'media'];
 const requested = values.scenario.split(',').flatMap((name) => (name === 'all' ? ['micro', 'accounts', 'host', ...LOAD] : name === 'load' ? LOAD : [name]));
-for (const name of requested) if (name !== 'micro' && name !== 'accounts' && name !== 'host' && !LOAD.includes(name)) fail(`unknown scenario ${name} (micro, accounts, host, ${LOAD.join(', ')}, load, all)`);
+// Minutes long: only when asked for by name, never part of `all` or `load`.
+const ON_REQUEST = ['soak'];
+for (const name of requested) if (name !== 'micro' && name !== 'accounts' && name !== 'host' && !LOAD.includes(name) && !ON_REQUEST.includes(name)) fail(`unknown scenario ${name} (micro, accounts, host, ${LOAD.join(', ')}, load, all, ${ON_REQUEST.join(', ')})`);
 if (values.target && !values.token) fail('--target needs --token (an API token of an account with credit)');
 if (values.target && !/^https?:\/\//.test(values.target)) fail('--target must be an http(s) URL');
 const baselines: BaselineId[] | undefined =
@@ -141,7 +152,7 @@ const report: {
   micro?: MicroResult[];
   accounts?: MicroResult[];
   host?: HostReport;
-  load: (ProxyReport | ScenarioReport | FanoutReport | HoldReport | UploadReport | SearchReport | IdleReport | ActiveReport | { scenario: string; error: string })[];
+  load: (ProxyReport | SoakReport | ScenarioReport | FanoutReport | HoldReport | UploadReport | SearchReport | IdleReport | ActiveReport | AudioReport | MediaReport | { scenario: string; error: string })[];
 } = {
   when: new Date().toISOString(),
   commit: commit(),
@@ -213,6 +224,41 @@ for (const name of requested) {
       });
       report.load.push(result);
       print(formatProxy(result));
+    } else if (name === 'soak') {
+      const result = await runSoakScenario({
+        requests: Math.round(positive('requests', values.requests ?? '200000', 10_000_000)),
+        slice: 10_000,
+        connections: Math.round(positive('connections', values.connections ?? '50', 10_000)),
+        restMs: positive('duration', values.duration ?? '30', 3600) * 1000,
+        timeoutMs: settings.timeoutMs,
+        onStep: step,
+      });
+      report.load.push(result);
+      print(formatSoak(result));
+    } else if (name === 'audio') {
+      const result = await runAudioBench({
+        requests: Math.round(positive('requests', values.requests ?? '10', 1000)),
+        concurrency: Math.round(positive('connections', values.connections ?? '4', 256)),
+        durationMs: settings.durationMs,
+        inProcess: settings.inProcess,
+        target: settings.target,
+        onStep: step,
+      });
+      report.load.push(result);
+      print(formatAudio(result));
+    } else if (name === 'media') {
+      const result = await runMediaBench({
+        concurrency: Math.round(positive('connections', values.connections ?? '4', 256)),
+        durationMs: settings.durationMs,
+        jobs: Math.round(positive('jobs', values.jobs, 100_000)),
+        holdMs: realtimeDurationMs,
+        pollMs: 1000,
+        inProcess: settings.inProcess,
+        target: settings.target,
+        onStep: step,
+      });
+      report.load.push(result);
+      print(formatMedia(result));
     } else if (name === 'upload') {
       const bytes = Math.round(positive('bytes', values.bytes, 5 * 1024 ** 3));
       step(`upload: ${Math.round(bytes / 1024 ** 2)} MiB`);

@@ -47,6 +47,23 @@ import { StripePaymentProvider } from '../backends/payments/stripe-payment-provi
 import type { SmsSender } from '../backends/sms-sender.js';
 import { RecordingSmsSender } from '../backends/sms-recording-sender.js';
 import { SecretBox } from '../runtime/secret-box.js';
+import { fileURLToPath } from 'node:url';
+import { OrderService } from '../actors/marketplace/order-service.js';
+import { DocsLibrary } from '../actors/mcp/docs-library.js';
+import { docsTools } from '../actors/mcp/docs-tools.js';
+import { McpAccess } from '../actors/mcp/mcp-access.js';
+import { productTools } from '../actors/mcp/product-tools.js';
+import { BenchmarkService } from '../actors/benchmarks/benchmark-service.js';
+import { directoryEvidenceSource } from '../actors/benchmarks/evidence-directory.js';
+import { parsePublicKey } from '../actors/benchmarks/evidence-package.js';
+import { JoseOidcIssuer } from '../backends/oidc/jose-oidc-issuer.js';
+import { listFiles, readTextFiles } from '../runtime/blobs/file-tree.js';
+import { ClientCapabilities } from './mcp/client-capabilities.js';
+import type { McpWiring } from './mcp/mcp-wiring.js';
+import { ServerRequests } from './mcp/server-requests.js';
+import { ApiContract } from './openapi/openapi-document.js';
+import { meterChatBackend } from '../actors/chat/metered-chat-backend.js';
+import { createInspection, type Inspection } from './inspection.js';
 import { dispatch } from './dispatch.js';
 import { Perimeter } from './perimeter.js';
 import type { RouteDef } from './route.js';
@@ -102,6 +119,48 @@ export interface AppDeps {
   sms: SmsSender;
   /** Audio: speech, transcriptions, music, sound effects (and their manifests), cloned voices, and their rates. */
   audio: AudioFeature;
+  /** MCP: the public docs tools, the product tools, OAuth access, marketplace orders. */
+  mcp: McpWiring;
+  /** Public benchmark views from a verified evidence package (503 without one). */
+  benchmarks: BenchmarkService;
+  /** The OpenAPI document of the served routes. */
+  contract: ApiContract;
+  /** The operator's tools: the actor inspector (API and page) and the Prometheus metrics. */
+  inspection: Inspection;
+}
+
+/** The repository root: the public docs the docs tools read live there. */
+const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
+
+/** The public docs pages: the README, docs/*.md and the bench method. */
+async function loadDocPages(): Promise<{ path: string; text: string }[]> {
+  const paths = ['README.md', ...(await listFiles(REPO_ROOT, 'docs', '.md')), 'bench/README.md'];
+  return readTextFiles(REPO_ROOT, paths);
+}
+
+/** MCP: docs and product tools over the feature facades, OAuth access when an issuer is configured. */
+function createMcp(config: Config, parts: { clock: Clock; logger: Logger; orders: OrderService; contract: ApiContract } & Pick<AppDeps, 'completions' | 'chat' | 'media' | 'services' | 'auth'>): McpWiring {
+  const { clock, logger, orders, contract } = parts;
+  const issuer = config.SVC_OIDC_ISSUER && config.SVC_OIDC_AUDIENCE ? new JoseOidcIssuer({ issuer: config.SVC_OIDC_ISSUER, audience: config.SVC_OIDC_AUDIENCE, clock }) : null;
+  const access = new McpAccess({
+    auth: parts.auth,
+    accounts: parts.services.accounts,
+    issuer,
+    accountClaim: config.SVC_OIDC_ACCOUNT_CLAIM,
+    clock,
+    logger,
+    checkIntervalMs: config.SVC_OIDC_CHECK_INTERVAL_S * 1000,
+    retryMs: config.SVC_OIDC_RETRY_S * 1000,
+  });
+  return {
+    docsTools: docsTools({ library: new DocsLibrary(loadDocPages), contract: () => contract.document() }),
+    productTools: productTools({ completions: parts.completions, latency: parts.chat.latency, media: parts.media, orders, earlyAccess: parts.services.earlyAccess }),
+    access,
+    orders,
+    capabilities: new ClientCapabilities(clock, { maxEntries: 10_000, ttlMs: 24 * 3600 * 1000 }),
+    serverRequests: new ServerRequests(),
+    elicitTimeoutMs: 120_000,
+  };
 }
 
 /** A built server: listen, then close. */
@@ -130,8 +189,11 @@ export function buildApp(config: Config, options: { clock?: Clock; logger?: Logg
   const logger = options.logger ?? createLogger(config.SVC_LOG_LEVEL);
   const store = LmdbStore.open(config.SVC_DATA_DIR);
   const services = new AccountServices(store, clock, { sessionTtlMs: config.SVC_SESSION_TTL_S * 1000 });
-  const chat = createChatBackend(config);
-  const host = new ActorHost(store, clock, logger);
+  services.ledger.meter = (op, micros) => inspection.metrics.billing(op, micros);
+  // The step history behind the inspector's time travel is kept while the inspector is on.
+  const host = new ActorHost(store, clock, logger, { history: Boolean(config.SVC_ADMIN_KEY) });
+  const inspection = createInspection(host, clock, { withPage: Boolean(config.SVC_ADMIN_KEY) });
+  const chat = meterChatBackend(createChatBackend(config), (backend, kind, failed) => inspection.metrics.upstream(backend, kind, failed));
   const blobs = new BlobStore(config.SVC_DATA_DIR);
   blobs.openSync();
   const extractor = createLocalTextExtractor({ maxSourceBytes: config.SVC_EXTRACT_MAX_SOURCE_BYTES, maxTextChars: config.SVC_EXTRACT_MAX_CHARS, timeoutMs: config.SVC_EXTRACT_TIMEOUT_MS });
@@ -188,7 +250,17 @@ export function buildApp(config: Config, options: { clock?: Clock; logger?: Logg
   media.register('video', videoEstimator(generation.video));
   const audio = new AudioFeature({ engines: createAudioEngines(config), billing: services.ledger, store, blobs, clock, logger });
   audio.registerEstimates(media);
-  const deps: AppDeps = { images, videos, videoProjects, mediaLinks, payments, waitlist, mailer, sms, media, config, clock, logger, store, services, accounts, auth, chat, actors: host.registry, completions, host, sessions, files, uploads, realtime: { tickets, calls }, audio };
+  // MCP and the marketplace orders its tools place; the API contract; the benchmark views.
+  const orders = new OrderService({ host, billing: services.ledger, store, clock, approvalTtlMs: config.SVC_ORDER_APPROVAL_TTL_S * 1000 });
+  orders.listings.seedSync();
+  host.register(orders.hosted());
+  const contract = new ApiContract({ version: '0.1.0', serverUrl: config.SVC_PUBLIC_URL ?? '/' });
+  const mcp = createMcp(config, { clock, logger, orders, contract, completions, chat, media, services, auth });
+  const evidence = config.SVC_BENCH_EVIDENCE_DIR && config.SVC_BENCH_EVIDENCE_PUBLIC_KEY
+    ? { source: directoryEvidenceSource(config.SVC_BENCH_EVIDENCE_DIR), publicKey: parsePublicKey(config.SVC_BENCH_EVIDENCE_PUBLIC_KEY) }
+    : { source: null, publicKey: null };
+  const benchmarks = new BenchmarkService({ ...evidence, clock, logger, reverifyMs: config.SVC_BENCH_REVERIFY_S * 1000 });
+  const deps: AppDeps = { images, videos, videoProjects, mediaLinks, payments, waitlist, mailer, sms, media, config, clock, logger, store, services, accounts, auth, chat, actors: host.registry, completions, host, sessions, files, uploads, realtime: { tickets, calls }, audio, mcp, benchmarks, contract, inspection };
   const bootedAt = Date.now();
   const rehydrated = host.rehydrate();
   if (rehydrated > 0) logger.info('actors rehydrated', { count: rehydrated });
@@ -200,7 +272,9 @@ export function buildApp(config: Config, options: { clock?: Clock; logger?: Logg
   );
 
   const router = new Router<RouteDef>();
-  for (const route of allRoutes(deps)) router.add(route.method, route.path, route);
+  const routes = allRoutes(deps);
+  for (const route of routes) router.add(route.method, route.path, route);
+  contract.setRoutes(routes);
   const perimeter = new Perimeter(auth, config.SVC_ADMIN_KEY);
   const dispatchDeps = { router, perimeter, logger, maxBodyBytes: config.SVC_MAX_BODY_BYTES };
 
@@ -213,7 +287,10 @@ export function buildApp(config: Config, options: { clock?: Clock; logger?: Logg
     const ex = new UwsExchange(res, req, newRequestId());
     // Each request gets its own perimeter: it holds the request's slot under the tier's cap until the answer ends.
     const gate = perimeter.forRequest(ex, Buffer.from(res.getRemoteAddressAsText()).toString());
-    void dispatch(ex, { ...dispatchDeps, perimeter: gate }).finally(() => gate.finish());
+    const started = performance.now();
+    void dispatch(ex, { ...dispatchDeps, perimeter: gate })
+      .then((route) => inspection.metrics.request(route ?? '(unmatched)', ex.method, ex.status, (performance.now() - started) / 1000))
+      .finally(() => gate.finish());
   });
   const realtimeSockets = serveRealtime(app, {
     calls,
@@ -233,6 +310,7 @@ export function buildApp(config: Config, options: { clock?: Clock; logger?: Logg
         app.listen(config.HOST, config.PORT, (socket) => {
           if (!socket) return reject(new Error(`cannot listen on ${config.HOST}:${config.PORT}`));
           listenSocket = socket;
+          mcp.access.start();
           resolve(uws.us_socket_local_port(socket));
           void sweepDisk(deps, bootedAt);
         });
@@ -242,7 +320,9 @@ export function buildApp(config: Config, options: { clock?: Clock; logger?: Logg
       if (listenSocket) uws.us_listen_socket_close(listenSocket);
       listenSocket = undefined;
       realtimeSockets.closeAll();
+      mcp.access.stop();
       await host.close();
+      inspection.metrics.close();
       await extractor.close();
       await background.settled();
       await mailer.close();

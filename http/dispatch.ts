@@ -76,12 +76,16 @@ function assertPlausibleParams(params: Record<string, string>): void {
   }
 }
 
-/** Routes one exchange: match, perimeter, handler, reply, and the error envelope for every failure. */
+/**
+ * Routes one exchange: match, perimeter, handler, reply, and the error envelope for every failure.
+ * Resolves with the matched route's pattern (null when none matched), for the metrics.
+ */
 export async function dispatch(
   ex: Exchange,
   deps: { router: Router<RouteDef>; perimeter: Perimeter; logger: Logger; maxBodyBytes: number },
-): Promise<void> {
+): Promise<string | null> {
   let principal: Principal | undefined;
+  let pattern: string | null = null;
   try {
     if (ex.framingError) throw new ApiError('invalid_request', `Malformed request: ${ex.framingError}.`);
     if (!KNOWN_METHODS.has(ex.method)) throw new ApiError('not_implemented', `Method ${ex.method} is not implemented by this server.`);
@@ -92,11 +96,12 @@ export async function dispatch(
       const allow = allowHeader(match.allowed);
       if (ex.method === 'OPTIONS') {
         ex.send(204, { allow }, '');
-        return;
+        return null;
       }
       throw new ApiError('method_not_allowed', `Method ${ex.method} is not allowed on ${quoted(ex.path, 200)}; allowed: ${allow}.`, { headers: { allow } });
     }
     const route = match.route;
+    pattern = route.path;
     principal = deps.perimeter.authenticate(route.auth, ex.headers.authorization);
     assertPlausibleParams(match.params);
     const limit = route.maxBodyBytes ?? deps.maxBodyBytes;
@@ -114,4 +119,5 @@ export async function dispatch(
     if (principal && thrown instanceof ApiError && thrown.status === 402) deps.perimeter.countDenied(principal);
     sendError(ex, thrown, deps.logger);
   }
+  return pattern;
 }

@@ -7,6 +7,9 @@ import { realtimeCallMachine } from '../actors/realtime/call-machine.js';
 import { sessionMachine } from '../actors/sessions/session-machine.js';
 import { uploadMachine } from '../actors/uploads/upload-machine.js';
 import { subscriptionMachine } from '../actors/payments/subscription-machine.js';
+import { VIDEO_JOB_MACHINE, videoJobMachine } from '../actors/video/video-job-machine.js';
+import { VIDEO_NODE_MACHINE, videoNodeMachine } from '../actors/video/video-node-machine.js';
+import { ORDER_MACHINE, orderMachine } from '../actors/marketplace/order-machine.js';
 import { machineDefinition, toMarkdown } from '../runtime/host/machine-diagram.js';
 
 /** Every machine the service runs, by the name it is hosted (and inspected) under. */
@@ -16,6 +19,9 @@ export const DOCUMENTED_MACHINES: readonly [string, AnyStateMachine][] = [
   ['realtime-call', realtimeCallMachine],
   ['file-upload', uploadMachine],
   ['account-subscription', subscriptionMachine],
+  [VIDEO_JOB_MACHINE, videoJobMachine],
+  [VIDEO_NODE_MACHINE, videoNodeMachine],
+  [ORDER_MACHINE, orderMachine],
 ];
 
 /** The whole of docs/machines.md. */

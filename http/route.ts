@@ -37,6 +37,32 @@ export interface Reply {
   headers?: Record<string, string>;
 }
 
+/**
+ * What a route takes and answers, as the OpenAPI document publishes it (dispatch never reads it:
+ * handlers still parse with the same schemas). A side may have several forms at once (JSON or
+ * multipart in; JSON, SSE or bytes out, as the request asks).
+ */
+export interface RouteSchema {
+  summary?: string;
+  /** The JSON request body. */
+  body?: z.ZodType;
+  /** A multipart/form-data request body: its text fields, its file parts (name → accepted media type) and which of those must be sent. */
+  form?: { fields: z.ZodType; files: Readonly<Record<string, string>>; requiredFiles?: readonly string[] };
+  /** A raw request body of this media type (an upload part, a signed webhook payload). */
+  rawBody?: string;
+  query?: z.ZodType;
+  /** The JSON success body. */
+  response?: z.ZodType;
+  /** The `data:` payload of each event when the route answers text/event-stream. */
+  events?: z.ZodType;
+  /** Non-JSON success bodies by media type (audio/mpeg, text/csv, …). */
+  media?: readonly string[];
+  /** The security schemes a route that authenticates itself accepts (any one of them); else those of its `auth`. */
+  security?: readonly ('apiToken' | 'loginSession' | 'adminKey' | 'oauthAccessToken')[];
+  /** The success status (200 when absent), or each of them (201 created, 200 replayed); 101 and 204 carry no body. */
+  status?: number | readonly number[];
+}
+
 /** One route of the API. */
 export interface RouteDef {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -44,6 +70,8 @@ export interface RouteDef {
   auth: AuthMode;
   /** Body cap in bytes; the server default when absent. */
   maxBodyBytes?: number;
+  /** Schemas for the published API contract (GET /v1/openapi.json). */
+  schema?: RouteSchema;
   handler(ctx: RequestContext): Promise<Reply | undefined> | Reply | undefined;
 }
 

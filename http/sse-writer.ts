@@ -35,9 +35,23 @@ export class SseWriter {
 
   constructor(private readonly ex: Exchange) {}
 
+  /** SSE responses open in this process (the metrics read it). */
+  static openCount = 0;
+  private counted = false;
+
   /** Sends status and headers. */
   open(headers: Record<string, string> = {}): void {
     this.ex.beginStream(200, { ...SSE_HEADERS, ...headers });
+    if (this.counted || this.ex.signal.aborted) return;
+    this.counted = true;
+    SseWriter.openCount++;
+    this.ex.signal.addEventListener('abort', () => this.uncount(), { once: true });
+  }
+
+  private uncount(): void {
+    if (!this.counted) return;
+    this.counted = false;
+    SseWriter.openCount--;
   }
 
   /** Queues encoded SSE text; it is written at the end of this tick. */
@@ -83,6 +97,7 @@ export class SseWriter {
     if (this.ended) return;
     this.flush();
     this.ended = true;
+    this.uncount();
     this.ex.end();
   }
 }

@@ -44,6 +44,8 @@ export class UwsExchange implements Exchange {
   started = false;
 
   private readonly abort = new AbortController();
+  /** The status sent (0 until a response starts), for the metrics. */
+  status = 0;
   private finished = false;
   /** Body bytes received from the socket but not yet handed to a consumer. */
   private pending: Buffer[] = [];
@@ -174,6 +176,7 @@ export class UwsExchange implements Exchange {
   send(status: number, headers: Record<string, string>, body: string | Buffer): void {
     if (this.finished || this.started) return;
     this.started = true;
+    this.status = status;
     this.finished = true;
     this.res.cork(() => {
       this.res.writeStatus(statusLine(status));
@@ -199,6 +202,7 @@ export class UwsExchange implements Exchange {
   beginStream(status: number, headers: Record<string, string>): void {
     if (this.finished || this.started) return;
     this.started = true;
+    this.status = status;
     this.res.cork(() => {
       this.res.writeStatus(statusLine(status));
       this.res.writeHeader('x-request-id', this.requestId);

@@ -7,6 +7,9 @@ import { MEDIA_MODALITIES } from './pricing.js';
 export const MCP_PROTOCOL_REVISION = '2025-11-25';
 
 /** OAuth scopes of the product tool endpoint (spec 5.6): one per group of tools. */
+/** Where the RFC 9728 protected resource metadata of `/mcp` is published. */
+export const RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
+
 export const MCP_SCOPES = ['pro1:invoke', 'marketplace:read', 'orders:read', 'orders:write'] as const;
 
 /** One OAuth scope of the product tools. */
@@ -171,3 +174,25 @@ export const JsonRpcMessageSchema = z.looseObject({
 
 /** The body of a POST to an MCP endpoint. */
 export const McpRequestBodySchema = z.union([JsonRpcMessageSchema, z.array(JsonRpcMessageSchema).min(1).max(100)]);
+
+/** A JSON-RPC 2.0 response from an MCP endpoint: a result, or an error with our code in `data`. */
+export const JsonRpcResponseSchema = z.looseObject({
+  jsonrpc: z.literal('2.0'),
+  id: z.union([z.string(), z.number(), z.null()]),
+  result: z.unknown().optional(),
+  error: z.looseObject({ code: z.int(), message: z.string(), data: z.unknown().optional() }).optional(),
+});
+
+/** What a POST to an MCP endpoint answers as JSON: one response, or a batch. */
+export const McpResponseBodySchema = z.union([JsonRpcResponseSchema, z.array(JsonRpcResponseSchema)]);
+
+/**
+ * The JSON-RPC error code a tool answers an API error with: invalid params for bad input (400,
+ * 422), `-32000 - (status - 400)` for the other client errors (401 → -32001, 404 → -32004, 409 →
+ * -32009, …) and internal error for 5xx. `error.data` carries the API's own code.
+ */
+export function jsonRpcCodeOf(status: number): number {
+  if (status === 400 || status === 422) return -32602;
+  if (status >= 400 && status < 500) return -32000 - (status - 400);
+  return -32603;
+}

@@ -95,3 +95,12 @@ export type ClientEvent = z.output<typeof ClientEventSchema>;
 
 /** The client message types, for error messages naming what is understood. */
 export const CLIENT_EVENT_TYPES = ClientEventSchema.options.map((option) => option.shape.type.value);
+
+/** POST /v1/realtime/ticket: a one-use ticket for the WebSocket's `?ticket=`, and when it lapses (seconds). */
+export const RealtimeTicketObjectSchema = z.strictObject({
+  object: z.literal('realtime.ticket'),
+  ticket: z.string(),
+  expires_at: z.number().int(),
+});
+/** A realtime ticket on the wire. */
+export type RealtimeTicketObject = z.output<typeof RealtimeTicketObjectSchema>;

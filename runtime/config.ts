@@ -1,6 +1,7 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { parseEd25519PublicKey } from './ed25519-key.js';
 
 const intFromEnv = (fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
   z.coerce.number().int().min(min).max(max).default(fallback);
@@ -97,6 +98,20 @@ export const ConfigSchema = z.object({
   SVC_STRIPE_SECRET_KEY: z.string().min(8).optional(),
   SVC_STRIPE_WEBHOOK_SECRET: z.string().min(8).optional(),
   SVC_STRIPE_API_URL: z.url({ protocol: /^https?$/ }).optional(),
+  // MCP product tools (/mcp) with OAuth 2.1: an issuer and audience together, or neither (API
+  // tokens only). The claim naming the account, and how often the issuer is checked live.
+  SVC_OIDC_ISSUER: z.url({ protocol: /^https?$/ }).optional(),
+  SVC_OIDC_AUDIENCE: z.string().min(1).max(500).optional(),
+  SVC_OIDC_ACCOUNT_CLAIM: z.string().min(1).max(100).default('sub'),
+  SVC_OIDC_CHECK_INTERVAL_S: intFromEnv(300, 5, MAX_TIMER_MS / 1000),
+  SVC_OIDC_RETRY_S: intFromEnv(30, 1, MAX_TIMER_MS / 1000),
+  // Marketplace orders through MCP: how long a pending action can be confirmed.
+  SVC_ORDER_APPROVAL_TTL_S: intFromEnv(900, 10, 86_400),
+  // Public benchmark views: a signed evidence package (directory) and the Ed25519 public key
+  // (PEM or base64 SPKI DER) that verifies it; both or neither (unset: the views answer 503).
+  SVC_BENCH_EVIDENCE_DIR: z.string().min(1).optional(),
+  SVC_BENCH_EVIDENCE_PUBLIC_KEY: z.string().min(40).optional(),
+  SVC_BENCH_REVERIFY_S: intFromEnv(300, 1, MAX_TIMER_MS / 1000),
 });
 
 /** The validated configuration. */
@@ -124,7 +139,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 /** Rules across variables: the openai-compatible backend needs its upstream and model named; TLS needs both files. */
 function crossFieldIssues(config: Config): string[] {
   const upstream = config.SVC_BACKEND !== 'openai-compatible' ? [] : UPSTREAM_REQUIRED.filter((name) => !config[name]).map((name) => `${name}: required when SVC_BACKEND is openai-compatible`);
-  return [...upstream, ...audioUpstreamIssues(config), ...mediaUpstreamIssues(config), ...tlsIssues(config), ...stripeIssues(config)];
+  return [...upstream, ...audioUpstreamIssues(config), ...mediaUpstreamIssues(config), ...tlsIssues(config), ...stripeIssues(config), ...pairIssues(config), ...evidenceKeyIssues(config)];
 }
 
 /** An upstream voice engine needs the upstream's URL (its model names have defaults). */
@@ -170,6 +185,23 @@ function stripeIssues({ SVC_STRIPE_SECRET_KEY: key, SVC_STRIPE_WEBHOOK_SECRET: s
   if (key && !secret) return ['SVC_STRIPE_WEBHOOK_SECRET: required when SVC_STRIPE_SECRET_KEY is set'];
   if (secret && !key) return ['SVC_STRIPE_SECRET_KEY: required when SVC_STRIPE_WEBHOOK_SECRET is set'];
   return [];
+}
+
+/** Settings that only work together: the OIDC issuer and audience, the evidence directory and its key. */
+function pairIssues(config: Config): string[] {
+  const pairs = [['SVC_OIDC_ISSUER', 'SVC_OIDC_AUDIENCE'], ['SVC_BENCH_EVIDENCE_DIR', 'SVC_BENCH_EVIDENCE_PUBLIC_KEY']] as const;
+  return pairs.flatMap(([a, b]) => (config[a] && !config[b] ? [`${b}: required when ${a} is set`] : !config[a] && config[b] ? [`${a}: required when ${b} is set`] : []));
+}
+
+/** The evidence key must be an Ed25519 public key, so a typo stops the start instead of failing every view. */
+function evidenceKeyIssues({ SVC_BENCH_EVIDENCE_PUBLIC_KEY: text }: Config): string[] {
+  if (!text) return [];
+  try {
+    parseEd25519PublicKey(text);
+    return [];
+  } catch (err) {
+    return [`SVC_BENCH_EVIDENCE_PUBLIC_KEY: not an Ed25519 public key in PEM or base64 SPKI DER (${reason(err)})`];
+  }
 }
 
 const FILE_ERRORS: Record<string, string> = { ENOENT: 'no such file', EACCES: 'not readable', EISDIR: 'a directory' };

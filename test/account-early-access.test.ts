@@ -39,6 +39,7 @@ test('restricted for everyone until granted; the grant shows for that account on
   assert.equal(AdminEarlyAccessObjectSchema.parse(granted.body).products.map((p) => [p.product, p.source]), [['marketplace', 'operator']]);
   const after = (await server.request('GET', '/v1/early-access', { token: account.session })).body;
   assert.equal([after.early_access, after.granted_products], [true, ['marketplace']]);
+  assert.equal((await server.request('GET', '/v1/early-access', { token: account.token })).body.granted_products, ['marketplace'], 'an API token is read too');
   assert.is((await server.request('GET', '/v1/early-access', { token: other.session })).body.early_access, false);
   assert.is((await server.request('GET', '/v1/early-access')).body.early_access, false);
   const revoked = await server.request('DELETE', `/admin/v1/accounts/${account.id}/early-access/marketplace`, { token: ADMIN_KEY });

@@ -66,3 +66,19 @@ failing('an unreachable SMTP server rejects the send; the background task logs t
   assert.not.match(lines[0]!, /pwr_|reader@example\.com/);
 });
 failing.run();
+
+const tasks = suite('background tasks: a delivery starts only after the answer that asked for it');
+tasks('a task does not run in the turn that started it, and settled() waits for it', async () => {
+  const background = new BackgroundTasks(createLogger('silent'));
+  const order: string[] = [];
+  background.run('mail', {}, () => {
+    order.push('task');
+    return Promise.resolve();
+  });
+  order.push('answer written');
+  await Promise.resolve();
+  order.push('microtasks drained');
+  await background.settled();
+  assert.equal(order, ['answer written', 'microtasks drained', 'task']);
+});
+tasks.run();

@@ -72,7 +72,8 @@ const kinds: StoreKind[] = [
 
 function hostOn(store: Store, clock: SimulatedClock): ActorHost {
   const host = new ActorHost(store, clock, createLogger('silent'));
-  host.register({ name: 'counter', logic: counter });
+  // A sleeping counter only waits for its deadline: it stays parked in the store after a restart.
+  host.register({ name: 'counter', logic: counter, parks: (persisted) => (persisted as { value: unknown }).value === 'sleeping' });
   return host;
 }
 
@@ -146,6 +147,48 @@ for (const kind of kinds) {
     assert.equal(events.map((e) => [e.seq, e.type]), [[1, 'counted'], [2, 'woke']]);
     assert.ok(host.find('c3', 'acct')!.done);
     assert.is(host.rehydrate(), 0, 'finished actors stay parked');
+  });
+
+  withHost('parked actors stay in the store after a restart until an event or their deadline reaches them', async ({ host: first, clock }, restart) => {
+    await first.spawn('counter', { id: 'p1', ownerId: 'acct', input: { start: 0 } });
+    await first.spawn('counter', { id: 'p2', ownerId: 'acct', input: { start: 0 } });
+    await first.spawn('counter', { id: 'busy', ownerId: 'acct', input: { start: 0 } });
+    await first.send('p1', { type: 'SLEEP', until: clock.now() + 100 });
+    await first.send('p2', { type: 'SLEEP', until: clock.now() + 5_000 });
+    const { host } = await restart();
+    assert.is(host.rehydrate(), 3);
+    assert.equal(host.registry.list('counter').map((actor) => actor.id), ['busy'], 'only the counting actor is in memory');
+    assert.is(host.parkedCount, 2);
+    assert.ok(host.isLive('p1') && host.isLive('p2'), 'parked actors are still unfinished and reachable');
+    // An event wakes p2 (and is taken as it would have been: INC is ignored while sleeping).
+    assert.ok(host.accepts('p2', { type: 'TIMER' }));
+    assert.is(host.parkedCount, 1);
+    // p1's deadline was armed from the index: it fires, wakes p1, and p1 finishes.
+    const ended = new Promise<void>((resolve) => host.follow('p1', 0, { event: () => {}, end: resolve }));
+    clock.advance(100);
+    await ended;
+    assert.ok(host.find('p1', 'acct')!.done);
+    assert.equal(host.events('p1', 0, 10).map((e) => e.type), ['woke']);
+    assert.is(host.parkedCount, 0);
+  });
+
+  withHost('a store written before the unfinished index existed gets it built on the first boot', async ({ host: first, store, clock }, restart) => {
+    await first.spawn('counter', { id: 'old1', ownerId: 'acct', input: { start: 0 } });
+    await first.spawn('counter', { id: 'old2', ownerId: 'acct', input: { start: 0 } });
+    await first.send('old2', { type: 'SLEEP', until: clock.now() + 50 });
+    // What an older version left: records, no index, no marker.
+    await store.transaction(() => {
+      for (const id of ['old1', 'old2']) void store.table('actors_unfinished').remove(id);
+      void store.table('actors_meta').remove('unfinished_index');
+    });
+    const { host } = await restart();
+    assert.is(host.rehydrate(), 2);
+    assert.equal(host.registry.list('counter').map((actor) => actor.id), ['old1']);
+    assert.is(host.parkedCount, 1);
+    const ended = new Promise<void>((resolve) => host.follow('old2', 0, { event: () => {}, end: resolve }));
+    clock.advance(50);
+    await ended;
+    assert.ok(host.find('old2', 'acct')!.done);
   });
 
   withHost('machine definitions export as JSON for visualisers', ({ host }) => {

@@ -79,6 +79,18 @@ test('login is two steps: second_factor_required, then the code; a code is accep
   assert.is((await login(account, { totp_code: totpCode(account.secret, clock.now()) })).status, 200);
 });
 
+test('the same code sent twice at once opens one session; the same recovery code twice at once too', async () => {
+  const account = await withTwoFactor();
+  const code = totpCode(account.secret, clock.now());
+  const logins = await Promise.all(Array.from({ length: 4 }, () => login(account, { totp_code: code })));
+  assert.equal(logins.map((r) => r.status).sort(), [200, 401, 401, 401], JSON.stringify(logins.map((r) => r.body)));
+  assert.ok(logins.filter((r) => r.status === 401).every((r) => r.body.error.code === 'invalid_second_factor'));
+  const recovery = await Promise.all([0, 1].map(() => login(account, { recovery_code: account.recovery[5] })));
+  assert.equal(recovery.map((r) => r.status).sort(), [200, 401]);
+  const status = await server.request('GET', '/v1/account', { token: logins.find((r) => r.status === 200)!.body.token });
+  assert.is(status.body.two_factor_enabled, true);
+});
+
 test('a recovery code logs in once (any case, dashes optional), then is spent', async () => {
   const account = await withTwoFactor();
   const code = account.recovery[3]!;

@@ -49,6 +49,29 @@ test('a paid checkout credits its amount as a top-up in /v1/account/usage, and c
   assert.is((await server.request('GET', '/v1/account/tier', { token: account.session })).body.tier, 'tier-2');
 });
 
+test('the acknowledgement waits until the credit is on disk, not only visible', async () => {
+  const { account, checkoutId } = await withCheckout(25);
+  const store = server.app.deps.store;
+  let release!: () => void;
+  const flushedNow = new Promise<void>((resolve) => (release = resolve));
+  let asked = 0;
+  // The store's own flush stands in for the disk: held until released.
+  Object.defineProperty(store, 'flushed', { configurable: true, get: () => (asked++, flushedNow) });
+  try {
+    let answered = false;
+    const delivery = stripe.deliver(server.url, stripe.paid(checkoutId)).then((res) => ((answered = true), res));
+    while (asked === 0 && !answered) await new Promise((resolve) => setImmediate(resolve));
+    assert.is(await balance(account), 25_000_000, 'committed and visible');
+    assert.is(answered, false, 'not acknowledged before the flush');
+    release();
+    const res = await delivery;
+    assert.is(res.status, 200);
+    assert.is(res.body.duplicate, false);
+  } finally {
+    delete (store as unknown as Record<string, unknown>).flushed;
+  }
+});
+
 test('a replayed event is acknowledged as a duplicate and credits nothing', async () => {
   const { account, checkoutId } = await withCheckout(10);
   const event = stripe.paid(checkoutId);

@@ -62,6 +62,16 @@ test('by phone: the code goes through the SmsSender port', async () => {
   assert.ok(list.body.data.some((s: { contact: string }) => s.contact === '+14155550123'));
 });
 
+test('the right code sent twice at once confirms once and sends one confirmation', async () => {
+  const email = uniqueEmail();
+  await ask({ product: 'marketplace', email });
+  const code = codeIn(mailer.messages(email)[0]!.text);
+  const results = await Promise.all([0, 1, 2].map(() => verify({ product: 'marketplace', email, code })));
+  assert.equal(results.map((r) => r.status).sort(), [200, 400, 400], JSON.stringify(results.map((r) => r.body)));
+  await settled();
+  assert.equal(mailer.messages(email).map((m) => m.kind), ['waitlist_code', 'waitlist_confirmed']);
+});
+
 test('wrong codes count; after five the code is void; an expired code fails clearly', async () => {
   const email = uniqueEmail();
   await ask({ product: 'marketplace', email });

@@ -1,8 +1,11 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Logger } from '../../runtime/logger.js';
 
 /**
  * Work a request starts but does not wait for (mail and text deliveries), so an answer never
- * depends on, nor reveals, what happens next. Failures are logged with the task's context (ids,
+ * depends on, nor reveals, what happens next. A task starts on the next turn of the event loop,
+ * after the answer that started it has been written: nothing it reads (whether an address has an
+ * account, say) runs before that answer leaves. Failures are logged with the task's context (ids,
  * never secrets); `settled()` lets tests and shutdown wait for what is in flight.
  */
 export class BackgroundTasks {
@@ -10,9 +13,10 @@ export class BackgroundTasks {
 
   constructor(private readonly logger: Logger) {}
 
-  /** Starts `task` now without waiting for it. */
+  /** Starts `task` on the next turn of the event loop, without waiting for it. */
   run(name: string, context: Record<string, unknown>, task: () => Promise<void>): void {
-    const promise = task()
+    const promise = nextTurn()
+      .then(task)
       .catch((err: unknown) => this.logger.warn(`${name} failed`, { ...context, err: err instanceof Error ? { name: err.name, message: err.message } : String(err) }))
       .finally(() => this.running.delete(promise));
     this.running.add(promise);

@@ -108,7 +108,7 @@ export class SoundEffectService {
     const { engines } = this.options;
     const engine = engines.soundEffects.backend;
     try {
-      const pcm = await engine.generate({ prompt: request.prompt, durationSeconds: request.duration_seconds, loop: request.loop, promptInfluence: request.prompt_influence, signal });
+      const pcm = await engine.generate({ prompt: request.prompt, durationSeconds: request.duration_seconds, loop: request.loop, promptInfluence: request.prompt_influence, signal, metadata: request.metadata ?? null });
       const chunks: Buffer[] = [];
       for await (const chunk of engines.codec.encode(once(pcm), { format: request.response_format, shape: engine.shape, signal })) chunks.push(chunk);
       return Buffer.concat(chunks);

@@ -51,6 +51,7 @@ export class SpeechService {
       speed: request.speed,
       instructions: request.instructions,
       clonedVoice,
+      metadata: request.metadata ?? null,
     });
     const tempo = tier.backend.appliesSpeed ? 1 : request.speed;
     const encoded = this.options.engines.codec.encode(pcm, { format: request.response_format, shape: { sampleRate: PCM16_SAMPLE_RATE, channels: 1 }, tempo, signal: call.signal });

@@ -99,6 +99,7 @@ export class TranscriptionService {
           prompt: options.prompt,
           signal: call.signal,
           detail: { words, speakers: options.diarization || options.response_format === 'diarized_json' },
+          metadata: options.metadata ?? null,
         });
       } catch (err) {
         throw engineFailure(err, call.signal);

@@ -108,7 +108,7 @@ export class VoiceService {
     return billing.charge(call, bill, 'voice clone', MOVING_MODEL_ID, async () => {
       let made;
       try {
-        made = await engines.voiceClone.backend.clone({ name: call.request.name, samples: samples.map((sample) => sample.pcm), signal: call.signal });
+        made = await engines.voiceClone.backend.clone({ name: call.request.name, samples: samples.map((sample) => sample.pcm), signal: call.signal, metadata: call.request.metadata ?? null });
       } catch (err) {
         if (err instanceof UnreadableMediaError) throw fieldError(['body', 'samples'], err.message);
         throw engineFailure(err, call.signal);

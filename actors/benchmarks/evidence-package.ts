@@ -1,4 +1,5 @@
 import { createHash, createPublicKey, verify, type KeyObject } from 'node:crypto';
+import { parseEd25519PublicKey } from '../../runtime/ed25519-key.js';
 import {
   BenchReportSchema,
   EvidenceManifestSchema,
@@ -44,18 +45,8 @@ export function keyIdOf(key: KeyObject): string {
   return sha256(publicKey.export({ type: 'spki', format: 'der' })).slice(0, 16);
 }
 
-/**
- * Reads the public key that verifies packages: a PEM (SPKI) or its base64 DER. Throws when it is
- * not an Ed25519 public key.
- */
-export function parsePublicKey(text: string): KeyObject {
-  const trimmed = text.trim();
-  const key = trimmed.startsWith('-----BEGIN')
-    ? createPublicKey(trimmed.replace(/\\n/g, '\n'))
-    : createPublicKey({ key: Buffer.from(trimmed, 'base64'), format: 'der', type: 'spki' });
-  if (key.asymmetricKeyType !== 'ed25519') throw new Error(`the key is ${key.asymmetricKeyType ?? 'not asymmetric'}, not Ed25519`);
-  return key;
-}
+/** Reads the public key that verifies packages (PEM or base64 SPKI DER); throws when it is not Ed25519. */
+export const parsePublicKey = parseEd25519PublicKey;
 
 function parseJson(bytes: Buffer, what: string): unknown {
   try {

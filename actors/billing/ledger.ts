@@ -102,6 +102,8 @@ export class Ledger implements Billing {
   private readonly refs: Table<[string, number]>;
   private readonly held = new Map<string, number>();
   private readonly settling = new Map<string, Set<Settling>>();
+  /** Told of every hold, release and charge (the operator metrics); null when nobody counts. */
+  meter: ((op: 'hold' | 'release' | 'charge', micros: number) => void) | null = null;
 
   constructor(
     private readonly store: Store,
@@ -132,6 +134,7 @@ export class Ledger implements Billing {
   hold(input: { accountId: string; tokenId: string | null; amount: number; force?: boolean }): Hold {
     if (!input.force) this.assertCanHold(input.accountId, input.amount);
     this.held.set(input.accountId, (this.held.get(input.accountId) ?? 0) + input.amount);
+    this.meter?.('hold', input.amount);
     return { id: newId('hold'), accountId: input.accountId, tokenId: input.tokenId, amount: input.amount, done: false };
   }
 
@@ -152,6 +155,7 @@ export class Ledger implements Billing {
     if (hold.done) return;
     hold.done = true;
     this.releaseHeld(hold.accountId, hold.amount);
+    this.meter?.('release', hold.amount);
   }
 
   private releaseHeld(accountId: string, amount: number): void {
@@ -226,6 +230,7 @@ export class Ledger implements Billing {
         pending = this.markSettling(claimed, entry.seq);
         if (input.ref !== undefined) void this.refs.put(input.ref, [account.id, entry.seq]);
         if (tokenId) this.keyUsage.addChargeInTransaction(tokenId, { promptTokens: input.promptTokens, completionTokens: input.completionTokens, cost: charge });
+        this.meter?.('charge', charge);
         return entry;
       });
     } finally {

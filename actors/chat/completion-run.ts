@@ -126,18 +126,27 @@ export interface CompletionStart {
   streaming: boolean;
 }
 
-/** What a finished run leaves in the registry: its final state only, a few hundred bytes. */
-function finishedHandle(state: CompletionState, outcome: CompletionOutcome): CompletionHandle {
-  const finalState: CompletionState = { name: state.name, active: false, phase: null, liveInputs: state.liveInputs };
-  return {
-    state: () => finalState,
-    liveInput: () => {
-      throw new Error('the completion has finished');
-    },
-    cancel: () => {},
-    partial: () => [],
-    done: Promise.resolve({ ...outcome, choices: [] }),
-  };
+/** What a finished run leaves in the registry: one shared handle per final state, no memory of the run. */
+const FINISHED = new Map<string, CompletionHandle>();
+
+function finishedHandle(name: string, liveInputs: readonly LiveInput[]): CompletionHandle {
+  // A run that took live input keeps its list (late GETs report it); the rest share one handle.
+  let handle = liveInputs.length === 0 ? FINISHED.get(name) : undefined;
+  if (!handle) {
+    const finalState: CompletionState = Object.freeze({ name, active: false, phase: null, liveInputs: liveInputs.length === 0 ? Object.freeze([]) : liveInputs });
+    const outcome: CompletionOutcome = { status: name as CompletionOutcome['status'], choices: [], usage: { promptTokens: 0, completionTokens: 0 }, priceMicros: 0, error: null, cancelReason: null };
+    handle = {
+      state: () => finalState,
+      liveInput: () => {
+        throw new Error('the completion has finished');
+      },
+      cancel: () => {},
+      partial: () => [],
+      done: Promise.resolve(outcome),
+    };
+    if (liveInputs.length === 0) FINISHED.set(name, handle);
+  }
+  return handle;
 }
 
 /**
@@ -175,10 +184,7 @@ export function startCompletion(input: CompletionStart): CompletionHandle {
     throw err;
   });
   void settled.then(
-    (outcome) => {
-      input.registry.add<CompletionHandle>({ id: input.id, machine: COMPLETION_MACHINE, ownerId: input.accountId, handle: finishedHandle(handle.state(), outcome) });
-      input.registry.retire(input.id, COMPLETION_GRACE_MS);
-    },
+    () => input.registry.retire(input.id, COMPLETION_GRACE_MS, finishedHandle(handle.state().name, handle.state().liveInputs)),
     () => input.registry.retire(input.id, 0),
   );
   const live: CompletionHandle = { state: () => handle.state(), liveInput: (event) => handle.liveInput(event), cancel: (reason) => handle.cancel(reason), partial: () => handle.partial(), done: settled };

@@ -27,7 +27,7 @@ export interface DocsToolsDeps {
 const CHANGELOG_PAGE = 'docs/changelog.md';
 const METHOD_PAGES = [
   { page: 'bench/README.md', headings: /^(Benchmarks|Running|How the figures are made)$/ },
-  { page: 'docs/benchmarks-views.md', headings: /./ },
+  { page: 'docs/benchmarks.md', headings: /./ },
 ];
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
 

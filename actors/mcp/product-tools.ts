@@ -122,7 +122,7 @@ export function productTools(deps: ProductToolsDeps): McpTool[] {
       scope: 'pro1:invoke',
       run(args) {
         const { modality, ...body } = args;
-        const estimate = modality !== undefined && modality !== 'chat' ? deps.media.estimate(modality, body) : estimateChat(body, deps.latency);
+        const estimate = modality !== undefined && modality !== 'chat' ? deps.media.estimate(modality, body) : estimateChat({ model: 'pro-1', ...body }, deps.latency);
         return Promise.resolve({ structured: estimate, summary: `${usd(estimate.cost_usd.min)} to ${usd(estimate.cost_usd.max)}; hold ${usd(estimate.hold_usd)}.` });
       },
     }),

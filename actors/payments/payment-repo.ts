@@ -49,6 +49,11 @@ export class PaymentRepo {
     this.accountSubscriptions = store.table<string>('payment_account_subscriptions');
   }
 
+  /** Resolves once every write committed so far is on disk (not only visible). */
+  async durable(): Promise<void> {
+    await this.store.flushed;
+  }
+
   /** The provider customer of `accountId`, if one was created. */
   customerOf(accountId: string): string | undefined {
     return this.customers.get(accountId);

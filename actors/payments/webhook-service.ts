@@ -18,7 +18,8 @@ const MICROS_PER_CENT = 10_000;
  * the provider's SDK, against the raw body): a forged, altered or stale one is 400
  * `invalid_signature` and changes nothing. A paid top-up is credited once per provider event id
  * and once per checkout, atomically with the reservation of the event id; subscription events
- * drive the subscription machines; anything else is acknowledged and recorded.
+ * drive the subscription machines; anything else is acknowledged and recorded. A delivery is
+ * acknowledged only once what it changed is on disk.
  */
 export class WebhookService {
   constructor(private readonly context: PaymentsContext, private readonly subscriptions: SubscriptionService) {}
@@ -34,12 +35,20 @@ export class WebhookService {
     if (!provider) throw new ApiError('payments_not_configured', 'Payments are not configured on this server.');
     let event: PaymentEvent;
     try {
-      event = provider.verifyEvent(payload, signature, this.context.clock.now());
+      event = await provider.verifyEvent(payload, signature, this.context.clock.now());
     } catch (err) {
       if (!(err instanceof WebhookVerificationError)) throw err;
       this.context.logger.warn('webhook refused', { reason: err.message });
       throw new ApiError('invalid_signature', `Webhook refused: ${err.message}.`, { param: 'Stripe-Signature' });
     }
+    const outcome = await this.handle(event);
+    // The answer tells the provider to stop retrying: what it acknowledges must be on disk first,
+    // not only committed (LMDB's overlapping sync makes a commit visible before it is durable).
+    await this.context.repo.durable();
+    return outcome;
+  }
+
+  private async handle(event: PaymentEvent): Promise<WebhookOutcome> {
     switch (event.kind) {
       case 'topup_paid':
         return this.topUp(event);

@@ -358,5 +358,14 @@ export const sessionMachine = setup({
   },
 });
 
+/**
+ * Whether a persisted session may stay parked in the store after a restart: awaiting approval it
+ * holds no money and runs no step, so it waits for the client or its approval deadline.
+ */
+export function sessionParks(persisted: unknown): boolean {
+  const value = (persisted as { value?: unknown } | null)?.value;
+  return (typeof value === 'string' ? value : value && typeof value === 'object' ? Object.keys(value)[0] : undefined) === 'awaiting_approval';
+}
+
 /** Top-level states in which a session is still working, waiting, or settling its charge. */
 export const LIVE_SESSION_STATES: readonly string[] = ['awaiting_approval', 'running', 'awaiting_user', 'settling'];

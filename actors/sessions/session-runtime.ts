@@ -1,5 +1,5 @@
 import { fromPromise } from 'xstate';
-import { sessionMachine, type RunStepInput, type SessionContext, type SettleInput, type StepResult } from './session-machine.js';
+import { sessionMachine, sessionParks, type RunStepInput, type SessionContext, type SettleInput, type StepResult } from './session-machine.js';
 import type { ChatBackend, ChatBackendRequest, ToolDefinition } from '../../backends/chat-backend.js';
 import { chatPriceMicros } from '../../protocols/pricing.js';
 import type { Billing } from '../billing/billing.js';
@@ -20,6 +20,9 @@ const ASK_USER_TOOL: ToolDefinition = {
 
 /** States in which a session holds money for its run. */
 const HOLDING = ['running', 'awaiting_user', 'settling'];
+
+/** The top-level state of a persisted state value. */
+const topState = (value: unknown): string | undefined => (typeof value === 'string' ? value : Object.keys(value as object)[0]);
 
 /**
  * The runtime side of sessions: backend steps, holds and the once-only charge. Holds live in
@@ -111,9 +114,10 @@ export class SessionRuntime {
       }),
       onRehydrate: (record: ActorRecord) => {
         const snapshot = record.snapshot as { value: unknown; context: SessionContext };
-        const top = typeof snapshot.value === 'string' ? snapshot.value : Object.keys(snapshot.value as object)[0];
+        const top = topState(snapshot.value);
         if (top && HOLDING.includes(top)) this.hold(snapshot.context, true);
       },
+      parks: sessionParks,
     };
   }
 }

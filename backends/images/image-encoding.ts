@@ -1,4 +1,5 @@
-import sharp, { type Sharp } from 'sharp';
+import type { Sharp } from 'sharp';
+import { loadSharp } from './sharp-module.js';
 
 /** How a finished image is written. */
 export interface ImageEncoding {
@@ -20,7 +21,7 @@ export const IMAGE_CONTENT_TYPES = { png: 'image/png', jpeg: 'image/jpeg', webp:
  * image is flattened on white so no alpha channel is left.
  */
 export async function encodeImage(image: Buffer | Sharp, encoding: ImageEncoding): Promise<{ bytes: Buffer; contentType: string; width: number; height: number }> {
-  const pipeline = Buffer.isBuffer(image) ? sharp(image) : image;
+  const pipeline = Buffer.isBuffer(image) ? (await loadSharp())(image) : image;
   const { width, height, format, compression, background } = encoding;
   pipeline.resize({ width, height, fit: 'cover' });
   if (background === 'opaque' || format === 'jpeg') pipeline.flatten({ background: '#ffffff' });

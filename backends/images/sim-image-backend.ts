@@ -1,4 +1,5 @@
-import sharp, { type OverlayOptions } from 'sharp';
+import type { OverlayOptions } from 'sharp';
+import { loadSharp } from './sharp-module.js';
 import { IMAGE_COST_PER_MEGAPIXEL_MICROS, imageCostMicros } from '../../protocols/pricing.js';
 import type { Clock } from '../../runtime/clock.js';
 import { RetryableError, TerminalError } from '../errors.js';
@@ -58,6 +59,7 @@ function failure(kind: NonNullable<SimImageScript['fail']>): Error {
 
 /** The whole weight of a mask: 255 where its pixels are transparent (may change), 0 where opaque. */
 async function maskWeight(mask: Buffer, width: number, height: number): Promise<Buffer> {
+  const sharp = await loadSharp();
   const weight = await sharp(mask).resize({ width, height, fit: 'fill' }).ensureAlpha().extractChannel(3).negate().raw().toBuffer();
   return sharp({ create: { width, height, channels: 3, background: '#000000' } })
     .joinChannel(weight, { raw: { width, height, channels: 1 } })
@@ -68,6 +70,7 @@ async function maskWeight(mask: Buffer, width: number, height: number): Promise<
 /** An edit: the first reference at the target size, the scene drawn over it (only where the mask allows), the other references as thumbnails, then the text. */
 async function composeEdit(request: ImageRenderRequest, lines: string[]): Promise<Buffer> {
   const { width, height, references, mask } = request;
+  const sharp = await loadSharp();
   const base = await sharp(references[0]).resize({ width, height, fit: 'cover' }).ensureAlpha().png().toBuffer();
   let scene = await sharp(Buffer.from(simSceneSvg({ prompt: request.prompt, seed: request.seed, width, height, transparent: true, opacity: mask ? 1 : 0.55, lines: [] }))).png().toBuffer();
   if (mask) scene = await sharp(scene).composite([{ input: await maskWeight(mask, width, height), blend: 'dest-in' }]).png().toBuffer();
@@ -126,7 +129,7 @@ export function createSimImageBackend(options: { clock: Clock; latencyMs: number
         request.references.length > 0
           ? await composeEdit(request, lines)
           : Buffer.from(simSceneSvg({ prompt: request.prompt, seed: request.seed, width, height, transparent: request.background === 'transparent', opacity: 1, lines }));
-      const encoded = await encodeImage(sharp(raw, { density: 72 }), { width, height, format: request.format, compression: request.compression, background: request.background });
+      const encoded = await encodeImage((await loadSharp())(raw, { density: 72 }), { width, height, format: request.format, compression: request.compression, background: request.background });
       return { ...encoded, costMicros: costMicros({ tier: request.tier, width, height }) };
     },
   };

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import sharp from 'sharp';
+import { loadSharp } from '../images/sharp-module.js';
 import { RetryableError, TerminalError } from '../errors.js';
 import type { OcrBackend, OcrPass, OcrReading, OcrWord } from '../ocr.js';
 import { findBinary } from './find-binary.js';
@@ -26,6 +26,7 @@ export function tesseractAvailable(binary: string = DEFAULT_BINARY): boolean {
  * which stops tesseract's page layout from filing a line of text under a picture region.
  */
 async function prepare(image: Buffer, pass: OcrPass): Promise<Buffer> {
+  const sharp = await loadSharp();
   try {
     const pipeline = sharp(image).flatten({ background: '#ffffff' }).greyscale();
     const { width } = await sharp(image).metadata();

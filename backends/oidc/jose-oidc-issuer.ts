@@ -1,4 +1,8 @@
-import { createRemoteJWKSet, errors, jwtVerify, type JWK, type JWTPayload } from 'jose';
+import type { createRemoteJWKSet, JWK, JWTPayload } from 'jose';
+import { lazyModule } from '../../runtime/lazy-module.js';
+
+/** jose loads with the first token to verify (only servers with OAuth configured need it). */
+const loadJose = lazyModule(() => import('jose'));
 import type { Clock } from '../../runtime/clock.js';
 import { AccessTokenError, type AccessTokenClaims, type IssuerCheck, type IssuerCheckResult, type OidcIssuer } from '../oidc.js';
 
@@ -62,7 +66,7 @@ function scopesOf(payload: JWTPayload): string[] {
 }
 
 /** Maps what jose threw to a refusal that names the failed check. */
-function refusal(err: unknown): AccessTokenError {
+function refusal(err: unknown, errors: typeof import('jose').errors): AccessTokenError {
   if (err instanceof AccessTokenError) return err;
   if (err instanceof errors.JWTExpired) return new AccessTokenError('expired', 'the access token has expired', { cause: err });
   if (err instanceof errors.JWTClaimValidationFailed) {
@@ -97,6 +101,7 @@ export class JoseOidcIssuer implements OidcIssuer {
   }
 
   async verify(token: string): Promise<AccessTokenClaims> {
+    const { errors, jwtVerify } = await loadJose();
     try {
       const keys = this.keys ?? (await this.loadKeys());
       const { payload, protectedHeader } = await jwtVerify(token, keys, {
@@ -113,7 +118,7 @@ export class JoseOidcIssuer implements OidcIssuer {
       const clientId = typeof payload.client_id === 'string' ? payload.client_id : typeof payload.azp === 'string' ? payload.azp : null;
       return { subject: payload.sub ?? null, clientId, scopes: scopesOf(payload), expiresAt: (payload.exp ?? 0) * 1000, claims: payload };
     } catch (err) {
-      throw refusal(err);
+      throw refusal(err, errors);
     }
   }
 
@@ -124,7 +129,7 @@ export class JoseOidcIssuer implements OidcIssuer {
     });
     const jwksUri = secureUrl(discovery.jwks_uri);
     if (!jwksUri || discovery.issuer !== this.issuer) throw new AccessTokenError('unavailable', 'the issuer does not publish a usable discovery document');
-    this.keys = createRemoteJWKSet(jwksUri, { timeoutDuration: this.timeoutMs });
+    this.keys = (await loadJose()).createRemoteJWKSet(jwksUri, { timeoutDuration: this.timeoutMs });
     return this.keys;
   }
 

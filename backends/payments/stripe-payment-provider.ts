@@ -1,7 +1,11 @@
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
+import { lazyModule } from '../../runtime/lazy-module.js';
 import { RetryableError, TerminalError } from '../errors.js';
 import { WebhookVerificationError, type HostedCheckout, type PaymentEvent, type PaymentProvider } from '../payment-provider.js';
 import { toPaymentEvent } from './stripe-events.js';
+
+/** The Stripe SDK, loaded when the provider is first used (a server without payments never holds it). */
+const loadStripe = lazyModule(() => import('stripe').then((m) => m.default));
 
 /** How old a signed webhook may be, seconds (Stripe's default tolerance). */
 const WEBHOOK_TOLERANCE_S = 300;
@@ -17,11 +21,11 @@ export interface StripeProviderOptions {
 }
 
 /** Maps an SDK failure onto the backends' error types (the key never appears in a message). */
-function providerError(err: unknown, action: string): Error {
-  if (err instanceof Stripe.errors.StripeConnectionError || err instanceof Stripe.errors.StripeAPIError || err instanceof Stripe.errors.StripeRateLimitError) {
+function providerError(err: unknown, action: string, errors: typeof Stripe.errors): Error {
+  if (err instanceof errors.StripeConnectionError || err instanceof errors.StripeAPIError || err instanceof errors.StripeRateLimitError) {
     return new RetryableError(`payment provider unavailable (${action})`, 'upstream_unavailable', null, { cause: err });
   }
-  if (err instanceof Stripe.errors.StripeError) return new TerminalError(`payment provider refused ${action}: ${err.type}${err.code ? ` ${err.code}` : ''}`, 'upstream_error', { cause: err });
+  if (err instanceof errors.StripeError) return new TerminalError(`payment provider refused ${action}: ${err.type}${err.code ? ` ${err.code}` : ''}`, 'upstream_error', { cause: err });
   return new TerminalError(`payment provider failed (${action})`, 'upstream_error', { cause: err });
 }
 
@@ -34,31 +38,42 @@ const seconds = (epochS: number | null | undefined) => (epochS == null ? null : 
  */
 export class StripePaymentProvider implements PaymentProvider {
   readonly name = 'stripe';
-  private readonly stripe: Stripe;
+  private readonly client: () => Promise<Stripe>;
 
   constructor(private readonly options: StripeProviderOptions) {
     const api = options.apiUrl ? new URL(options.apiUrl) : null;
-    this.stripe = new Stripe(options.secretKey, {
-      maxNetworkRetries: options.maxNetworkRetries ?? 2,
-      timeout: options.timeoutMs ?? 20_000,
-      appInfo: { name: 'svc-runtime' },
-      ...(api && { host: api.hostname, port: api.port || (api.protocol === 'https:' ? 443 : 80), protocol: api.protocol === 'https:' ? 'https' : 'http' }),
+    this.client = lazyModule(async () => {
+      const StripeSdk = await loadStripe();
+      return new StripeSdk(options.secretKey, {
+        maxNetworkRetries: options.maxNetworkRetries ?? 2,
+        timeout: options.timeoutMs ?? 20_000,
+        appInfo: { name: 'svc-runtime' },
+        ...(api && { host: api.hostname, port: api.port || (api.protocol === 'https:' ? 443 : 80), protocol: api.protocol === 'https:' ? 'https' : 'http' }),
+      });
     });
   }
 
-  async createCustomer(input: { accountId: string; email: string }): Promise<{ customerId: string }> {
+  /** Runs one SDK call, mapping its failure onto the backends' error types. */
+  private async call<T>(action: string, run: (stripe: Stripe) => Promise<T>): Promise<T> {
+    const stripe = await this.client();
     try {
-      const customer = await this.stripe.customers.create({ email: input.email, metadata: { account_id: input.accountId } }, { idempotencyKey: `svc-customer-${input.accountId}` });
-      return { customerId: customer.id };
+      return await run(stripe);
     } catch (err) {
-      throw providerError(err, 'customer creation');
+      throw providerError(err, action, (await loadStripe()).errors);
     }
+  }
+
+  createCustomer(input: { accountId: string; email: string }): Promise<{ customerId: string }> {
+    return this.call('customer creation', async (stripe) => {
+      const customer = await stripe.customers.create({ email: input.email, metadata: { account_id: input.accountId } }, { idempotencyKey: `svc-customer-${input.accountId}` });
+      return { customerId: customer.id };
+    });
   }
 
   async createTopUpCheckout(input: { accountId: string; customerId: string; amountCents: number; successUrl: string; cancelUrl: string; idempotencyKey: string }): Promise<HostedCheckout> {
     const metadata = { account_id: input.accountId, purpose: 'topup' };
-    try {
-      const session = await this.stripe.checkout.sessions.create(
+    const session = await this.call('top-up checkout', (stripe) =>
+      stripe.checkout.sessions.create(
         {
           mode: 'payment',
           customer: input.customerId,
@@ -70,17 +85,15 @@ export class StripePaymentProvider implements PaymentProvider {
           cancel_url: input.cancelUrl,
         },
         { idempotencyKey: input.idempotencyKey },
-      );
-      return this.hosted(session);
-    } catch (err) {
-      throw providerError(err, 'top-up checkout');
-    }
+      ),
+    );
+    return this.hosted(session);
   }
 
   async createSubscriptionCheckout(input: { accountId: string; customerId: string; plan: string; successUrl: string; cancelUrl: string; idempotencyKey: string }): Promise<HostedCheckout> {
     const price = await this.priceOf(input.plan);
-    try {
-      const session = await this.stripe.checkout.sessions.create(
+    const session = await this.call('subscription checkout', (stripe) =>
+      stripe.checkout.sessions.create(
         {
           mode: 'subscription',
           customer: input.customerId,
@@ -92,54 +105,42 @@ export class StripePaymentProvider implements PaymentProvider {
           cancel_url: input.cancelUrl,
         },
         { idempotencyKey: input.idempotencyKey },
-      );
-      return this.hosted(session);
-    } catch (err) {
-      throw providerError(err, 'subscription checkout');
-    }
+      ),
+    );
+    return this.hosted(session);
   }
 
   async changeSubscription(input: { subscriptionId: string; plan: string; idempotencyKey: string }): Promise<void> {
     const price = await this.priceOf(input.plan);
-    try {
-      const subscription = await this.stripe.subscriptions.retrieve(input.subscriptionId);
-      const item = subscription.items.data[0];
-      if (!item) throw new TerminalError('the subscription has no item to change');
-      await this.stripe.subscriptions.update(
+    const subscription = await this.call('subscription change', (stripe) => stripe.subscriptions.retrieve(input.subscriptionId));
+    const item = subscription.items.data[0];
+    if (!item) throw new TerminalError('the subscription has no item to change');
+    await this.call('subscription change', (stripe) =>
+      stripe.subscriptions.update(
         input.subscriptionId,
         { items: [{ id: item.id, price }], proration_behavior: 'create_prorations', cancel_at_period_end: false, metadata: { plan: input.plan } },
         { idempotencyKey: input.idempotencyKey },
-      );
-    } catch (err) {
-      if (err instanceof TerminalError) throw err;
-      throw providerError(err, 'subscription change');
-    }
+      ),
+    );
   }
 
   async cancelSubscription(input: { subscriptionId: string; idempotencyKey: string }): Promise<void> {
-    try {
-      await this.stripe.subscriptions.update(input.subscriptionId, { cancel_at_period_end: true }, { idempotencyKey: input.idempotencyKey });
-    } catch (err) {
-      throw providerError(err, 'subscription cancel');
-    }
+    await this.call('subscription cancel', (stripe) => stripe.subscriptions.update(input.subscriptionId, { cancel_at_period_end: true }, { idempotencyKey: input.idempotencyKey }));
   }
 
   async createPortalSession(input: { customerId: string; returnUrl: string }): Promise<{ url: string }> {
-    try {
-      const session = await this.stripe.billingPortal.sessions.create({ customer: input.customerId, return_url: input.returnUrl });
-      return { url: session.url };
-    } catch (err) {
-      throw providerError(err, 'portal session');
-    }
+    const session = await this.call('portal session', (stripe) => stripe.billingPortal.sessions.create({ customer: input.customerId, return_url: input.returnUrl }));
+    return { url: session.url };
   }
 
-  verifyEvent(payload: Buffer, signature: string | undefined, receivedAtMs: number): PaymentEvent {
+  async verifyEvent(payload: Buffer, signature: string | undefined, receivedAtMs: number): Promise<PaymentEvent> {
     if (!signature) throw new WebhookVerificationError('missing Stripe-Signature header');
+    const [stripe, { errors }] = await Promise.all([this.client(), loadStripe()]);
     let event: unknown;
     try {
-      event = this.stripe.webhooks.constructEvent(payload, signature, this.options.webhookSecret, WEBHOOK_TOLERANCE_S, undefined, receivedAtMs);
+      event = stripe.webhooks.constructEvent(payload, signature, this.options.webhookSecret, WEBHOOK_TOLERANCE_S, undefined, receivedAtMs);
     } catch (err) {
-      throw new WebhookVerificationError(err instanceof Stripe.errors.StripeSignatureVerificationError ? 'signature does not verify (forged, altered, or older than 5 minutes)' : 'body is not a Stripe event', { cause: err });
+      throw new WebhookVerificationError(err instanceof errors.StripeSignatureVerificationError ? 'signature does not verify (forged, altered, or older than 5 minutes)' : 'body is not a Stripe event', { cause: err });
     }
     // A verified event we cannot read is our fault, not the sender's: it throws (a 500, logged), so
     // the provider keeps retrying it until the service is fixed, and no money event is dropped.
@@ -148,12 +149,7 @@ export class StripePaymentProvider implements PaymentProvider {
 
   /** The active recurring price whose lookup key is `plan`. */
   private async priceOf(plan: string): Promise<string> {
-    let prices: Stripe.ApiList<Stripe.Price>;
-    try {
-      prices = await this.stripe.prices.list({ lookup_keys: [plan], active: true, limit: 1 });
-    } catch (err) {
-      throw providerError(err, 'price lookup');
-    }
+    const prices = await this.call('price lookup', (stripe) => stripe.prices.list({ lookup_keys: [plan], active: true, limit: 1 }));
     const price = prices.data[0];
     if (!price) throw new TerminalError(`no active price with lookup key ${plan} at the payment provider`);
     return price.id;

@@ -1,9 +1,8 @@
 import { countPromptTokens, countTokens } from '../../protocols/tokens.js';
 import { ensureError } from '../../protocols/errors.js';
 import type { ChatBackendEvent, ChatBackendRequest } from '../chat-backend.js';
-import { RetryableError } from '../errors.js';
 import type { PacedWaiter, SimPacer } from './sim-pacer.js';
-import { readSimScript } from './sim-script.js';
+import { readSimScript, scriptedFailure } from './sim-script.js';
 import { simPieces } from './sim-text.js';
 import { simToolCall, type SimToolCall } from './sim-tools.js';
 
@@ -212,9 +211,8 @@ export class SimChatStream implements AsyncIterableIterator<ChatBackendEvent>, P
   private begin(): Step {
     const { request } = this;
     const script = readSimScript(request.metadata);
-    if (script.fail === 'unavailable') throw new RetryableError('sim: provider unavailable (scripted)', 'upstream_unavailable');
-    if (script.fail === 'timeout') throw new RetryableError('sim: provider timed out (scripted)', 'upstream_timeout');
-    if (script.fail === 'error') throw new RetryableError('sim: provider returned an error (scripted)', 'upstream_error');
+    const failure = scriptedFailure(script);
+    if (failure) throw failure;
     if (script.ttft_ms !== undefined) this.ttftMs = script.ttft_ms;
     if (script.tokens_per_s !== undefined) this.gapMs = script.tokens_per_s > 0 ? 1000 / script.tokens_per_s : 0;
     this.promptTokens = countPromptTokens(request.messages);

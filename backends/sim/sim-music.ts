@@ -1,5 +1,6 @@
 import type { MusicBackend, MusicRequest } from '../music.js';
 import { seedFromBytes, type SimRandom } from './sim-media-seed.js';
+import { throwScriptedFailure } from './sim-script.js';
 
 /** The sim's music: 48 kHz stereo (the spec's mp3 rate). */
 const RATE = 48_000;
@@ -145,6 +146,7 @@ function renderChunk(notes: readonly Note[], from: number, to: number, total: nu
 
 async function* compose(request: MusicRequest): AsyncGenerator<Buffer, void, undefined> {
   request.signal.throwIfAborted();
+  throwScriptedFailure(request.metadata);
   const total = Math.round(request.durationSeconds * RATE);
   const notes = composeNotes(request.prompt, request.seed, total);
   const state = { next: 0, active: [] as Note[] };

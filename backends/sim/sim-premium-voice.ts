@@ -5,6 +5,7 @@ import { PCM16_SAMPLE_RATE, type ClonedVoice, type SpeechBackend, type SpeechReq
 import { PCM16_BYTES_PER_SECOND } from '../transcription.js';
 import { UnreadableMediaError } from '../unreadable-media-error.js';
 import type { VoiceCloneBackend, VoiceCloneRequest } from '../voice-clone.js';
+import { throwScriptedFailure } from './sim-script.js';
 import { SIM_VOICE_MAX_BYTES, simVoiceChunks } from './sim-voice-codec.js';
 
 /** The engine name of the sim's premium tier (cloned voices). */
@@ -85,6 +86,7 @@ function pitchOf(request: SpeechRequest): number {
 
 async function* synthesize(request: SpeechRequest): AsyncGenerator<Buffer, void, undefined> {
   request.signal.throwIfAborted();
+  throwScriptedFailure(request.metadata);
   if (request.clonedVoice && request.clonedVoice.engine !== SIM_PREMIUM_ENGINE) {
     throw new TerminalError(`sim-premium speech: voice ${request.clonedVoice.id} was cloned by ${request.clonedVoice.engine}`);
   }
@@ -113,6 +115,7 @@ export function createSimPremiumSpeechBackend(): SpeechBackend {
 
 async function clone(request: VoiceCloneRequest): Promise<Omit<ClonedVoice, 'id'>> {
   request.signal.throwIfAborted();
+  throwScriptedFailure(request.metadata);
   await new Promise((resolve) => setImmediate(resolve));
   return { engine: SIM_PREMIUM_ENGINE, profile: measureVoice(request.samples) };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { RetryableError } from '../errors.js';
 
 /**
  * Scripted behaviour of the sim backend, from request `metadata.sim` (documented in docs/chat.md):
@@ -21,4 +22,21 @@ export type SimScript = z.output<typeof SimScriptSchema>;
 export function readSimScript(metadata: Readonly<Record<string, unknown>> | null): SimScript {
   const parsed = SimScriptSchema.safeParse(metadata?.sim ?? {});
   return parsed.success ? parsed.data : {};
+}
+
+/**
+ * The upstream error a script's `fail` asks for (503 unavailable, 504 timeout, 502 error), or null:
+ * how testers make any sim engine fail before its first byte.
+ */
+export function scriptedFailure(script: SimScript): RetryableError | null {
+  if (script.fail === 'unavailable') return new RetryableError('sim: provider unavailable (scripted)', 'upstream_unavailable');
+  if (script.fail === 'timeout') return new RetryableError('sim: provider timed out (scripted)', 'upstream_timeout');
+  if (script.fail === 'error') return new RetryableError('sim: provider returned an error (scripted)', 'upstream_error');
+  return null;
+}
+
+/** Throws the failure `metadata.sim.fail` asks for, if any (the audio sim engines call it first). */
+export function throwScriptedFailure(metadata: Readonly<Record<string, unknown>> | null | undefined): void {
+  const failure = scriptedFailure(readSimScript(metadata ?? null));
+  if (failure) throw failure;
 }

@@ -1,5 +1,6 @@
 import type { SoundEffectBackend, SoundEffectRequest } from '../sound-effects.js';
 import { seedFromBytes } from './sim-media-seed.js';
+import { readSimScript, scriptedFailure } from './sim-script.js';
 
 /** The sim's sound effects: 48 kHz mono. */
 const RATE = 48_000;
@@ -112,6 +113,8 @@ function closeLoop(raw: Float32Array, frames: number): Float32Array {
 
 function generate(request: SoundEffectRequest): Promise<Buffer> {
   request.signal.throwIfAborted();
+  const failure = scriptedFailure(readSimScript(request.metadata ?? null));
+  if (failure) return Promise.reject(failure);
   const frames = Math.round(request.durationSeconds * RATE);
   const recipe = recipeFor(request.prompt, request.promptInfluence);
   const seed = seedFromBytes(Buffer.from(request.prompt, 'utf8'), 'sound-effect-noise').next() * 0x7fff_ffff;

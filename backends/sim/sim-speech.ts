@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { TerminalError } from '../errors.js';
 import type { SpeechBackend, SpeechRequest } from '../speech.js';
 import { PCM16_BYTES_PER_SECOND } from '../transcription.js';
+import { throwScriptedFailure } from './sim-script.js';
 import { SIM_VOICE_MAX_BYTES, simVoiceChunks } from './sim-voice-codec.js';
 
 /** 100 ms of PCM16 at 24 kHz: the sim's unit of output. */
@@ -13,8 +14,9 @@ export interface SimSpeechOptions {
   realTime?: boolean;
 }
 
-async function* synthesize({ text, signal }: SpeechRequest, realTime: boolean): AsyncGenerator<Buffer, void, undefined> {
+async function* synthesize({ text, signal, metadata }: SpeechRequest, realTime: boolean): AsyncGenerator<Buffer, void, undefined> {
   signal.throwIfAborted();
+  throwScriptedFailure(metadata);
   if (!text) return;
   if (Buffer.byteLength(text, 'utf8') > SIM_VOICE_MAX_BYTES) throw new TerminalError(`sim speech: text longer than ${SIM_VOICE_MAX_BYTES} UTF-8 bytes`);
   const started = performance.now();

@@ -4,6 +4,7 @@ import type { Transcript, TranscriptionBackend, TranscriptionRequest, Transcript
 import { UnreadableMediaError } from '../unreadable-media-error.js';
 import { seedFromBytes, SIM_WORDS_PER_SECOND, simSpeech } from './sim-media-seed.js';
 import { createSimTranscriptionBackend } from './sim-transcription.js';
+import { throwScriptedFailure } from './sim-script.js';
 import { decodeSimVoice } from './sim-voice-codec.js';
 
 const FRAME = 240; // 10 ms
@@ -137,6 +138,7 @@ export function createSimTimedTranscriptionBackend(): TranscriptionBackend {
     name: 'sim',
     async transcribe(request) {
       request.signal.throwIfAborted();
+      throwScriptedFailure(request.metadata);
       if (request.format === 'mp3') return plain.transcribe(request);
       const x = samplesOf(request);
       await new Promise((resolve) => setImmediate(resolve));

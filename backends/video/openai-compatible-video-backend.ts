@@ -29,7 +29,8 @@ const UpstreamVideoSchema = z.looseObject({
 /**
  * Video from any upstream that speaks OpenAI's Videos API: `POST /videos` (multipart: prompt,
  * model, seconds, size; our job id as Idempotency-Key), `GET /videos/{id}` to poll,
- * `GET /videos/{id}/content` for the MP4, and `DELETE /videos/{id}` to cancel (best effort).
+ * `GET /videos/{id}/content` for the MP4, and `POST /videos/{id}/cancel` (else `DELETE
+ * /videos/{id}`) to cancel, best effort.
  * Its cost per second is declared in the tariff.
  */
 export function createOpenAICompatibleVideoBackend(options: OpenAICompatibleVideoOptions): VideoBackend {
@@ -98,7 +99,10 @@ export function createOpenAICompatibleVideoBackend(options: OpenAICompatibleVide
     },
     download: (remote, _spec, signal) => call(`/videos/${encodeURIComponent(remote.id)}/content`, { method: 'GET', headers: { accept: 'application/binary' } }, signal, MAX_CLIP_BYTES),
     async cancel(remote) {
-      await call(`/videos/${encodeURIComponent(remote.id)}`, { method: 'DELETE' }, AbortSignal.timeout(options.timeoutMs), MAX_JSON_BYTES).catch(() => undefined);
+      // Upstreams with a cancel route (ours, the spec's) stop the job; others at least drop it.
+      const path = `/videos/${encodeURIComponent(remote.id)}`;
+      const signal = AbortSignal.timeout(options.timeoutMs);
+      await call(`${path}/cancel`, { method: 'POST' }, signal, MAX_JSON_BYTES).catch(() => call(path, { method: 'DELETE' }, signal, MAX_JSON_BYTES).catch(() => undefined));
     },
   };
 }

@@ -14,12 +14,14 @@ export interface SimVideoOptions {
 }
 
 /** Scripted behaviours from `metadata.sim` (documented in docs/video.md). */
-function scriptOf(script: VideoSpec['script']): { fail?: 'unavailable' | 'timeout' | 'error'; failAtProgress: number | null } {
+function scriptOf(script: VideoSpec['script']): { fail?: 'unavailable' | 'timeout' | 'error'; failAtProgress: number | null; secondsPerSecond: number | null } {
   const fail = script?.fail;
   const at = script?.fail_at_progress;
+  const pace = script?.seconds_per_second;
   return {
     fail: fail === 'unavailable' || fail === 'timeout' || fail === 'error' ? fail : undefined,
     failAtProgress: typeof at === 'number' && at >= 0 && at <= 100 ? at : null,
+    secondsPerSecond: typeof pace === 'number' && pace >= 0 && pace <= 3600 ? pace : null,
   };
 }
 
@@ -28,12 +30,13 @@ function scriptOf(script: VideoSpec['script']): { fail?: 'unavailable' | 'timeou
  * of clock time from its start, whatever this process does meanwhile: progress is read from the
  * clock, so a job outlives a restart exactly like a remote one. Once complete, `download`
  * renders a real H.264 MP4 with ffmpeg (deterministic from prompt and seed). `metadata.sim`
- * scripts a failed submit (`fail`) or a job that fails at some progress (`fail_at_progress`).
+ * scripts a failed submit (`fail`), a job that fails at some progress (`fail_at_progress`) or
+ * one job's own pace (`seconds_per_second`, instead of the configured one).
  */
 export function createSimVideoBackend(options: SimVideoOptions): VideoBackend {
   const rates = VIDEO_COST_PER_SECOND_MICROS.sim;
   const costMicros = (spec: VideoSpec) => rates[spec.tier] * spec.durationSeconds;
-  const expectedMs = (spec: VideoSpec) => Math.round(spec.durationSeconds * options.secondsPerSecond * 1000);
+  const expectedMs = (spec: VideoSpec) => Math.round(spec.durationSeconds * (scriptOf(spec.script).secondsPerSecond ?? options.secondsPerSecond) * 1000);
   return {
     name: 'sim',
     costMicros,

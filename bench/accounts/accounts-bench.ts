@@ -82,7 +82,7 @@ export async function runAccountsBench(options: { timeMs: number }): Promise<Mic
   add('webhook credit', 'baseline: bare LMDB transaction with one put', true, () => store.transaction(() => void kv.put('k', { n: 1 })));
   add('webhook credit', 'verify + credit once (event id reserved, ledger, paid total, one transaction)', false, async () => {
     const delivery = signedTopUp();
-    const event = provider.verifyEvent(delivery.payload, delivery.signature, Date.now());
+    const event = await provider.verifyEvent(delivery.payload, delivery.signature, Date.now());
     if (event.kind === 'topup_paid') await repo.creditTopUp({ eventId: event.eventId, checkoutId: event.checkoutId, accountId: custom.account.id, amountMicros: event.amountCents * 10_000, description: 'bench' });
   });
   add('two-factor', 'baseline: one HMAC-SHA-1', true, () => createHash('sha1').update(code).digest());

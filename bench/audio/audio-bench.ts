@@ -27,6 +27,8 @@ export interface AudioBenchSettings {
   durationMs: number;
   inProcess: boolean;
   target: { url: string; token: string } | null;
+  /** Also measure espeak-ng and pocketsphinx where installed (default true). */
+  localEngines?: boolean;
   onStep?: (text: string) => void;
 }
 
@@ -65,23 +67,29 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? 0;
 }
 
-/** Times `count` runs of `once` (each: ms to the first audio byte, and in all); 1 warm-up first. */
-async function timeRuns(count: number, once: () => Promise<{ firstMs: number; totalMs: number }>): Promise<{ first: number[]; total: number[]; errors: number }> {
-  const first: number[] = [];
-  const total: number[] = [];
-  let errors = 0;
+type Runs = { first: number[]; total: number[]; errors: number };
+type Run = () => Promise<{ firstMs: number; totalMs: number }>;
+
+/**
+ * Times `count` runs of ours and of the baseline, alternating (one warm-up pair first), so load
+ * from anything else on the machine falls on both alike.
+ */
+async function timePairs(count: number, ours: Run, baseline: Run): Promise<{ ours: Runs; baseline: Runs }> {
+  const result = { ours: { first: [], total: [], errors: 0 } as Runs, baseline: { first: [], total: [], errors: 0 } as Runs };
   for (let i = -1; i < count; i++) {
-    try {
-      const run = await once();
-      if (i >= 0) {
-        first.push(run.firstMs);
-        total.push(run.totalMs);
+    for (const [runs, once] of [[result.ours, ours], [result.baseline, baseline]] as const) {
+      try {
+        const run = await once();
+        if (i >= 0) {
+          runs.first.push(run.firstMs);
+          runs.total.push(run.totalMs);
+        }
+      } catch {
+        runs.errors++;
       }
-    } catch {
-      errors++;
     }
   }
-  return { first, total, errors };
+  return result;
 }
 
 async function speechOverHttp(pool: Pool, token: string): Promise<{ firstMs: number; totalMs: number }> {
@@ -102,7 +110,7 @@ async function speechDirect(engine: SpeechBackend): Promise<{ firstMs: number; t
   return { firstMs, totalMs: performance.now() - started };
 }
 
-function speechRow(engine: string, role: AudioRow['role'], name: string, runs: { first: number[]; total: number[]; errors: number }, audioSeconds: number): AudioRow {
+function speechRow(engine: string, role: AudioRow['role'], name: string, runs: Runs, audioSeconds: number): AudioRow {
   return {
     figure: 'speech',
     engine,
@@ -183,29 +191,33 @@ export async function runAudioBench(settings: AudioBenchSettings): Promise<Audio
     const engines: { name: string; env: Record<string, string>; speech: SpeechBackend; transcription: TranscriptionBackend; requests: number }[] = [
       { name: 'sim', env: {}, speech: createSpeechBackend('sim'), transcription: createSimTimedTranscriptionBackend(), requests: settings.requests },
     ];
-    if (espeakAvailable() && pocketsphinxAvailable() && !settings.target) {
+    if ((settings.localEngines ?? true) && espeakAvailable() && pocketsphinxAvailable() && !settings.target) {
       // pocketsphinx takes about a quarter of real time: fewer runs keep the scenario under a minute.
       const requests = Math.min(3, settings.requests);
       engines.push({ name: 'espeak-ng / pocketsphinx', env: { SVC_SPEECH_BACKEND: 'espeak-ng', SVC_TRANSCRIPTION_BACKEND: 'pocketsphinx' }, speech: createSpeechBackend('espeak-ng'), transcription: createPocketsphinxTranscriptionBackend(), requests });
     }
     for (const engine of engines) {
       const { requests } = engine;
-      step(`audio: ${engine.name} engines over HTTP`);
-      const server = await gateway(settings, engine.env);
+        const server = await gateway(settings, engine.env);
       const pool = new Pool(server.url, { connections: settings.concurrency + 1, pipelining: 1 });
       try {
         const speechSeconds = await spokenSeconds(pool, server.token);
-        rows.push(speechRow(engine.name, 'ours', 'svc gateway, POST /v1/audio/speech (mp3)', await timeRuns(requests, () => speechOverHttp(pool, server.token)), speechSeconds));
+        step(`audio: ${engine.name}, speech and transcription, gateway and direct alternating`);
+        const speech = await timePairs(requests, () => speechOverHttp(pool, server.token), () => speechDirect(engine.speech));
+        rows.push(speechRow(engine.name, 'ours', 'svc gateway, POST /v1/audio/speech (mp3)', speech.ours, speechSeconds));
+        rows.push(speechRow(engine.name, 'baseline', 'engine + ffmpeg encoder, in process', speech.baseline, speechSeconds));
         const form = multipart(longMp3, 'long.mp3');
-        const http = await timeRuns(requests, async () => ({ firstMs: 0, totalMs: await transcribeOverHttp(pool, server.token, form) }));
-        rows.push({ figure: 'transcription', engine: engine.name, role: 'ours', name: 'svc gateway, POST /v1/audio/transcriptions (mp3, multipart)', realTimeFactor: round(percentile(http.total, 50) / 1000 / longSeconds, 4), audioSeconds: round(longSeconds), errors: http.errors });
+        const heard = await timePairs(
+          requests,
+          async () => ({ firstMs: 0, totalMs: await transcribeOverHttp(pool, server.token, form) }),
+          async () => ({ firstMs: 0, totalMs: await transcribeDirect(engine.transcription, longPath) }),
+        );
+        rows.push({ figure: 'transcription', engine: engine.name, role: 'ours', name: 'svc gateway, POST /v1/audio/transcriptions (mp3, multipart)', realTimeFactor: round(percentile(heard.ours.total, 50) / 1000 / longSeconds, 4), audioSeconds: round(longSeconds), errors: heard.ours.errors });
+        rows.push({ figure: 'transcription', engine: engine.name, role: 'baseline', name: 'ffmpeg decoder + engine, in process', realTimeFactor: round(percentile(heard.baseline.total, 50) / 1000 / longSeconds, 4), audioSeconds: round(longSeconds), errors: heard.baseline.errors });
+        step(`audio: ${engine.name}, ${settings.concurrency} concurrent transcriptions, gateway then direct`);
         const shortForm = multipart(shortWav, 'short.wav');
         const concurrent = await throughput(settings.concurrency, settings.durationMs, () => transcribeOverHttp(pool, server.token, shortForm));
         rows.push({ figure: 'concurrent transcription', engine: engine.name, role: 'ours', name: `svc gateway, ${settings.concurrency} in flight (${round(shortWav.length / 48_000)} s wav)`, perSecond: concurrent.perSecond, audioSeconds: round(shortWav.length / 48_000), errors: concurrent.errors });
-        step(`audio: ${engine.name} engines called directly`);
-        rows.push(speechRow(engine.name, 'baseline', 'engine + ffmpeg encoder, in process', await timeRuns(requests, () => speechDirect(engine.speech)), speechSeconds));
-        const direct = await timeRuns(requests, async () => ({ firstMs: 0, totalMs: await transcribeDirect(engine.transcription, longPath) }));
-        rows.push({ figure: 'transcription', engine: engine.name, role: 'baseline', name: 'ffmpeg decoder + engine, in process', realTimeFactor: round(percentile(direct.total, 50) / 1000 / longSeconds, 4), audioSeconds: round(longSeconds), errors: direct.errors });
         const directConcurrent = await throughput(settings.concurrency, settings.durationMs, () => transcribeDirect(engine.transcription, shortPath));
         rows.push({ figure: 'concurrent transcription', engine: engine.name, role: 'baseline', name: `ffmpeg decoder + engine, ${settings.concurrency} in flight`, perSecond: directConcurrent.perSecond, audioSeconds: round(shortWav.length / 48_000), errors: directConcurrent.errors });
       } finally {

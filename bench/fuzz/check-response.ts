@@ -42,11 +42,20 @@ function detailProblems(body: any): string[] {
   return problems;
 }
 
-/** A 5xx that is the right answer, not a fault: 501 for a method the server does not implement (RFC 9110). */
+/** 5xx answers that are the documented answer, not a fault, by status and error code. */
+const HONEST_REFUSALS: Record<number, string> = {
+  // A method the server does not implement (RFC 9110).
+  501: 'not_implemented',
+  // The benchmark views without a verified evidence package (the fuzz server has none): fail closed.
+  503: 'benchmarks_unavailable',
+};
+
+/** A 5xx that is the right answer, not a fault. */
 function isHonestRefusal(res: WireResponse): boolean {
-  if (res.status !== 501) return false;
+  const code = res.status === null ? undefined : HONEST_REFUSALS[res.status];
+  if (!code) return false;
   try {
-    return (JSON.parse(res.body.toString('utf8')) as { error?: { code?: string } }).error?.code === 'not_implemented';
+    return (JSON.parse(res.body.toString('utf8')) as { error?: { code?: string } }).error?.code === code;
   } catch {
     return false;
   }

@@ -213,8 +213,9 @@ export function buildRequest(plan: FuzzPlan, index: number): FuzzRequest {
     headers: headersFor(rng, auth.value, body.contentType, notes),
     ...(body.body && { body: body.body }),
     ...(body.chunked && body.body && { chunked: true }),
-    // A session's event stream follows it for as long as it lives: a 200 stream is the answer.
-    ...(route.path.endsWith('/events') && { openEnded: true }),
+    // A session's event stream follows it for as long as it lives, the inspector's live list for
+    // as long as the client stays: a 200 stream is the answer.
+    ...((route.path.endsWith('/events') || route.path.endsWith('/stream')) && { openEnded: true }),
     tag: index,
   };
   return { index, target, wire, notes: describe(body.label, auth, notes) };

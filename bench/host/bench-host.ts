@@ -25,10 +25,10 @@ export function benchDir(): string {
 }
 
 /** Opens a store in `dir` (a fresh one by default) and a host with the bench machine (and `extra`) registered. */
-export function openBenchHost(options: { dir?: string; extra?: { name: string; logic: AnyStateMachine }[] } = {}): BenchHost {
+export function openBenchHost(options: { dir?: string; extra?: { name: string; logic: AnyStateMachine }[]; history?: boolean } = {}): BenchHost {
   const dir = options.dir ?? benchDir();
   const store = LmdbStore.open(dir);
-  const host = new ActorHost(store, systemClock, createLogger('silent'));
+  const host = new ActorHost(store, systemClock, createLogger('silent'), { history: options.history });
   host.register({ name: BENCH_MACHINE, logic: benchMachine });
   for (const machine of options.extra ?? []) host.register(machine);
   return {

@@ -28,7 +28,7 @@ function figureTable(figures: HostFigure[]): string[] {
 }
 
 const RUN_NAMES: Record<RehydrateRun['mode'], string> = {
-  host: 'host.rehydrate() (createActor from snapshot, start, persist, arm deadlines)',
+  host: 'host.rehydrate() (unfinished index read; sessions awaiting approval stay parked with deadlines armed, rehydrated on first touch)',
   actors: 'baseline: createActor({snapshot}).start() for each record, no host',
   scan: 'baseline: read and decode every record, no actor',
 };

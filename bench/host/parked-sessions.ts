@@ -1,13 +1,13 @@
 // Parked chat sessions for the rehydration figure: the real session machine, spawned through the
 // host with require_approval, so each rests in `awaiting_approval` with its approval deadline armed.
 import { chatPlanForSession } from '../../actors/chat/chat-plan.js';
-import { sessionMachine, type SessionInput } from '../../actors/sessions/session-machine.js';
+import { sessionMachine, sessionParks, type SessionInput } from '../../actors/sessions/session-machine.js';
 import { ChatCompletionRequestSchema } from '../../protocols/chat.js';
 import type { ActorHost } from '../../runtime/host/actor-host.js';
 import { SESSION_MACHINE } from '../../actors/sessions/session-runtime.js';
 
-/** The session machine as the host registers it (no runtime steps: a parked session invokes none). */
-export const parkedSessionMachine = { name: SESSION_MACHINE, logic: sessionMachine };
+/** The session machine as the host registers it (no runtime steps: a parked session invokes none), with the sessions' parking rule. */
+export const parkedSessionMachine = { name: SESSION_MACHINE, logic: sessionMachine, parks: sessionParks };
 
 const REQUEST = ChatCompletionRequestSchema.parse({
   model: 'pro-1',

@@ -1,4 +1,5 @@
 import { runFollowFanout } from './follow-fanout.js';
+import { runInspectionCost } from './inspection-cost.js';
 import type { HostFigure } from './measure.js';
 import { runRehydrate, type RehydrateResult } from './rehydrate.js';
 import { runTransitionFigures } from './transitions.js';
@@ -35,6 +36,8 @@ export async function runHostBench(settings: HostSettings, onStep?: (step: strin
   onStep?.('host: in-process followers');
   const follow = await runFollowFanout({ followers: settings.followers, timeMs: settings.timeMs });
   figures.push(...follow.figures);
+  onStep?.('host: inspection and metrics cost');
+  figures.push(...(await runInspectionCost({ timeMs: settings.timeMs, parallel: Math.min(100, settings.parallel) })));
   let rehydrate: RehydrateResult | null = null;
   if (settings.rehydrate > 0) {
     onStep?.(`host: writing ${settings.rehydrate.toLocaleString('en-US')} parked sessions, then rehydrating`);

@@ -1,6 +1,12 @@
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { isJSONRPCRequest, type JSONRPCMessage, type MessageExtraInfo, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage, JSONRPCRequest, MessageExtraInfo, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { randomBase62 } from '../../runtime/ids.js';
+
+
+/** A JSON-RPC request (method and id), checked here so the SDK's schema module is not loaded at start. */
+function isRequest(message: JSONRPCMessage): message is JSONRPCRequest {
+  return 'method' in message && 'id' in message;
+}
 
 /** A request the server sent a client (an elicitation) and is waiting an answer to. */
 interface Waiting {
@@ -82,7 +88,7 @@ class RelayTransport implements Transport {
   }
 
   send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    if (!isJSONRPCRequest(message)) return this.inner.send(message, options);
+    if (!isRequest(message)) return this.inner.send(message, options);
     const original = message.id;
     const id = `svc-${randomBase62(22)}`;
     this.mine.add(id);

@@ -1,7 +1,13 @@
 import type { z } from 'zod';
 import {
   EmailVerificationConfirmSchema,
+  EmailVerificationObjectSchema,
+  EmailVerificationRequestedObjectSchema,
   EmptyRequestSchema,
+  PasswordResetObjectSchema,
+  PasswordResetRequestedObjectSchema,
+  TwoFactorObjectSchema,
+  TwoFactorSetupObjectSchema,
   PasswordResetConfirmSchema,
   PasswordResetRequestSchema,
   TwoFactorDisableSchema,
@@ -33,6 +39,7 @@ export function accountSecurityRoutes({ accounts }: AppDeps): RouteDef[] {
       method: 'POST',
       path: '/v1/account/password-reset/request',
       auth: 'public',
+      schema: { body: PasswordResetRequestSchema, response: PasswordResetRequestedObjectSchema },
       async handler(ctx) {
         const body = await ctx.json(PasswordResetRequestSchema);
         accounts.passwordReset.request(body.email, clientAddressOf(ctx.ex));
@@ -43,6 +50,7 @@ export function accountSecurityRoutes({ accounts }: AppDeps): RouteDef[] {
       method: 'POST',
       path: '/v1/account/password-reset/confirm',
       auth: 'public',
+      schema: { body: PasswordResetConfirmSchema, response: PasswordResetObjectSchema },
       async handler(ctx) {
         await accounts.passwordReset.confirm(await ctx.json(PasswordResetConfirmSchema));
         return json(passwordResetView());
@@ -52,6 +60,7 @@ export function accountSecurityRoutes({ accounts }: AppDeps): RouteDef[] {
       method: 'POST',
       path: '/v1/account/email-verification/request',
       auth: 'session',
+      schema: { response: EmailVerificationRequestedObjectSchema },
       async handler(ctx) {
         await optionalBody(ctx, EmptyRequestSchema);
         return json(emailVerificationRequestedView(await accounts.emailVerification.request(me(ctx))));
@@ -61,6 +70,7 @@ export function accountSecurityRoutes({ accounts }: AppDeps): RouteDef[] {
       method: 'POST',
       path: '/v1/account/email-verification/confirm',
       auth: 'public',
+      schema: { body: EmailVerificationConfirmSchema, response: EmailVerificationObjectSchema },
       async handler(ctx) {
         const { token } = await ctx.json(EmailVerificationConfirmSchema);
         return json(emailVerificationView(await accounts.emailVerification.confirm(token)));
@@ -70,6 +80,7 @@ export function accountSecurityRoutes({ accounts }: AppDeps): RouteDef[] {
       method: 'POST',
       path: '/v1/account/2fa/setup',
       auth: 'session',
+      schema: { response: TwoFactorSetupObjectSchema },
       async handler(ctx) {
         await optionalBody(ctx, EmptyRequestSchema);
         return json(twoFactorSetupView(await accounts.twoFactor.setup(me(ctx))));
@@ -79,6 +90,7 @@ export function accountSecurityRoutes({ accounts }: AppDeps): RouteDef[] {
       method: 'POST',
       path: '/v1/account/2fa/enable',
       auth: 'session',
+      schema: { body: TwoFactorEnableSchema, response: TwoFactorObjectSchema },
       async handler(ctx) {
         const { code } = await ctx.json(TwoFactorEnableSchema);
         return json(twoFactorView(await accounts.twoFactor.enable(me(ctx), code)));
@@ -88,6 +100,7 @@ export function accountSecurityRoutes({ accounts }: AppDeps): RouteDef[] {
       method: 'POST',
       path: '/v1/account/2fa/disable',
       auth: 'session',
+      schema: { body: TwoFactorDisableSchema, response: TwoFactorObjectSchema },
       async handler(ctx) {
         const body = await ctx.json(TwoFactorDisableSchema);
         return json(twoFactorView(await accounts.twoFactor.disable(me(ctx), body)));

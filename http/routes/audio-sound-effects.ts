@@ -1,4 +1,6 @@
+import { AUDIO_CONTENT_TYPES } from '../../backends/audio-codec.js';
 import { SoundEffectRequestSchema } from '../../protocols/audio.js';
+import { SoundEffectManifestSchema } from '../../protocols/audio-objects.js';
 import type { AppDeps } from '../app.js';
 import { accountOf, type RouteDef } from '../route.js';
 import { billHeaders } from '../views/audio-view.js';
@@ -17,6 +19,7 @@ export function audioSoundEffectRoutes({ audio }: AppDeps): RouteDef[] {
       method: 'POST',
       path: '/v1/audio/sound-effects',
       auth: 'token',
+      schema: { body: SoundEffectRequestSchema, media: Object.values(AUDIO_CONTENT_TYPES) },
       async handler(ctx) {
         const request = await ctx.json(SoundEffectRequestSchema);
         const effect = await audio.soundEffects.generate({ accountId: accountOf(ctx.principal).id, tokenId: ctx.principal.token?.id ?? null, requestId: ctx.ex.requestId, request, signal: ctx.ex.signal });
@@ -38,6 +41,7 @@ export function audioSoundEffectRoutes({ audio }: AppDeps): RouteDef[] {
       method: 'GET',
       path: '/v1/audio/sound-effects/manifests/:sha256',
       auth: 'public',
+      schema: { response: SoundEffectManifestSchema },
       handler(ctx) {
         // The stored bytes as they are: their SHA-256 is the digest the effect's header carried.
         ctx.ex.send(200, { 'content-type': 'application/json', 'cache-control': 'public, max-age=31536000, immutable' }, audio.soundEffects.manifestJson(ctx.params.sha256!));

@@ -1,3 +1,4 @@
+import { AUDIO_CONTENT_TYPES } from '../../backends/audio-codec.js';
 import { SpeechRequestSchema } from '../../protocols/audio.js';
 import type { AppDeps } from '../app.js';
 import { accountOf, type RouteDef } from '../route.js';
@@ -10,6 +11,7 @@ export function audioSpeechRoutes({ audio }: AppDeps): RouteDef[] {
       method: 'POST',
       path: '/v1/audio/speech',
       auth: 'token',
+      schema: { body: SpeechRequestSchema, media: Object.values(AUDIO_CONTENT_TYPES) },
       async handler(ctx) {
         const request = await ctx.json(SpeechRequestSchema);
         const stream = await audio.speech.speak({ accountId: accountOf(ctx.principal).id, tokenId: ctx.principal.token?.id ?? null, requestId: ctx.ex.requestId, request, signal: ctx.ex.signal });

@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import type { TranscriptionResult } from '../../actors/audio/transcription-service.js';
-import { AUDIO_JSON_MAX_BODY_BYTES } from '../../protocols/audio.js';
+import { AUDIO_JSON_MAX_BODY_BYTES, TranscriptionJsonSchema, TranscriptionOptionsSchema } from '../../protocols/audio.js';
+import {
+  TranscriptionDiarizedObjectSchema,
+  TranscriptionObjectSchema,
+  TranscriptionVerboseObjectSchema,
+  TranscriptTextDeltaSchema,
+  TranscriptTextDoneSchema,
+} from '../../protocols/audio-objects.js';
 import { ApiError, quoted } from '../../protocols/errors.js';
 import type { AppDeps } from '../app.js';
 import { accountOf, type RequestContext, type RouteDef } from '../route.js';
@@ -34,6 +41,14 @@ export function audioTranscriptionRoutes({ audio }: AppDeps): RouteDef[] {
       auth: 'token',
       // JSON carries the file as base64 and is parsed whole; multipart is streamed with its own cap.
       maxBodyBytes: AUDIO_JSON_MAX_BODY_BYTES,
+      schema: {
+        body: z.intersection(TranscriptionJsonSchema, TranscriptionOptionsSchema),
+        form: { fields: TranscriptionOptionsSchema, files: { file: 'audio/*' }, requiredFiles: ['file'] },
+        // json, verbose_json or diarized_json as JSON; text and srt as text/plain, vtt as text/vtt; events with stream: true.
+        response: z.union([TranscriptionObjectSchema, TranscriptionVerboseObjectSchema, TranscriptionDiarizedObjectSchema]),
+        media: ['text/plain', 'text/vtt'],
+        events: z.union([TranscriptTextDeltaSchema, TranscriptTextDoneSchema]),
+      },
       async handler(ctx) {
         const call = { accountId: accountOf(ctx.principal).id, tokenId: ctx.principal.token?.id ?? null, requestId: ctx.ex.requestId, signal: ctx.ex.signal };
         const type = ctx.ex.headers['content-type'] ?? '';

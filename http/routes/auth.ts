@@ -1,4 +1,4 @@
-import { LoginRequestSchema, RegisterRequestSchema } from '../../protocols/account.js';
+import { LoginRequestSchema, RegisterRequestSchema, SessionRevokedObjectSchema, SignedInObjectSchema } from '../../protocols/account.js';
 import type { AppDeps } from '../app.js';
 import { clientAddressOf } from '../perimeter.js';
 import { json, type RouteDef } from '../route.js';
@@ -11,6 +11,7 @@ export function authRoutes({ accounts }: AppDeps): RouteDef[] {
       method: 'POST',
       path: '/v1/auth/register',
       auth: 'public',
+      schema: { body: RegisterRequestSchema, response: SignedInObjectSchema, status: 201 },
       async handler(ctx) {
         const body = await ctx.json(RegisterRequestSchema);
         return json(signedInView(await accounts.login.register(body)), 201);
@@ -20,6 +21,7 @@ export function authRoutes({ accounts }: AppDeps): RouteDef[] {
       method: 'POST',
       path: '/v1/auth/login',
       auth: 'public',
+      schema: { body: LoginRequestSchema, response: SignedInObjectSchema },
       async handler(ctx) {
         const body = await ctx.json(LoginRequestSchema);
         return json(signedInView(await accounts.login.login(body, clientAddressOf(ctx.ex))));
@@ -29,6 +31,7 @@ export function authRoutes({ accounts }: AppDeps): RouteDef[] {
       method: 'POST',
       path: '/v1/auth/logout',
       auth: 'session',
+      schema: { response: SessionRevokedObjectSchema },
       async handler(ctx) {
         await accounts.login.logout(ctx.principal.sessionToken!);
         return json(sessionRevokedView());

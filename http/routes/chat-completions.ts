@@ -1,14 +1,19 @@
+import { z } from 'zod';
 import type { CancelTaken, ChatCall, ChatResult, CompletionStatus, LiveInputTaken } from '../../actors/chat/chat-service.js';
 import { ChatCompletionRequestSchema } from '../../protocols/chat.js';
 import {
   CancelRequestSchema,
+  CancelResultSchema,
+  LiveInputAckSchema,
   LiveInputRequestSchema,
+  LiveInputStatusSchema,
+  SessionRunAckSchema,
   type CancelResult,
   type LiveInputAck,
   type LiveInputStatus,
   type SessionRunAck,
 } from '../../protocols/chat-live.js';
-import { completionObject, runSvc, type ChatSvc } from '../../protocols/chat-response.js';
+import { ChatCompletionChunkSchema, ChatCompletionSchema, StreamErrorEventSchema, type ChatSvc, completionObject, runSvc } from '../../protocols/chat-response.js';
 import { ApiError } from '../../protocols/errors.js';
 import { microsToUsd } from '../../protocols/money.js';
 import type { AppDeps } from '../app.js';
@@ -95,6 +100,7 @@ export function chatCompletionRoutes({ completions }: AppDeps): RouteDef[] {
       method: 'POST',
       path: '/v1/chat/completions',
       auth: 'token',
+      schema: { summary: 'Create a chat completion (SSE when stream is true)', body: ChatCompletionRequestSchema, response: ChatCompletionSchema, events: z.union([ChatCompletionChunkSchema, StreamErrorEventSchema]) },
       async handler(ctx) {
         const call = await callOf(ctx);
         if (call.request.stream) return stream(ctx, call);
@@ -106,6 +112,7 @@ export function chatCompletionRoutes({ completions }: AppDeps): RouteDef[] {
       method: 'POST',
       path: '/v1/chat/completions/:completion_id/live-input',
       auth: 'token',
+      schema: { body: LiveInputRequestSchema, response: z.union([LiveInputAckSchema, SessionRunAckSchema]) },
       async handler(ctx) {
         const body = await ctx.json(LiveInputRequestSchema);
         const input = { content: body.content, questionId: body.question_id ?? null, source: body.source, modality: body.modality };
@@ -116,12 +123,14 @@ export function chatCompletionRoutes({ completions }: AppDeps): RouteDef[] {
       method: 'GET',
       path: '/v1/chat/completions/:completion_id/live-input',
       auth: 'token',
+      schema: { response: LiveInputStatusSchema },
       handler: (ctx) => json(statusView(completions.status(accountOf(ctx.principal).id, ctx.params.completion_id!))),
     },
     {
       method: 'POST',
       path: '/v1/chat/completions/:completion_id/cancel',
       auth: 'token',
+      schema: { body: CancelRequestSchema, response: z.union([CancelResultSchema, SessionRunAckSchema]) },
       async handler(ctx) {
         const hasBody = Number(ctx.ex.headers['content-length'] ?? 0) > 0 || ctx.ex.headers['transfer-encoding'] !== undefined;
         const body = hasBody ? await ctx.json(CancelRequestSchema) : { reason: null };

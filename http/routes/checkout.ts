@@ -1,4 +1,4 @@
-import { TopUpCheckoutRequestSchema } from '../../protocols/payments.js';
+import { CheckoutObjectSchema, TopUpCheckoutRequestSchema } from '../../protocols/payments.js';
 import type { AppDeps } from '../app.js';
 import { accountOf, json, type RouteDef } from '../route.js';
 import { topUpCheckoutView } from '../views/account-billing-view.js';
@@ -10,6 +10,7 @@ export function checkoutRoutes({ payments }: AppDeps): RouteDef[] {
       method: 'POST',
       path: '/v1/account/checkout',
       auth: 'session',
+      schema: { body: TopUpCheckoutRequestSchema, response: CheckoutObjectSchema, status: 201 },
       async handler(ctx) {
         const body = await ctx.json(TopUpCheckoutRequestSchema);
         const checkout = await payments.checkout.topUp(accountOf(ctx.principal).id, body, idempotencyKeyOf(ctx.ex.headers));

@@ -1,5 +1,5 @@
 import type { PartBody } from '../../actors/uploads/part-receiver.js';
-import { CreateUploadSchema } from '../../protocols/files.js';
+import { CompletedUploadObjectSchema, CreateUploadSchema, UploadObjectSchema, UploadPartObjectSchema } from '../../protocols/files.js';
 import type { AppDeps } from '../app.js';
 import { accountOf, json, type RequestContext, type RouteDef } from '../route.js';
 import { completedUploadView, uploadPartView, uploadView } from '../views/upload-view.js';
@@ -12,6 +12,7 @@ export function fileUploadRoutes({ uploads }: AppDeps): RouteDef[] {
       method: 'POST',
       path: '/v1/files/uploads',
       auth: 'token',
+      schema: { body: CreateUploadSchema, response: UploadObjectSchema },
       async handler(ctx) {
         const body = await ctx.json(CreateUploadSchema);
         return json(uploadView(await uploads.reserve(accountIdOf(ctx), body)));
@@ -21,12 +22,14 @@ export function fileUploadRoutes({ uploads }: AppDeps): RouteDef[] {
       method: 'GET',
       path: '/v1/files/uploads/:upload_id',
       auth: 'token',
+      schema: { response: UploadObjectSchema },
       handler: (ctx) => json(uploadView(uploads.status(accountIdOf(ctx), ctx.params.upload_id!))),
     },
     {
       method: 'PUT',
       path: '/v1/files/uploads/:upload_id/parts/:part_number',
       auth: 'token',
+      schema: { rawBody: 'application/octet-stream', response: UploadPartObjectSchema },
       async handler(ctx) {
         const { headers } = ctx.ex;
         const body: PartBody = { contentType: headers['content-type'], contentLength: headers['content-length'], pipeBody: (sink, limit) => ctx.ex.pipeBody(sink, limit) };
@@ -37,12 +40,14 @@ export function fileUploadRoutes({ uploads }: AppDeps): RouteDef[] {
       method: 'POST',
       path: '/v1/files/uploads/:upload_id/complete',
       auth: 'token',
+      schema: { response: CompletedUploadObjectSchema },
       handler: async (ctx) => json(completedUploadView(await uploads.complete(accountIdOf(ctx), ctx.params.upload_id!))),
     },
     {
       method: 'DELETE',
       path: '/v1/files/uploads/:upload_id',
       auth: 'token',
+      schema: { response: UploadObjectSchema },
       handler: async (ctx) => json(uploadView(await uploads.cancel(accountIdOf(ctx), ctx.params.upload_id!))),
     },
   ];

@@ -1,5 +1,14 @@
 import { ApiError } from '../../protocols/errors.js';
-import { FileSearchSchema, ListFilesQuerySchema, UploadFileJsonSchema } from '../../protocols/files.js';
+import {
+  FileDeletedObjectSchema,
+  FileListObjectSchema,
+  FileObjectSchema,
+  FileSearchResultsObjectSchema,
+  FileSearchSchema,
+  ListFilesQuerySchema,
+  MultipartFileFieldsSchema,
+  UploadFileJsonSchema,
+} from '../../protocols/files.js';
 import type { AppDeps } from '../app.js';
 import { accountOf, json, type RequestContext, type RouteDef } from '../route.js';
 import { fileContentHeaders, fileDeletedView, fileListView, fileSearchView, fileView } from '../views/file-view.js';
@@ -12,6 +21,7 @@ export function fileRoutes({ files, config }: AppDeps): RouteDef[] {
       method: 'GET',
       path: '/v1/files',
       auth: 'token',
+      schema: { query: ListFilesQuerySchema, response: FileListObjectSchema },
       handler: (ctx) => json(fileListView(files.list(accountIdOf(ctx), ctx.query(ListFilesQuerySchema)))),
     },
     {
@@ -21,6 +31,12 @@ export function fileRoutes({ files, config }: AppDeps): RouteDef[] {
       path: '/v1/files',
       auth: 'token',
       maxBodyBytes: config.SVC_FILE_JSON_MAX_BYTES,
+      schema: {
+        body: UploadFileJsonSchema,
+        // The part's own filename names the file.
+        form: { fields: MultipartFileFieldsSchema.omit({ filename: true }), files: { file: 'application/octet-stream' }, requiredFiles: ['file'] },
+        response: FileObjectSchema,
+      },
       async handler(ctx) {
         const type = ctx.ex.headers['content-type'] ?? '';
         if (/^multipart\/form-data/i.test(type)) {
@@ -34,6 +50,7 @@ export function fileRoutes({ files, config }: AppDeps): RouteDef[] {
       method: 'POST',
       path: '/v1/files/search',
       auth: 'token',
+      schema: { body: FileSearchSchema, response: FileSearchResultsObjectSchema },
       async handler(ctx) {
         const body = await ctx.json(FileSearchSchema);
         return json(fileSearchView(body.query, await files.search(accountIdOf(ctx), body)));
@@ -43,12 +60,14 @@ export function fileRoutes({ files, config }: AppDeps): RouteDef[] {
       method: 'GET',
       path: '/v1/files/:file_id',
       auth: 'token',
+      schema: { response: FileObjectSchema },
       handler: (ctx) => json(fileView(files.get(accountIdOf(ctx), ctx.params.file_id!))),
     },
     {
       method: 'DELETE',
       path: '/v1/files/:file_id',
       auth: 'token',
+      schema: { response: FileDeletedObjectSchema },
       async handler(ctx) {
         await files.delete(accountIdOf(ctx), ctx.params.file_id!);
         return json(fileDeletedView(ctx.params.file_id!));
@@ -58,6 +77,8 @@ export function fileRoutes({ files, config }: AppDeps): RouteDef[] {
       method: 'GET',
       path: '/v1/files/:file_id/content',
       auth: 'token',
+      // The stored bytes under the content type they were uploaded with.
+      schema: { media: ['application/octet-stream'] },
       async handler(ctx) {
         const { record, body } = files.content(accountIdOf(ctx), ctx.params.file_id!);
         await ctx.ex.sendSized(200, fileContentHeaders(record), body.size, body.chunks);

@@ -1,7 +1,9 @@
+import { HealthObjectSchema, type HealthObject } from '../../protocols/health.js';
 import type { AppDeps } from '../app.js';
 import { json, type RouteDef } from '../route.js';
 
 /** GET /healthz: liveness for load balancers and tests; outside /v1, no auth. */
 export function healthRoutes({ chat }: AppDeps): RouteDef[] {
-  return [{ method: 'GET', path: '/healthz', auth: 'public', handler: () => json({ status: 'ok', backend: chat.name }) }];
+  const health = (): HealthObject => ({ status: 'ok', backend: chat.name });
+  return [{ method: 'GET', path: '/healthz', auth: 'public', schema: { response: HealthObjectSchema }, handler: () => json(health()) }];
 }

@@ -1,11 +1,14 @@
 import { receiveForm } from '../../actors/images/form-intake.js';
 import { IMAGE_FORM_LIMITS, type ImageCaller } from '../../actors/images/image-service.js';
 import { ApiError, quoted } from '../../protocols/errors.js';
-import { ImageEditJsonSchema, ImageGenerationRequestSchema } from '../../protocols/images.js';
+import { ImageEditJsonSchema, ImageGenerationRequestSchema, ImagesResponseSchema } from '../../protocols/images.js';
 import type { AppDeps } from '../app.js';
 import { accountOf, json, type RequestContext, type RouteDef } from '../route.js';
 import { imagesResponseView } from '../views/image-view.js';
 import { publicBase } from './media-urls.js';
+
+/** The media types an image part may have. */
+const IMAGE_PART = 'image/png, image/jpeg, image/webp';
 
 /** Images (spec §2.6, §4.3): generations and edits, JSON or the SDK's multipart. */
 export function imageRoutes({ images, mediaLinks, config }: AppDeps): RouteDef[] {
@@ -19,6 +22,7 @@ export function imageRoutes({ images, mediaLinks, config }: AppDeps): RouteDef[]
       method: 'POST',
       path: '/v1/images/generations',
       auth: 'token',
+      schema: { body: ImageGenerationRequestSchema, response: ImagesResponseSchema },
       maxBodyBytes: IMAGE_FORM_LIMITS.maxBytes,
       async handler(ctx) {
         const request = await ctx.json(ImageGenerationRequestSchema);
@@ -31,6 +35,11 @@ export function imageRoutes({ images, mediaLinks, config }: AppDeps): RouteDef[]
       method: 'POST',
       path: '/v1/images/edits',
       auth: 'token',
+      schema: {
+        body: ImageEditJsonSchema,
+        form: { fields: ImageGenerationRequestSchema, files: { image: IMAGE_PART, 'image[]': IMAGE_PART, mask: IMAGE_PART } },
+        response: ImagesResponseSchema,
+      },
       maxBodyBytes: IMAGE_FORM_LIMITS.maxBytes,
       async handler(ctx) {
         const type = ctx.ex.headers['content-type'] ?? '';

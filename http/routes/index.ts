@@ -3,11 +3,15 @@ import type { RouteDef } from '../route.js';
 import { accountRoutes } from './account.js';
 import { accountSecurityRoutes } from './account-security.js';
 import { adminRoutes } from './admin.js';
+import { actorRoutes } from './actors.js';
+import { inspectorPageRoutes } from './inspector-page.js';
+import { metricsRoutes } from './metrics.js';
 import { audioSoundEffectRoutes } from './audio-sound-effects.js';
 import { audioSpeechRoutes } from './audio-speech.js';
 import { audioTranscriptionRoutes } from './audio-transcriptions.js';
 import { audioVoiceRoutes } from './audio-voices.js';
 import { authRoutes } from './auth.js';
+import { benchmarkRoutes } from './benchmarks.js';
 import { chatCompletionRoutes } from './chat-completions.js';
 import { checkoutRoutes } from './checkout.js';
 import { chatSessionRoutes } from './chat-sessions.js';
@@ -16,9 +20,11 @@ import { fileRoutes } from './files.js';
 import { fileUploadRoutes } from './file-uploads.js';
 import { healthRoutes } from './health.js';
 import { imageRoutes } from './images.js';
+import { mcpRoutes } from './mcp.js';
 import { mediaUrlRoutes } from './media-urls.js';
 import { modelRoutes } from './models.js';
 import { musicRoutes } from './music.js';
+import { openApiRoutes } from './openapi.js';
 import { pricingRoutes } from './pricing.js';
 import { realtimeRoutes } from './realtime.js';
 import { subscriptionRoutes } from './subscription.js';
@@ -60,5 +66,11 @@ export function allRoutes(deps: AppDeps): RouteDef[] {
     ...audioVoiceRoutes(deps),
     ...musicRoutes(deps),
     ...adminRoutes(deps),
+    ...actorRoutes(deps),
+    ...inspectorPageRoutes(deps),
+    ...metricsRoutes(deps),
+    ...openApiRoutes(deps),
+    ...mcpRoutes(deps),
+    ...benchmarkRoutes(deps),
   ];
 }

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { Config } from '../../runtime/config.js';
 import type { AppDeps } from '../app.js';
 import type { RequestContext, RouteDef } from '../route.js';
@@ -27,6 +28,9 @@ export function mediaSigner(ctx: RequestContext, { config, clock, mediaLinks }: 
   };
 }
 
+/** The signature of a media URL, as `mediaLinks.url` wrote it (checked by the feature, not here). */
+const MediaUrlQuerySchema = z.object({ expires: z.string(), signature: z.string() });
+
 /** GET /v1/media/{media_id}: generated images and clips behind signed, expiring URLs; no token needed. */
 export function mediaUrlRoutes({ mediaLinks }: AppDeps): RouteDef[] {
   return [
@@ -34,6 +38,7 @@ export function mediaUrlRoutes({ mediaLinks }: AppDeps): RouteDef[] {
       method: 'GET',
       path: '/v1/media/:media_id',
       auth: 'public',
+      schema: { query: MediaUrlQuerySchema, media: Object.keys(EXTENSIONS) },
       async handler(ctx) {
         const id = ctx.params.media_id!;
         const { record, size, chunks } = await mediaLinks.open(id, ctx.ex.query.get('expires') ?? undefined, ctx.ex.query.get('signature') ?? undefined);

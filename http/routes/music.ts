@@ -1,3 +1,4 @@
+import { AUDIO_CONTENT_TYPES } from '../../backends/audio-codec.js';
 import { MusicRequestSchema } from '../../protocols/audio.js';
 import type { AppDeps } from '../app.js';
 import { accountOf, type RouteDef } from '../route.js';
@@ -10,6 +11,7 @@ export function musicRoutes({ audio }: AppDeps): RouteDef[] {
       method: 'POST',
       path: '/v1/music/generations',
       auth: 'token',
+      schema: { body: MusicRequestSchema, media: Object.values(AUDIO_CONTENT_TYPES) },
       async handler(ctx) {
         const request = await ctx.json(MusicRequestSchema);
         const stream = await audio.music.compose({ accountId: accountOf(ctx.principal).id, tokenId: ctx.principal.token?.id ?? null, requestId: ctx.ex.requestId, request, signal: ctx.ex.signal });

@@ -1,5 +1,5 @@
 import { EmptyRequestSchema } from '../../protocols/account.js';
-import { PlanRequestSchema } from '../../protocols/payments.js';
+import { AccountSubscriptionObjectSchema, CheckoutObjectSchema, PlanRequestSchema, PortalObjectSchema, SubscriptionObjectSchema } from '../../protocols/payments.js';
 import type { AppDeps } from '../app.js';
 import { accountOf, json, type RequestContext, type RouteDef } from '../route.js';
 import { accountSubscriptionView, portalView, subscriptionCheckoutView, subscriptionView } from '../views/account-billing-view.js';
@@ -14,12 +14,14 @@ export function subscriptionRoutes({ payments: { subscriptions } }: AppDeps): Ro
       method: 'GET',
       path: '/v1/account/subscription',
       auth: 'account',
+      schema: { response: AccountSubscriptionObjectSchema },
       handler: (ctx) => json(accountSubscriptionView(subscriptions.current(me(ctx)))),
     },
     {
       method: 'POST',
       path: '/v1/account/subscription/checkout',
       auth: 'session',
+      schema: { body: PlanRequestSchema, response: CheckoutObjectSchema, status: 201 },
       async handler(ctx) {
         const { plan } = await ctx.json(PlanRequestSchema);
         return json(subscriptionCheckoutView(await subscriptions.checkout(me(ctx), plan, idempotencyKeyOf(ctx.ex.headers))), 201);
@@ -29,6 +31,7 @@ export function subscriptionRoutes({ payments: { subscriptions } }: AppDeps): Ro
       method: 'POST',
       path: '/v1/account/subscription/cancel',
       auth: 'session',
+      schema: { response: SubscriptionObjectSchema, status: 202 },
       async handler(ctx) {
         await optionalBody(ctx, EmptyRequestSchema);
         return json(subscriptionView(await subscriptions.cancel(me(ctx))), 202);
@@ -38,6 +41,7 @@ export function subscriptionRoutes({ payments: { subscriptions } }: AppDeps): Ro
       method: 'POST',
       path: '/v1/account/subscription/change',
       auth: 'session',
+      schema: { body: PlanRequestSchema, response: SubscriptionObjectSchema, status: 202 },
       async handler(ctx) {
         const { plan } = await ctx.json(PlanRequestSchema);
         return json(subscriptionView(await subscriptions.change(me(ctx), plan)), 202);
@@ -47,6 +51,7 @@ export function subscriptionRoutes({ payments: { subscriptions } }: AppDeps): Ro
       method: 'POST',
       path: '/v1/account/subscription/portal',
       auth: 'session',
+      schema: { response: PortalObjectSchema },
       async handler(ctx) {
         await optionalBody(ctx, EmptyRequestSchema);
         return json(portalView(await subscriptions.portal(me(ctx))));

@@ -1,3 +1,4 @@
+import { KeyUsageObjectSchema } from '../../protocols/account.js';
 import type { AppDeps } from '../app.js';
 import { json, type RouteDef } from '../route.js';
 import { keyUsageView } from '../views/account-view.js';
@@ -9,6 +10,7 @@ export function usageRoutes({ accounts }: AppDeps): RouteDef[] {
       method: 'GET',
       path: '/v1/usage',
       auth: 'token',
+      schema: { response: KeyUsageObjectSchema },
       handler(ctx) {
         const tokenId = ctx.principal.token!.id;
         return json(keyUsageView(tokenId, accounts.account.keyUsage(tokenId)));

@@ -7,12 +7,14 @@ import { fieldError, parseOrThrow } from '../../protocols/validation.js';
 import {
   VIDEO_FORM_INTEGERS,
   VideoContentQuerySchema,
+  VideoDeletedSchema,
   VideoEventsQuerySchema,
   VideoGenerationRequestSchema,
+  VideoJobEventSchema,
+  VideoJobListSchema,
+  VideoJobSchema,
   VideoListQuerySchema,
-  type VideoDeletedSchema,
   type VideoGenerationRequest,
-  type VideoJobListSchema,
 } from '../../protocols/video.js';
 import type { z } from 'zod';
 import type { AppDeps } from '../app.js';
@@ -66,18 +68,30 @@ export function videoRoutes(deps: AppDeps): RouteDef[] {
     return undefined;
   };
 
+  const job = { response: VideoJobSchema };
+  const cancelSchema = { body: CancelRequestSchema, response: VideoJobSchema };
+  const eventsSchema = { query: VideoEventsQuerySchema, events: VideoJobEventSchema };
+  // Created (201 here, 200 for the SDK), or 200 when an Idempotency-Key replays an earlier create.
+  const created = (status: number) => ({ body: VideoGenerationRequestSchema, response: VideoJobSchema, status: [...new Set([status, 200])] });
   return [
     // ---- the spec's routes ----
-    { method: 'POST', path: '/v1/videos/generations', auth: 'token', handler: async (ctx) => create(ctx, await ctx.json(VideoGenerationRequestSchema), 201) },
-    { method: 'GET', path: '/v1/videos/generations/:job_id', auth: 'token', handler: (ctx) => json(view(ctx, videos.get(owner(ctx), ctx.params.job_id!))) },
-    { method: 'POST', path: '/v1/videos/generations/:job_id/cancel', auth: 'token', handler: (ctx) => cancel(ctx, ctx.params.job_id!) },
-    { method: 'GET', path: '/v1/videos/generations/:job_id/events', auth: 'token', handler: (ctx) => events(ctx, ctx.params.job_id!) },
+    { method: 'POST', path: '/v1/videos/generations', auth: 'token', schema: created(201), handler: async (ctx) => create(ctx, await ctx.json(VideoGenerationRequestSchema), 201) },
+    { method: 'GET', path: '/v1/videos/generations/:job_id', auth: 'token', schema: job, handler: (ctx) => json(view(ctx, videos.get(owner(ctx), ctx.params.job_id!))) },
+    { method: 'POST', path: '/v1/videos/generations/:job_id/cancel', auth: 'token', schema: cancelSchema, handler: (ctx) => cancel(ctx, ctx.params.job_id!) },
+    { method: 'GET', path: '/v1/videos/generations/:job_id/events', auth: 'token', schema: eventsSchema, handler: (ctx) => events(ctx, ctx.params.job_id!) },
     // ---- the SDK's `videos` resource ----
-    { method: 'POST', path: '/v1/videos', auth: 'token', maxBodyBytes: VIDEO_FORM_LIMITS.maxBytes, handler: async (ctx) => create(ctx, await readRequest(ctx), 200) },
+    {
+      method: 'POST',
+      path: '/v1/videos',
+      auth: 'token',
+      maxBodyBytes: VIDEO_FORM_LIMITS.maxBytes,
+      schema: { ...created(200), form: { fields: VideoGenerationRequestSchema, files: { input_reference: 'image/png, image/jpeg, image/webp' } } },
+      handler: async (ctx) => create(ctx, await readRequest(ctx), 200) },
     {
       method: 'GET',
       path: '/v1/videos',
       auth: 'token',
+      schema: { query: VideoListQuerySchema, response: VideoJobListSchema },
       handler(ctx) {
         const query = ctx.query(VideoListQuerySchema);
         const { jobs, hasMore } = videos.list(owner(ctx), query);
@@ -85,23 +99,25 @@ export function videoRoutes(deps: AppDeps): RouteDef[] {
         return json(body);
       },
     },
-    { method: 'GET', path: '/v1/videos/:video_id', auth: 'token', handler: (ctx) => json(view(ctx, videos.get(owner(ctx), ctx.params.video_id!))) },
+    { method: 'GET', path: '/v1/videos/:video_id', auth: 'token', schema: job, handler: (ctx) => json(view(ctx, videos.get(owner(ctx), ctx.params.video_id!))) },
     {
       method: 'DELETE',
       path: '/v1/videos/:video_id',
       auth: 'token',
+      schema: { response: VideoDeletedSchema },
       async handler(ctx) {
         const { id } = await videos.remove(owner(ctx), ctx.params.video_id!);
         const body: z.output<typeof VideoDeletedSchema> = { id, object: 'video.deleted', deleted: true };
         return json(body);
       },
     },
-    { method: 'POST', path: '/v1/videos/:video_id/cancel', auth: 'token', handler: (ctx) => cancel(ctx, ctx.params.video_id!) },
-    { method: 'GET', path: '/v1/videos/:video_id/events', auth: 'token', handler: (ctx) => events(ctx, ctx.params.video_id!) },
+    { method: 'POST', path: '/v1/videos/:video_id/cancel', auth: 'token', schema: cancelSchema, handler: (ctx) => cancel(ctx, ctx.params.video_id!) },
+    { method: 'GET', path: '/v1/videos/:video_id/events', auth: 'token', schema: eventsSchema, handler: (ctx) => events(ctx, ctx.params.video_id!) },
     {
       method: 'GET',
       path: '/v1/videos/:video_id/content',
       auth: 'token',
+      schema: { query: VideoContentQuerySchema, media: ['video/mp4'] },
       async handler(ctx) {
         const { variant } = ctx.query(VideoContentQuerySchema);
         if (variant !== 'video') throw fieldError(['query', 'variant'], `only the video itself is served, not a ${variant}`);

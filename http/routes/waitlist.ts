@@ -1,4 +1,4 @@
-import { WaitlistRequestSchema, WaitlistVerifySchema } from '../../protocols/waitlist.js';
+import { WaitlistCodeSentObjectSchema, WaitlistRequestSchema, WaitlistSignupObjectSchema, WaitlistVerifySchema } from '../../protocols/waitlist.js';
 import type { AppDeps } from '../app.js';
 import { clientAddressOf } from '../perimeter.js';
 import { json, type RouteDef } from '../route.js';
@@ -11,6 +11,7 @@ export function waitlistRoutes({ waitlist }: AppDeps): RouteDef[] {
       method: 'POST',
       path: '/v1/waitlist/request',
       auth: 'public',
+      schema: { body: WaitlistRequestSchema, response: WaitlistCodeSentObjectSchema, status: 202 },
       async handler(ctx) {
         const body = await ctx.json(WaitlistRequestSchema);
         return json(codeSentView(await waitlist.request(body, clientAddressOf(ctx.ex))), 202);
@@ -20,6 +21,7 @@ export function waitlistRoutes({ waitlist }: AppDeps): RouteDef[] {
       method: 'POST',
       path: '/v1/waitlist/verify',
       auth: 'public',
+      schema: { body: WaitlistVerifySchema, response: WaitlistSignupObjectSchema },
       async handler(ctx) {
         const body = await ctx.json(WaitlistVerifySchema);
         return json(signupView(await waitlist.verify(body)));

@@ -1,3 +1,4 @@
+import { WebhookAckObjectSchema } from '../../protocols/payments.js';
 import type { AppDeps } from '../app.js';
 import { json, type RouteDef } from '../route.js';
 import { webhookAckView } from '../views/account-billing-view.js';
@@ -17,6 +18,8 @@ export function webhookRoutes({ payments }: AppDeps): RouteDef[] {
       path: '/v1/webhooks/stripe',
       auth: 'public',
       maxBodyBytes: WEBHOOK_MAX_BYTES,
+      // The Stripe event's raw bytes: the signature is checked against them before any parse.
+      schema: { rawBody: 'application/json', response: WebhookAckObjectSchema },
       async handler(ctx) {
         const payload = await ctx.ex.readBody(WEBHOOK_MAX_BYTES);
         return json(webhookAckView(await payments.webhooks.receive(payload, ctx.ex.headers['stripe-signature'])));

@@ -1,14 +1,12 @@
 import { domainEventOf, isEndingEvent } from '../../actors/sessions/session-events.js';
 import type { SessionEventsPage, SessionEventWire } from '../../protocols/chat-session.js';
 import { microsToUsd } from '../../protocols/money.js';
-import { sseComment, sseEvent } from '../../protocols/sse.js';
+import { sseEvent } from '../../protocols/sse.js';
 import type { Follower } from '../../runtime/host/actor-host.js';
 import type { LogEvent } from '../../runtime/host/actor-log.js';
 import type { Exchange } from '../exchange.js';
-import { SseWriter } from '../sse-writer.js';
+import { resumeFrom, streamSse } from '../sse-stream.js';
 import { quoteWire } from './session-view.js';
-
-const HEARTBEAT_MS = 15_000;
 
 const secondsOrNull = (ms: number | null): number | null => (ms === null ? null : Math.floor(ms / 1000));
 
@@ -87,28 +85,13 @@ function encode(entry: LogEvent): string {
  * session's domain events (the feature's follow) and returns the unsubscribe.
  */
 export function followSession(ex: Exchange, sessionId: string, after: number, follow: (from: number, follower: Follower) => () => void): void {
-  const lastEventId = Number(ex.headers['last-event-id']);
-  const from = Number.isInteger(lastEventId) && lastEventId > after ? lastEventId : after;
-  const writer = new SseWriter(ex);
-  writer.open();
-  writer.push(sseComment(`session ${sessionId}`));
-  let closed = false;
-  const heartbeat = setInterval(() => writer.push(sseComment('heartbeat')), HEARTBEAT_MS);
-  heartbeat.unref();
-  const close = () => {
-    if (closed) return;
-    closed = true;
-    clearInterval(heartbeat);
-    unsubscribe();
-    writer.end();
-  };
-  const unsubscribe = follow(from, {
-    event: (entry) => {
-      if (closed) return;
-      writer.push(encode(entry));
-      if (isEndingEvent(entry.type)) queueMicrotask(close);
-    },
-    end: () => queueMicrotask(close),
-  });
-  ex.signal.addEventListener('abort', close, { once: true });
+  streamSse(ex, `session ${sessionId}`, (push, close) =>
+    follow(resumeFrom(ex, after), {
+      event: (entry) => {
+        push(encode(entry));
+        if (isEndingEvent(entry.type)) close();
+      },
+      end: close,
+    }),
+  );
 }

@@ -1,14 +1,13 @@
 import type { VideoJobEventSchema } from '../../protocols/video.js';
 import { microsToUsd } from '../../protocols/money.js';
-import { sseComment, sseEvent } from '../../protocols/sse.js';
+import { sseEvent } from '../../protocols/sse.js';
 import type { Follower } from '../../runtime/host/actor-host.js';
 import type { LogEvent } from '../../runtime/host/actor-log.js';
 import type { z } from 'zod';
 import type { Exchange } from '../exchange.js';
-import { SseWriter } from '../sse-writer.js';
+import { resumeFrom, streamSse } from '../sse-stream.js';
 import type { UrlSigner } from './video-view.js';
 
-const HEARTBEAT_MS = 15_000;
 const ENDING = new Set(['completed', 'failed', 'cancelled']);
 
 /** One logged job event on the wire: `{seq, type, ts, data}` with money in USD and, on completion, a fresh signed URL. */
@@ -37,28 +36,13 @@ export function videoEventWire(entry: LogEvent, sign: UrlSigner): z.output<typeo
  * quiet, and the end after `completed`, `failed` or `cancelled`.
  */
 export function followVideoJob(ex: Exchange, jobId: string, after: number, follow: (from: number, follower: Follower) => () => void, sign: UrlSigner): void {
-  const lastEventId = Number(ex.headers['last-event-id']);
-  const from = Number.isInteger(lastEventId) && lastEventId > after ? lastEventId : after;
-  const writer = new SseWriter(ex);
-  writer.open();
-  writer.push(sseComment(`video job ${jobId}`));
-  let closed = false;
-  const heartbeat = setInterval(() => writer.push(sseComment('heartbeat')), HEARTBEAT_MS);
-  heartbeat.unref();
-  const close = () => {
-    if (closed) return;
-    closed = true;
-    clearInterval(heartbeat);
-    unsubscribe();
-    writer.end();
-  };
-  const unsubscribe = follow(from, {
-    event: (entry) => {
-      if (closed) return;
-      writer.push(sseEvent(entry.type, entry.seq, videoEventWire(entry, sign)));
-      if (ENDING.has(entry.type)) queueMicrotask(close);
-    },
-    end: () => queueMicrotask(close),
-  });
-  ex.signal.addEventListener('abort', close, { once: true });
+  streamSse(ex, `video job ${jobId}`, (push, close) =>
+    follow(resumeFrom(ex, after), {
+      event: (entry) => {
+        push(sseEvent(entry.type, entry.seq, videoEventWire(entry, sign)));
+        if (ENDING.has(entry.type)) close();
+      },
+      end: close,
+    }),
+  );
 }

@@ -1,4 +1,4 @@
-import { createActor, type AnyActorRef, type AnyStateMachine, type Snapshot } from 'xstate';
+import { createActor, type AnyActorRef, type AnyStateMachine, type InspectionEvent, type Snapshot } from 'xstate';
 import type { Bus } from '../bus/bus.js';
 import { LocalBus } from '../bus/local-bus.js';
 import type { Clock } from '../clock.js';
@@ -6,12 +6,15 @@ import type { Logger } from '../logger.js';
 import type { Store } from '../store/store.js';
 import type { LogEvent } from './actor-log.js';
 import { ActorRegistry } from './actor-registry.js';
-import { ActorStore, type ActorRecord } from './actor-store.js';
+import type { ActorStep } from './actor-steps.js';
+import { ActorStore, type ActorRecord, type UnfinishedEntry } from './actor-store.js';
 import { DeadlineTimers, type Deadlines } from './deadline-timers.js';
 import { EventFanout, type Follower } from './event-fanout.js';
+import { machineDefinition } from './machine-diagram.js';
 
 export type { ActorRecord } from './actor-store.js';
 export type { Follower } from './event-fanout.js';
+export type { ActorStep } from './actor-steps.js';
 
 /** A machine the host can run, registered by name so the host knows no domain. */
 export interface HostedMachine {
@@ -19,6 +22,12 @@ export interface HostedMachine {
   logic: AnyStateMachine;
   /** Called when an unfinished actor is brought back after a restart, before it starts. */
   onRehydrate?(record: ActorRecord): void;
+  /**
+   * Whether an actor in this persisted state may stay parked in the store after a restart until an
+   * event or one of its deadlines reaches it: it waits for nothing else and holds nothing that
+   * `onRehydrate` must restore at once (money held, a step to resume). Default: never parked.
+   */
+  parks?(persisted: unknown): boolean;
 }
 
 /** One committed transition, as observers (the inspector) see it. */
@@ -30,6 +39,8 @@ export interface CommittedTransition {
   snapshot: unknown;
   events: readonly LogEvent[];
   done: boolean;
+  /** The step written to the history (null when the host keeps none). */
+  step: ActorStep | null;
 }
 
 interface Live {
@@ -47,7 +58,15 @@ interface Live {
   restoring: boolean;
   /** Why the actor was halted: a transition that could not be persisted. */
   failed: Error | null;
+  /** The event the host last handed the actor (for the step history), until the next commit takes it. */
+  cause: string | null;
+  /** Steps written so far (ahead of `record` while commits are in flight). */
+  steps: number;
+  /** The unfinished-index entry last written, as a string to compare (null: none yet). */
+  indexed: string | null;
 }
+
+const entryKey = (entry: UnfinishedEntry): string => `${entry.parked ? 'p' : 'a'}${JSON.stringify(entry.deadlines)}`;
 
 const deadlinesOf = (snapshot: Snapshot<unknown>): Deadlines => (snapshot as { context?: { deadlines?: Deadlines } }).context?.deadlines ?? {};
 
@@ -56,17 +75,24 @@ const deadlinesOf = (snapshot: Snapshot<unknown>): Deadlines => (snapshot as { c
  * emitted to its log with gap-free sequence numbers, in one transaction (`ActorStore`); followers
  * get committed events only, through the bus (`EventFanout`); deadlines kept as data in context
  * are armed on the injected clock (`DeadlineTimers`); every live actor is listed in the shared
- * `ActorRegistry`. On boot every unfinished actor is rehydrated from its snapshot (invoked promise
- * actors restart their step) and its deadlines re-armed. The host is the only way to an actor.
+ * `ActorRegistry`. On boot every unfinished actor comes back from a small index: those at work are
+ * rehydrated from their snapshots at once (invoked promise actors restart their step), those
+ * parked (waiting on a client or a deadline) only get their deadlines armed and are rehydrated by
+ * the first event, call or deadline that reaches them. The host is the only way to an actor.
  */
 export class ActorHost {
   private readonly machines = new Map<string, HostedMachine>();
   private readonly live = new Map<string, Live>();
+  /** Unfinished actors left in the store since boot, by id, until something reaches them. */
+  private readonly parked = new Map<string, UnfinishedEntry>();
   private readonly stored: ActorStore;
   private readonly timers: DeadlineTimers;
   private readonly fanout: EventFanout;
   private readonly observers = new Set<(transition: CommittedTransition) => void>();
   private readonly now: () => number;
+  private readonly history: boolean;
+  /** Committed transitions per machine since start (the metrics read it; a counter costs nothing to keep). */
+  readonly transitions = new Map<string, number>();
   /** The directory of live actors this host shares with non-durable ones (completions). */
   readonly registry: ActorRegistry;
 
@@ -74,10 +100,16 @@ export class ActorHost {
     store: Store,
     clock: Clock,
     private readonly logger: Logger,
-    options: { bus?: Bus; registry?: ActorRegistry } = {},
+    options: { bus?: Bus; registry?: ActorRegistry; history?: boolean } = {},
   ) {
     this.stored = new ActorStore(store);
-    this.timers = new DeadlineTimers(clock, (id, name) => this.live.get(id)?.actor.send({ type: 'TIMER', name }));
+    this.history = options.history ?? false;
+    this.timers = new DeadlineTimers(clock, (id, name) => {
+      const live = this.wake(id);
+      if (!live) return;
+      live.cause = `TIMER ${name}`;
+      live.actor.send({ type: 'TIMER', name });
+    });
     this.registry = options.registry ?? new ActorRegistry(clock);
     this.fanout = new EventFanout(options.bus ?? new LocalBus(), (id, after, upTo) => this.stored.read(id, after, upTo), logger);
     this.now = () => clock.now();
@@ -93,6 +125,12 @@ export class ActorHost {
     return Object.fromEntries([...this.machines].map(([name, m]) => [name, m.logic.toJSON()]));
   }
 
+  /** One registered machine's definition with its eventless transitions (for charts and exports); undefined when unknown. */
+  definition(name: string): unknown {
+    const machine = this.machines.get(name);
+    return machine ? machineDefinition(machine.logic) : undefined;
+  }
+
   /** Calls `observer` after every committed transition; returns the unsubscribe. Free when nobody observes. */
   observe(observer: (transition: CommittedTransition) => void): () => void {
     this.observers.add(observer);
@@ -106,6 +144,7 @@ export class ActorHost {
     const record: ActorRecord = { id: input.id, machine: machineName, ownerId: input.ownerId, snapshot: null, nextSeq: 1, done: false, createdAt: now, updatedAt: now };
     this.stored.index(record);
     const live = this.attach(record, createActor(machine.logic, { input: input.input, id: input.id }));
+    live.cause = 'xstate.init';
     live.actor.start();
     await live.lastCommit;
     if (live.failed) {
@@ -132,6 +171,9 @@ export class ActorHost {
       detach: () => {},
       restoring: false,
       failed: null,
+      cause: null,
+      steps: record.steps ?? 0,
+      indexed: null,
     };
     this.live.set(record.id, live);
     this.registry.add({ id: record.id, machine: record.machine, ownerId: record.ownerId, handle: actor });
@@ -174,22 +216,43 @@ export class ActorHost {
       return;
     }
     const record: ActorRecord = { ...live.record, snapshot: persisted, nextSeq: live.nextSeq, done, updatedAt: this.now() };
+    const step = this.history ? this.stepOf(live, record, snapshot) : null;
+    live.cause = null;
     live.lastCommit = this.stored
-      .commit(record, events)
+      .commit(record, events, step ?? undefined, this.indexChange(live, record, snapshot))
       .then(() => {
         if (live.failed) return;
         live.record = record;
         if (events.length) live.committedSeq = events[events.length - 1]!.seq;
+        this.transitions.set(record.machine, (this.transitions.get(record.machine) ?? 0) + 1);
         this.fanout.published(record.id, live.committedSeq, events);
-        if (this.observers.size > 0) this.notify(record, events);
+        if (this.observers.size > 0) this.notify(record, events, step);
         if (done) this.retire(live);
         else this.armDeadlines(live, snapshot);
       })
       .catch((err: unknown) => this.halt(live, err));
   }
 
-  private notify(record: ActorRecord, events: readonly LogEvent[]): void {
-    const transition: CommittedTransition = { id: record.id, machine: record.machine, ownerId: record.ownerId, snapshot: record.snapshot, events, done: record.done };
+  /** The unfinished-index entry a commit must write (null: remove it), or undefined when unchanged. */
+  private indexChange(live: Live, record: ActorRecord, snapshot: Snapshot<unknown>): UnfinishedEntry | null | undefined {
+    if (record.done) return live.indexed === 'done' ? undefined : ((live.indexed = 'done'), null);
+    const entry: UnfinishedEntry = { machine: record.machine, parked: this.machines.get(record.machine)?.parks?.(record.snapshot) ?? false, deadlines: deadlinesOf(snapshot) };
+    const key = entryKey(entry);
+    if (key === live.indexed) return undefined;
+    live.indexed = key;
+    return entry;
+  }
+
+  /** The history step of a commit: the state and context after it, and what caused it when known. */
+  private stepOf(live: Live, record: ActorRecord, snapshot: Snapshot<unknown>): ActorStep {
+    const number = ++live.steps;
+    record.steps = number;
+    const { value, context } = record.snapshot as { value?: unknown; context?: unknown };
+    return { step: number, ts: record.updatedAt, cause: live.cause, upToSeq: record.nextSeq - 1, status: snapshot.status, value, context };
+  }
+
+  private notify(record: ActorRecord, events: readonly LogEvent[], step: ActorStep | null): void {
+    const transition: CommittedTransition = { id: record.id, machine: record.machine, ownerId: record.ownerId, snapshot: record.snapshot, events, done: record.done, step };
     for (const observer of this.observers) {
       try {
         observer(transition);
@@ -231,15 +294,93 @@ export class ActorHost {
     return record && record.ownerId === ownerId && record.snapshot !== null ? record : undefined;
   }
 
-  /** Whether `id` is running (or waiting) in this process. */
+  /** The stored record of `id` whoever owns it, for the operator's inspector (live or finished). */
+  record(id: string): ActorRecord | undefined {
+    const record = this.live.get(id)?.record ?? this.stored.get(id);
+    return record && record.snapshot !== null ? record : undefined;
+  }
+
+  /** The last committed record of every unfinished actor: those in memory in start order, then those parked in the store. */
+  *liveRecords(): Iterable<ActorRecord> {
+    for (const live of this.live.values()) if (live.record.snapshot !== null) yield live.record;
+    for (const id of [...this.parked.keys()]) {
+      const record = this.parked.has(id) ? this.stored.get(id) : undefined;
+      if (record && !record.done) yield record;
+    }
+  }
+
+  /** The step history of `id` after step `after`, at most `limit` steps. */
+  steps(id: string, after: number, limit: number): ActorStep[] {
+    return this.stored.steps.read(id, after, limit);
+  }
+
+  /** The state and context after log event `seq` of `id`, from the step history. */
+  stepAfterSeq(id: string, seq: number): ActorStep | undefined {
+    return this.stored.steps.afterSeq(id, seq);
+  }
+
+  /**
+   * Feeds XState's inspection events of a live actor (and the actors it invoked) to `observer`
+   * until the returned function is called; null when `id` is not live. Attached per viewer, so an
+   * actor nobody inspects pays nothing for it.
+   */
+  inspect(id: string, observer: (event: InspectionEvent) => void): (() => void) | null {
+    const live = this.wake(id);
+    if (!live) return null;
+    const subscription = live.actor.system.inspect(observer);
+    return () => subscription.unsubscribe();
+  }
+
+  /** Whether `id` is running (or waiting, parked or not) in this process. */
   isLive(id: string): boolean {
-    return this.live.has(id);
+    return this.live.has(id) || this.parked.has(id);
+  }
+
+  /** How many unfinished actors wait parked in the store. */
+  get parkedCount(): number {
+    return this.parked.size;
+  }
+
+  /** Ids of the actors parked in the store, for the inspector. */
+  parkedIds(): IterableIterator<string> {
+    return this.parked.keys();
+  }
+
+  /** The live actor `id`, rehydrating it first when it was parked. */
+  private wake(id: string): Live | undefined {
+    const live = this.live.get(id);
+    if (live) return live;
+    const entry = this.parked.get(id);
+    if (!entry) return undefined;
+    this.parked.delete(id);
+    const record = this.stored.get(id);
+    if (!record || record.done) {
+      this.timers.disarm(id);
+      return undefined;
+    }
+    return this.restore(record, entry);
+  }
+
+  /** Brings one unfinished actor back from its record and starts it. */
+  private restore(record: ActorRecord, entry: UnfinishedEntry): Live | undefined {
+    const machine = this.machines.get(record.machine);
+    if (!machine) {
+      this.logger.warn('actor of an unregistered machine left parked', { actor_id: record.id, machine: record.machine });
+      return undefined;
+    }
+    machine.onRehydrate?.(record);
+    const live = this.attach(record, createActor(machine.logic, { snapshot: record.snapshot as Snapshot<unknown>, id: record.id }));
+    live.indexed = entryKey(entry);
+    live.restoring = true;
+    live.actor.start();
+    return live;
   }
 
   /** Sends an event to a live actor; resolves once the resulting state is durable. False when not live. */
   async send(id: string, event: { type: string } & Record<string, unknown>): Promise<boolean> {
-    const live = this.live.get(id);
+    const live = this.wake(id);
     if (!live) return false;
+    live.cause = event.type;
     live.actor.send(event);
     await live.lastCommit;
     if (live.failed) throw live.failed;
@@ -248,7 +389,7 @@ export class ActorHost {
 
   /** Resolves once a live actor's snapshot satisfies `test` and is durable (or it is no longer live). */
   async waitFor(id: string, test: (snapshot: Snapshot<unknown> & { value?: unknown }) => boolean): Promise<void> {
-    const live = this.live.get(id);
+    const live = this.wake(id);
     if (!live) return;
     const reached = (snapshot: Snapshot<unknown>) => snapshot.status !== 'active' || test(snapshot);
     if (!reached(live.actor.getSnapshot() as Snapshot<unknown>)) {
@@ -269,7 +410,7 @@ export class ActorHost {
 
   /** Whether the live actor `id` would take `event` in its current state (guards included). */
   accepts(id: string, event: { type: string }): boolean {
-    const snapshot = this.live.get(id)?.actor.getSnapshot() as { can?(event: { type: string }): boolean } | undefined;
+    const snapshot = this.wake(id)?.actor.getSnapshot() as { can?(event: { type: string }): boolean } | undefined;
     return snapshot?.can?.(event) ?? false;
   }
 
@@ -281,7 +422,7 @@ export class ActorHost {
 
   /** Follows `id` from `after`: committed history, then live events, then `end` when it finishes. */
   follow(id: string, after: number, sink: Follower): () => void {
-    const live = this.live.get(id);
+    const live = this.wake(id);
     return this.fanout.follow(id, after, sink, live ? live.committedSeq : null);
   }
 
@@ -298,6 +439,7 @@ export class ActorHost {
 
   /** Stops (if live) and deletes an actor, its log and its index entry. */
   async remove(id: string): Promise<void> {
+    if (this.parked.delete(id)) this.timers.disarm(id);
     const live = this.live.get(id);
     if (live) {
       this.retire(live);
@@ -306,27 +448,35 @@ export class ActorHost {
     await this.stored.remove(id);
   }
 
-  /** Brings back every unfinished actor; returns how many. */
+  /**
+   * Brings back every unfinished actor after a restart: those at work are rehydrated now, parked
+   * ones get their deadlines armed and wait in the store. Returns how many came back in all.
+   */
   rehydrate(): number {
     let count = 0;
-    for (const record of this.stored.unfinished()) {
-      if (this.live.has(record.id)) continue;
-      const machine = this.machines.get(record.machine);
-      if (!machine) {
-        this.logger.warn('actor of an unregistered machine left parked', { actor_id: record.id, machine: record.machine });
+    const entryOf = (record: ActorRecord): UnfinishedEntry => ({
+      machine: record.machine,
+      parked: this.machines.get(record.machine)?.parks?.(record.snapshot) ?? false,
+      deadlines: (record.snapshot as { context?: { deadlines?: Deadlines } } | null)?.context?.deadlines ?? {},
+    });
+    for (const [id, entry] of this.stored.unfinished(entryOf)) {
+      if (this.live.has(id) || this.parked.has(id)) continue;
+      if (entry.parked && this.machines.has(entry.machine)) {
+        this.parked.set(id, entry);
+        this.timers.arm(id, entry.deadlines);
+        count++;
         continue;
       }
-      machine.onRehydrate?.(record);
-      const live = this.attach(record, createActor(machine.logic, { snapshot: record.snapshot as Snapshot<unknown>, id: record.id }));
-      live.restoring = true;
-      live.actor.start();
-      count++;
+      const record = this.stored.get(id);
+      if (record && !record.done && this.restore(record, entry)) count++;
     }
     return count;
   }
 
   /** Stops timers and waits for pending writes; actors stay persisted for the next boot. */
   async close(): Promise<void> {
+    for (const id of this.parked.keys()) this.timers.disarm(id);
+    this.parked.clear();
     const all = [...this.live.values()];
     for (const live of all) live.detach();
     await Promise.all(all.map((live) => live.lastCommit));

@@ -1,5 +1,6 @@
 import type { Store, Table } from '../store/store.js';
 import { ActorLog, type LogEvent } from './actor-log.js';
+import { ActorSteps, type ActorStep } from './actor-steps.js';
 
 /** An actor as stored: its machine by name, owner, persisted snapshot and log position. */
 export interface ActorRecord {
@@ -12,21 +13,44 @@ export interface ActorRecord {
   done: boolean;
   createdAt: number;
   updatedAt: number;
+  /** Steps committed to the step history (time travel); absent when the host keeps none. */
+  steps?: number;
 }
 
 /**
- * Where actors persist: their records (snapshot and log position), their event logs and an index
- * by owner, in the store. A transition's record and events commit in one transaction.
+ * How an unfinished actor comes back after a restart, kept small so a boot reads it without
+ * decoding snapshots: its machine, whether it is parked (it only waits for an event or a deadline,
+ * so it stays in the store until one comes) and its deadlines.
+ */
+export interface UnfinishedEntry {
+  machine: string;
+  parked: boolean;
+  deadlines: Record<string, number | null | undefined>;
+}
+
+/** The version of the unfinished index this code writes; a store without it builds it once. */
+const UNFINISHED_INDEX_VERSION = 1;
+
+/**
+ * Where actors persist: their records (snapshot and log position), their event logs, an index by
+ * owner and an index of unfinished actors, in the store. A transition's record, events and index
+ * change commit in one transaction.
  */
 export class ActorStore {
   private readonly records: Table<ActorRecord>;
   private readonly byOwner: Table<true>;
+  private readonly unfinishedIndex: Table<UnfinishedEntry>;
+  private readonly meta: Table<number>;
   readonly log: ActorLog;
+  readonly steps: ActorSteps;
 
   constructor(private readonly store: Store) {
     this.records = store.table<ActorRecord>('actors');
     this.byOwner = store.table<true>('actors_by_owner');
+    this.unfinishedIndex = store.table<UnfinishedEntry>('actors_unfinished');
+    this.meta = store.table<number>('actors_meta');
     this.log = new ActorLog(store);
+    this.steps = new ActorSteps(store);
   }
 
   /** Lists a new actor under its owner (before its first state commits; readers skip it until then). */
@@ -39,11 +63,17 @@ export class ActorStore {
     void this.byOwner.remove(ownerKey(record));
   }
 
-  /** Commits a transition: the record and the events it emitted, atomically. */
-  commit(record: ActorRecord, events: readonly LogEvent[]): Promise<void> {
+  /**
+   * Commits a transition: the record, the events it emitted, (when kept) its step and (when it
+   * changed) its unfinished-index entry, null once it is done, atomically.
+   */
+  commit(record: ActorRecord, events: readonly LogEvent[], step?: ActorStep, unfinished?: UnfinishedEntry | null): Promise<void> {
     return this.store.transaction(() => {
       void this.records.put(record.id, record);
       this.log.appendInTransaction(record.id, events);
+      if (step) this.steps.appendInTransaction(record.id, step);
+      if (unfinished === null) void this.unfinishedIndex.remove(record.id);
+      else if (unfinished) void this.unfinishedIndex.put(record.id, unfinished);
     });
   }
 
@@ -58,9 +88,18 @@ export class ActorStore {
     for (const { key } of range) yield (key as [string, string, number, string])[3];
   }
 
-  /** Every stored record not yet done, for rehydration. */
-  *unfinished(): Iterable<ActorRecord> {
-    for (const { value } of this.records.getRange()) if (!value.done) yield value;
+  /**
+   * Every unfinished actor by its index entry, for a boot. A store written before the index
+   * existed gets it built first, from one scan of the records, with `entryOf` (once).
+   */
+  *unfinished(entryOf: (record: ActorRecord) => UnfinishedEntry): Iterable<[string, UnfinishedEntry]> {
+    if (this.meta.get('unfinished_index') !== UNFINISHED_INDEX_VERSION) {
+      this.store.transactionSync(() => {
+        for (const { value } of this.records.getRange()) if (!value.done && value.snapshot !== null) void this.unfinishedIndex.put(value.id, entryOf(value));
+        void this.meta.put('unfinished_index', UNFINISHED_INDEX_VERSION);
+      });
+    }
+    for (const { key, value } of this.unfinishedIndex.getRange()) yield [key as string, value];
   }
 
   /** The committed log of `id` with `after < seq <= upTo`, at most `limit` events. */
@@ -74,7 +113,9 @@ export class ActorStore {
     return this.store.transaction(() => {
       if (record) void this.byOwner.remove(ownerKey(record));
       void this.records.remove(id);
+      void this.unfinishedIndex.remove(id);
       this.log.removeInTransaction(id);
+      this.steps.removeInTransaction(id);
     });
   }
 }

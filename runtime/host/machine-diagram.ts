@@ -28,7 +28,8 @@ export interface TransitionRow {
   actions: string[];
 }
 
-const nameOf = (value: string | { type: string } | undefined): string | null => (value === undefined ? null : typeof value === 'string' ? value : value.type);
+// Inline guards and actions are functions with no `type`: they have no name to show (null, never undefined).
+const nameOf = (value: string | { type?: string } | undefined): string | null => (value === undefined ? null : typeof value === 'string' ? value : (value.type ?? null));
 
 /** `#machine.a.b` → `a.b` (the path below the root); the root itself is `(machine)`. */
 function pathOf(id: string, rootId: string): string {
@@ -171,4 +172,35 @@ export function toMarkdown(name: string, definition: unknown): string {
     transitions,
     '',
   ].join('\n');
+}
+
+const xml = (text: string) => text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** The machine as SCXML-like XML: `<state>`, `<parallel>`, `<final>` and `<transition event cond target>`, for tools that read statecharts. */
+export function toScxml(name: string, definition: unknown): string {
+  const root = definition as StateNodeJson;
+  const rows = transitionTable(definition);
+  const lines = [`<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" name="${xml(name)}"${initialAttr(root, root.id)}>`];
+  const emit = (node: StateNodeJson, indent: string) => {
+    const path = pathOf(node.id, root.id);
+    const tag = node.type === 'parallel' ? 'parallel' : node.type === 'final' ? 'final' : 'state';
+    lines.push(`${indent}<${tag} id="${xml(path)}"${node.type === 'parallel' ? '' : initialAttr(node, root.id)}>`);
+    for (const src of (node.invoke ?? []).map((entry) => entry.src)) lines.push(`${indent}  <invoke type="${xml(src)}"/>`);
+    for (const row of rows.filter((r) => r.state === path)) {
+      const cond = row.guard ? ` cond="${xml(row.guard)}"` : '';
+      const target = row.targets.length ? ` target="${xml(row.targets.join(' '))}"` : '';
+      lines.push(`${indent}  <transition event="${xml(row.event)}"${cond}${target}/>`);
+    }
+    for (const child of Object.values(node.states)) emit(child, `${indent}  `);
+    lines.push(`${indent}</${tag}>`);
+  };
+  for (const child of Object.values(root.states)) emit(child, '  ');
+  lines.push('</scxml>');
+  return lines.join('\n');
+}
+
+function initialAttr(node: StateNodeJson, rootId: string): string {
+  const first = node.initial?.target[0];
+  if (first === undefined) return '';
+  return ` initial="${xml(pathOf(typeof first === 'string' ? first : `#${first.id}`, rootId))}"`;
 }

@@ -40,35 +40,56 @@ export function parseMail(raw: string): { headers: Record<string, string>; text:
   return { headers, text: text.replace(/\r\n/g, '\n').replace(/\n$/, '') };
 }
 
+/** Options of {@link SmtpInbox.start}. */
+export interface SmtpInboxOptions {
+  /** Require AUTH (PLAIN or LOGIN, allowed without TLS on loopback) with these credentials. */
+  auth?: { user: string; pass: string };
+}
+
 /** A running inbox: its URL for SVC_SMTP_URL, what it received, and a way to wait for a message. */
 export class SmtpInbox {
   readonly messages: ReceivedMail[] = [];
+  /** Messages that came in while held, acknowledged only on {@link release}. */
+  private held: (() => void)[] | null = null;
   private waiters: { test: (mail: ReceivedMail) => boolean; resolve: (mail: ReceivedMail) => void }[] = [];
   private server!: SMTPServer;
+  private auth: SmtpInboxOptions['auth'];
   port = 0;
 
-  /** Starts the server on an ephemeral loopback port (no TLS, no auth). */
-  static async start(): Promise<SmtpInbox> {
+  /** Starts the server on an ephemeral loopback port (no TLS; AUTH only when `options.auth` is set). */
+  static async start(options: SmtpInboxOptions = {}): Promise<SmtpInbox> {
     const inbox = new SmtpInbox();
+    const { auth } = options;
+    inbox.auth = auth;
     inbox.server = new SMTPServer({
-      authOptional: true,
-      disabledCommands: ['STARTTLS', 'AUTH'],
+      authOptional: !auth,
+      allowInsecureAuth: true,
+      authMethods: ['PLAIN', 'LOGIN'],
+      disabledCommands: auth ? ['STARTTLS'] : ['STARTTLS', 'AUTH'],
       logger: false,
+      onAuth(login, _session, callback) {
+        if (auth && login.username === auth.user && login.password === auth.pass) return callback(null, { user: login.username });
+        callback(new Error('Invalid username or password'));
+      },
       onData(stream, session, callback) {
         const chunks: Buffer[] = [];
         stream.on('data', (chunk: Buffer) => chunks.push(chunk));
         stream.on('end', () => {
           const raw = Buffer.concat(chunks).toString('utf8');
           const { headers, text } = parseMail(raw);
-          inbox.receive({
-            from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
-            to: session.envelope.rcptTo.map((r) => r.address),
-            subject: headers.subject ?? '',
-            headers,
-            text,
-            raw,
-          });
-          callback();
+          const accept = () => {
+            inbox.receive({
+              from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+              to: session.envelope.rcptTo.map((r) => r.address),
+              subject: headers.subject ?? '',
+              headers,
+              text,
+              raw,
+            });
+            callback();
+          };
+          if (inbox.held) inbox.held.push(accept);
+          else accept();
         });
       },
     });
@@ -77,9 +98,27 @@ export class SmtpInbox {
     return inbox;
   }
 
-  /** `smtp://127.0.0.1:<port>` */
+  /** `smtp://[user:pass@]127.0.0.1:<port>` */
   get url(): string {
-    return `smtp://127.0.0.1:${this.port}`;
+    const credentials = this.auth ? `${encodeURIComponent(this.auth.user)}:${encodeURIComponent(this.auth.pass)}@` : '';
+    return `smtp://${credentials}127.0.0.1:${this.port}`;
+  }
+
+  /** From now on, incoming messages wait unacknowledged (a slow mail server) until {@link release}. */
+  hold(): void {
+    this.held ??= [];
+  }
+
+  /** How many messages are waiting while held. */
+  get heldCount(): number {
+    return this.held?.length ?? 0;
+  }
+
+  /** Acknowledges and records every held message, and stops holding. */
+  release(): void {
+    const held = this.held ?? [];
+    this.held = null;
+    for (const accept of held) accept();
   }
 
   /** Messages to `address`. */
