@@ -201,6 +201,31 @@ test('login with a wrong password and with an unknown e-mail fail identically wi
   assert.is(wrongPassword.body.error.param, unknownEmail.body.error.param);
 });
 
+test('failed logins are limited per e-mail address across client addresses, the same for an unknown one, and other accounts still log in', async () => {
+  const victim = freshEmail();
+  assert.is((await register(victim)).status, 201);
+  const unknown = freshEmail();
+  for (const email of [victim, unknown]) {
+    for (let i = 0; i < 10; i++) {
+      const res = await server.request('POST', '/v1/auth/login', { body: { email, password: `guess number ${i}` } });
+      assert.is(res.status, 401, `failure ${i + 1} is still a plain 401`);
+    }
+  }
+  // The 11th attempt is throttled, even with the right password, and reads the same for both addresses.
+  const limited = await server.request('POST', '/v1/auth/login', { body: { email: victim.toUpperCase(), password: PASSWORD } });
+  const limitedUnknown = await server.request('POST', '/v1/auth/login', { body: { email: unknown, password: PASSWORD } });
+  for (const res of [limited, limitedUnknown]) {
+    assert.is(res.status, 429, JSON.stringify(res.body));
+    assert.is(res.body.error.code, 'rate_limit_exceeded');
+    assert.ok(Number(res.headers.get('retry-after')) > 0);
+  }
+  assert.is(limited.body.error.message, limitedUnknown.body.error.message);
+  // Another account from the same client address is not affected.
+  const other = freshEmail();
+  assert.is((await register(other)).status, 201);
+  assert.is((await server.request('POST', '/v1/auth/login', { body: { email: other, password: PASSWORD } })).status, 200);
+});
+
 test('logout with a session answers 200 and that session is then refused', async () => {
   const email = freshEmail();
   const created = await register(email);

@@ -1,6 +1,6 @@
 import { ApiError } from '../../protocols/errors.js';
 import type { LoginRequest } from '../../protocols/account.js';
-import type { AccountRecord } from './account-repo.js';
+import { normaliseEmail, type AccountRecord } from './account-repo.js';
 import type { AccountServices } from './account-services.js';
 import { AttemptLimiter, retryAfterSeconds } from './attempt-limiter.js';
 import { ConcurrencyGate } from './concurrency-gate.js';
@@ -13,6 +13,8 @@ import { API_TOKEN_PREFIX, type TokenRecord } from './token-repo.js';
 /** Failed logins (wrong e-mail or password) per client address per 15 minutes before 429. */
 const LOGIN_FAILURES_PER_WINDOW = 30;
 const LOGIN_WINDOW_MS = 15 * 60_000;
+/** Failed logins for one e-mail address in the same window, from any number of client addresses (credential stuffing spread over many). */
+const LOGIN_FAILURES_PER_ACCOUNT = 10;
 
 /** A caller proven by an API token: its account and token. */
 export interface TokenCaller {
@@ -44,6 +46,7 @@ export function isApiTokenValue(secret: string): boolean {
 export class Authenticator {
   private readonly gate = new ConcurrencyGate();
   private readonly loginFailures: AttemptLimiter;
+  private readonly accountLoginFailures: AttemptLimiter;
 
   constructor(
     private readonly services: AccountServices,
@@ -52,22 +55,29 @@ export class Authenticator {
     private readonly secondFactor: SecondFactor | null = null,
   ) {
     this.loginFailures = new AttemptLimiter(services.clock, { limit: LOGIN_FAILURES_PER_WINDOW, windowMs: LOGIN_WINDOW_MS });
+    this.accountLoginFailures = new AttemptLimiter(services.clock, { limit: LOGIN_FAILURES_PER_ACCOUNT, windowMs: LOGIN_WINDOW_MS });
   }
 
   /**
    * Checks a login: e-mail and password (401 `invalid_credentials` for either, after the same
    * scrypt work), account status, then, with two-factor on, the second factor: none sent is 401
    * `second_factor_required`; a wrong, expired or replayed one is 401 `invalid_second_factor`.
-   * Failures are limited per client address (429).
+   * Failures are limited per client address and per e-mail address (429), the same way whether
+   * or not the address has an account; the per-address limit throttles (its bucket refills) rather
+   * than locks out, so nobody can keep an owner out for long by failing on purpose.
    */
   async passwordLogin(request: LoginRequest, client: string): Promise<AccountRecord> {
     const waitMs = this.loginFailures.waitMs(client);
     if (waitMs > 0) throw new ApiError('rate_limit_exceeded', 'Too many failed logins from this address; try again later.', { headers: { 'retry-after': retryAfterSeconds(waitMs) } });
+    const emailKey = normaliseEmail(request.email);
+    const accountWaitMs = this.accountLoginFailures.waitMs(emailKey);
+    if (accountWaitMs > 0) throw new ApiError('rate_limit_exceeded', 'Too many failed logins for this e-mail address; try again later.', { headers: { 'retry-after': retryAfterSeconds(accountWaitMs) } });
     const account = this.services.accounts.findByEmail(request.email);
     // verifyPassword does the same work for an unknown e-mail, so timing says nothing either.
     const ok = await verifyPassword(request.password, account?.passwordHash ?? null);
     if (!account || !ok) {
       this.loginFailures.take(client);
+      this.accountLoginFailures.take(emailKey);
       throw new ApiError('invalid_credentials', 'Invalid e-mail or password.');
     }
     if (account.status !== 'active') throw new ApiError('account_suspended', 'This account is suspended.');
