@@ -15,6 +15,7 @@ export interface LiveActor<H = unknown> {
 
 /** A finished actor in its grace: one small object (its handle is usually a shared one per final state). */
 interface Retired {
+  id: string;
   machine: string;
   ownerId: string;
   handle: unknown;
@@ -29,11 +30,16 @@ const MAX_RETIRED = 10_000;
  * one directory routes, tools and the inspector reach actors through, so cross-node routing can go
  * behind it. A finished actor stays reachable for a grace period so late status calls answer,
  * within a bounded number (the oldest go first) and without a timer per actor: retired entries
- * sit in retirement order and are dropped as they expire, whenever the registry is touched.
+ * sit in a queue in retirement order and are dropped from its front as they expire, whenever the
+ * registry is touched (a queue, not the Map's own order: a Map emptied from its front is walked
+ * over its deleted slots until it rehashes, which cost 1.3 % of a proxied request's CPU).
  */
 export class ActorRegistry {
   private readonly live = new Map<string, LiveActor>();
   private readonly retired = new Map<string, Retired>();
+  /** Retired entries in retirement order; slots before `head` are done, and a slot whose entry was replaced or removed is skipped. */
+  private order: Retired[] = [];
+  private head = 0;
 
   constructor(
     private readonly clock: Clock,
@@ -44,7 +50,7 @@ export class ActorRegistry {
   add<H>(actor: { id: string; machine: string; ownerId: string; handle: H }): void {
     const previous = this.live.get(actor.id);
     this.retired.delete(actor.id);
-    this.live.set(actor.id, { ...actor, startedAt: previous?.startedAt ?? this.clock.now(), retiredAt: null });
+    this.live.set(actor.id, { id: actor.id, machine: actor.machine, ownerId: actor.ownerId, handle: actor.handle, startedAt: previous?.startedAt ?? this.clock.now(), retiredAt: null });
   }
 
   /** The handle of `id` if it runs `machine` and `ownerId` owns it; undefined otherwise, so foreign ids look unknown. */
@@ -68,16 +74,27 @@ export class ActorRegistry {
     if (!entry) return;
     this.live.delete(id);
     if (graceMs <= 0) return;
-    this.retired.set(id, { machine: entry.machine, ownerId: entry.ownerId, handle: finalHandle ?? entry.handle, expiresAt: this.clock.now() + graceMs });
+    const retired: Retired = { id, machine: entry.machine, ownerId: entry.ownerId, handle: finalHandle ?? entry.handle, expiresAt: this.clock.now() + graceMs };
+    this.retired.set(id, retired);
+    this.order.push(retired);
     this.prune();
   }
 
   /** Drops retired entries past their grace, and the oldest beyond the bound. */
   private prune(): void {
     const now = this.clock.now();
-    for (const [id, entry] of this.retired) {
-      if (entry.expiresAt > now && this.retired.size <= this.maxRetired) break;
-      this.retired.delete(id);
+    const order = this.order;
+    while (this.head < order.length) {
+      const entry = order[this.head]!;
+      if (this.retired.get(entry.id) === entry) {
+        if (entry.expiresAt > now && this.retired.size <= this.maxRetired) break;
+        this.retired.delete(entry.id);
+      }
+      order[this.head++] = undefined as unknown as Retired;
+    }
+    if (this.head > 1024 && this.head * 2 > order.length) {
+      this.order = order.slice(this.head);
+      this.head = 0;
     }
   }
 
