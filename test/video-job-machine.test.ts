@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createActor, fromPromise, waitFor } from 'xstate';
 import type { VideoSpec } from '../backends/video-generation.js';
-import { CANCELLABLE_STATES, topState, videoJobMachine, type FinishInput, type PollOutput, type VideoJobInput } from '../actors/video/video-job-machine.js';
+import { CANCELLABLE_STATES, MAX_SUBMIT_ATTEMPTS, topState, videoJobMachine, type FinishInput, type PollOutput, type SubmitOutput, type VideoJobInput } from '../actors/video/video-job-machine.js';
 
 const test = suite('video job machine: states, cancel in each, one finish per job');
 
@@ -19,13 +19,16 @@ function gate<T>() {
 
 /** The machine with effects the test controls; every finish call is recorded. */
 function harness() {
-  const submit = gate<{ remote: { id: string; startedAt: number }; at: number }>();
+  // One gate per submit attempt; the first exists up front.
+  const submits = [gate<SubmitOutput>()];
+  const submit = submits[0]!;
+  let submitCalls = 0;
   const polls: ReturnType<typeof gate<PollOutput>>[] = [];
   const store = gate<{ bytes: number; contentType: string; at: number }>();
   const finishes: FinishInput[] = [];
   const logic = videoJobMachine.provide({
     actors: {
-      submit: fromPromise(() => submit.promise),
+      submit: fromPromise(() => (submits[submitCalls++] ??= gate<SubmitOutput>()).promise),
       poll: fromPromise(() => {
         const next = gate<PollOutput>();
         polls.push(next);
@@ -44,7 +47,7 @@ function harness() {
   actor.start();
   const state = () => topState(actor.getSnapshot().value);
   const tick = () => new Promise((resolve) => setImmediate(resolve));
-  return { actor, submit, polls, store, finishes, emitted, state, tick };
+  return { actor, submit, submits, polls, store, finishes, emitted, state, tick };
 }
 
 test('the happy path: queued → submitting → running (progress) → storing → settling → completed, one finish', async () => {
@@ -139,6 +142,47 @@ test('a failed poll, a refused submit and polls that keep failing end in failed 
   await waitFor(flaky.actor, (snapshot) => snapshot.status === 'done');
   assert.is(flaky.actor.getSnapshot().context.error?.code, 'upstream_unavailable');
   assert.equal(flaky.finishes.map((finish) => finish.outcome), ['failed']);
+});
+
+test('a busy backend at submit: the job waits (a deadline) and asks again, then runs; past the bound it fails and charges nothing', async () => {
+  const h = harness();
+  h.actor.send({ type: 'START', at: 1 });
+  h.submits[0]!.open({ retry: 'busy', retryAfterMs: null, at: 1 });
+  await h.tick();
+  assert.equal(h.actor.getSnapshot().value, { submitting: 'backoff' });
+  assert.equal(h.actor.getSnapshot().context.deadlines, { submit: 11 }, 'the first wait is one poll interval');
+  h.actor.send({ type: 'TIMER', name: 'poll' });
+  assert.equal(h.actor.getSnapshot().value, { submitting: 'backoff' }, 'only its own timer moves it');
+  h.actor.send({ type: 'TIMER', name: 'submit' });
+  h.submits[1]!.open({ retry: 'busy', retryAfterMs: 5_000, at: 20 });
+  await h.tick();
+  assert.equal(h.actor.getSnapshot().context.deadlines, { submit: 5_020 }, 'the backend\'s Retry-After wins when longer');
+  h.actor.send({ type: 'TIMER', name: 'submit' });
+  h.submits[2]!.open({ remote: { id: 'r', startedAt: 30 }, at: 30 });
+  await h.tick();
+  assert.is(h.state(), 'running');
+  assert.equal(h.emitted.filter((type) => type === 'started'), ['started'], 'started once, however many attempts');
+
+  const down = harness();
+  down.actor.send({ type: 'START', at: 1 });
+  for (let i = 0; i < MAX_SUBMIT_ATTEMPTS; i++) {
+    down.submits[i]!.open({ retry: 'down', retryAfterMs: null, at: 1 + i });
+    await down.tick();
+    if (i < MAX_SUBMIT_ATTEMPTS - 1) down.actor.send({ type: 'TIMER', name: 'submit' });
+  }
+  await waitFor(down.actor, (snapshot) => snapshot.status === 'done');
+  assert.is(down.state(), 'failed');
+  assert.is(down.actor.getSnapshot().context.error?.code, 'upstream_unavailable');
+  assert.equal(down.finishes.map((finish) => finish.outcome), ['failed']);
+
+  const cancelled = harness();
+  cancelled.actor.send({ type: 'START', at: 1 });
+  cancelled.submits[0]!.open({ retry: 'busy', retryAfterMs: null, at: 1 });
+  await cancelled.tick();
+  cancelled.actor.send({ type: 'CANCEL', at: 2, reason: null });
+  await waitFor(cancelled.actor, (snapshot) => snapshot.status === 'done');
+  assert.is(cancelled.state(), 'cancelled');
+  assert.equal(cancelled.actor.getSnapshot().context.deadlines, {}, 'no submit deadline is left armed');
 });
 
 test.run();

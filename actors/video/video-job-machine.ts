@@ -41,12 +41,17 @@ export interface VideoJobContext extends VideoJobInput {
   cancelReason: string | null;
   /** Polls in a row that the backend could not answer (retryable); past a bound the job fails. */
   pollFailures: number;
-  deadlines: { poll?: number | null };
+  /** Submits the backend turned away with a retryable failure (it was busy or down); past a bound the job fails. */
+  submitFailures?: number;
+  deadlines: { poll?: number | null; submit?: number | null };
   updatedAt: number;
 }
 
 /** Events the service, the scheduler and the host's timers send to a job. */
 export type VideoJobEvent = { type: 'START'; at: number } | { type: 'CANCEL'; at: number; reason: string | null } | { type: 'TIMER'; name: string };
+
+/** What the runtime's `submit` step returns: the backend's job, or a retryable refusal (busy, down, timed out), and when. */
+export type SubmitOutput = ({ remote: RemoteVideoJob } | { retry: string; retryAfterMs: number | null }) & { at: number };
 
 /** What the runtime's `poll` step returns: the backend's answer (a retryable failure as `retry`), and when. */
 export type PollOutput = (VideoPoll | { state: 'retry'; message: string }) & { at: number };
@@ -76,6 +81,12 @@ export interface StoreInput {
 /** Retryable poll failures in a row before a job fails. */
 export const MAX_POLL_FAILURES = 5;
 
+/** Submit attempts a backend may turn away as busy before the job fails (our job id is the Idempotency-Key, so a retry never makes a second job). */
+export const MAX_SUBMIT_ATTEMPTS = 5;
+
+/** The longest wait between two submit attempts. */
+const MAX_SUBMIT_BACKOFF_MS = 30_000;
+
 const notProvided = (name: string) => () => Promise.reject(new Error(`${name} must be provided by the runtime`));
 
 /** The code and message of whatever an effect threw (a backend error carries its `kind`). */
@@ -102,13 +113,16 @@ export const videoJobMachine = setup({
     emitted: {} as { type: string; [key: string]: unknown },
   },
   actors: {
-    submit: fromPromise<{ remote: RemoteVideoJob; at: number }, { jobId: string; spec: VideoSpec }>(notProvided('submit')),
+    submit: fromPromise<SubmitOutput, { jobId: string; spec: VideoSpec }>(notProvided('submit')),
     poll: fromPromise<PollOutput, { remote: RemoteVideoJob; spec: VideoSpec }>(notProvided('poll')),
     store: fromPromise<{ bytes: number; contentType: string; at: number }, StoreInput>(notProvided('store')),
     finish: fromPromise<{ priceMicros: number; at: number }, FinishInput>(notProvided('finish')),
   },
   guards: {
     isPollTimer: ({ event }) => event.type === 'TIMER' && event.name === 'poll',
+    isSubmitTimer: ({ event }) => event.type === 'TIMER' && event.name === 'submit',
+    submitted: ({ event }) => 'remote' in (event as unknown as { output: SubmitOutput }).output,
+    submitRetryable: ({ context }) => (context.submitFailures ?? 0) + 1 < MAX_SUBMIT_ATTEMPTS,
     pollCompleted: ({ event }) => (event as unknown as { output: PollOutput }).output.state === 'completed',
     pollFailed: ({ event }) => (event as unknown as { output: PollOutput }).output.state === 'failed',
     pollRetryable: ({ context, event }) => (event as unknown as { output: PollOutput }).output.state === 'retry' && context.pollFailures + 1 < MAX_POLL_FAILURES,
@@ -128,6 +142,16 @@ export const videoJobMachine = setup({
         deadlines: { poll: output.at + context.pollMs * backoff },
         updatedAt: output.at,
       };
+    }),
+    recordSubmitRetry: assign(({ context, event }) => {
+      const output = (event as unknown as { output: SubmitOutput & { retry: string; retryAfterMs: number | null } }).output;
+      const failures = (context.submitFailures ?? 0) + 1;
+      const wait = Math.min(MAX_SUBMIT_BACKOFF_MS, Math.max(output.retryAfterMs ?? 0, context.pollMs * 2 ** (failures - 1)));
+      return { submitFailures: failures, deadlines: { submit: output.at + wait }, updatedAt: output.at };
+    }),
+    recordSubmitGaveUp: assign(({ event }) => {
+      const output = (event as unknown as { output: SubmitOutput & { retry: string } }).output;
+      return { error: { code: 'upstream_unavailable', message: `the backend turned the job away ${MAX_SUBMIT_ATTEMPTS} times: ${output.retry}`.slice(0, 500) }, updatedAt: output.at };
     }),
     emitProgress: emit(({ context }) => ({ type: 'progress', progress: context.progress })),
     clearDeadlines: assign({ deadlines: () => ({}) }),
@@ -164,13 +188,25 @@ export const videoJobMachine = setup({
     },
     submitting: {
       entry: emit({ type: 'started' }),
-      invoke: {
-        src: 'submit',
-        input: ({ context }) => ({ jobId: context.id, spec: context.spec }),
-        onDone: { target: 'running', actions: assign(({ event }) => ({ remote: event.output.remote, updatedAt: event.output.at })) },
-        onError: { target: 'failing', actions: assign(({ event }) => ({ error: errorOf(event.error, 'the backend refused the job') })) },
-      },
+      exit: 'clearDeadlines',
+      initial: 'calling',
       on: { CANCEL: { target: 'cancelling', actions: assign(({ event }) => ({ cancelReason: event.reason, updatedAt: event.at })) } },
+      states: {
+        calling: {
+          invoke: {
+            src: 'submit',
+            input: ({ context }) => ({ jobId: context.id, spec: context.spec }),
+            onDone: [
+              { guard: 'submitted', target: '#videoJob.running', actions: assign(({ event }) => ('remote' in event.output ? { remote: event.output.remote, updatedAt: event.output.at } : {})) },
+              { guard: 'submitRetryable', target: 'backoff', actions: 'recordSubmitRetry' },
+              { target: '#videoJob.failing', actions: 'recordSubmitGaveUp' },
+            ],
+            onError: { target: '#videoJob.failing', actions: assign(({ event }) => ({ error: errorOf(event.error, 'the backend refused the job') })) },
+          },
+        },
+        // The backend was busy or down: wait (a deadline in context, so a restart keeps it), then ask again.
+        backoff: { on: { TIMER: { guard: 'isSubmitTimer', target: 'calling' } } },
+      },
     },
     running: {
       initial: 'polling',

@@ -8,7 +8,7 @@ import type { Logger } from '../../runtime/logger.js';
 import type { Billing } from '../billing/billing.js';
 import type { Hold } from '../billing/ledger.js';
 import type { MediaLinks } from '../images/media-links.js';
-import { HOLDING_STATES, topState, VIDEO_JOB_MACHINE, videoJobMachine, type FinishInput, type PollOutput, type StoreInput, type VideoJobContext } from './video-job-machine.js';
+import { HOLDING_STATES, topState, VIDEO_JOB_MACHINE, videoJobMachine, type FinishInput, type PollOutput, type SubmitOutput, type StoreInput, type VideoJobContext } from './video-job-machine.js';
 
 /** What the job runtime needs. */
 export interface VideoJobRuntimeOptions {
@@ -110,10 +110,16 @@ export class VideoJobRuntime {
     if (at >= 0) this.waiting.splice(at, 1);
   }
 
-  private async submit(input: { jobId: string; spec: VideoSpec }, signal: AbortSignal): Promise<{ remote: RemoteVideoJob; at: number }> {
+  private async submit(input: { jobId: string; spec: VideoSpec }, signal: AbortSignal): Promise<SubmitOutput> {
     this.backendCalls++;
-    const remote = await this.options.backend.submit(input.spec, input.jobId, signal);
-    return { remote, at: this.options.clock.now() };
+    try {
+      const remote = await this.options.backend.submit(input.spec, input.jobId, signal);
+      return { remote, at: this.options.clock.now() };
+    } catch (err) {
+      // Busy, down or timed out: the job waits and asks again (the job id is the idempotency key).
+      if (err instanceof RetryableError && !signal.aborted) return { retry: err.message, retryAfterMs: err.retryAfterMs, at: this.options.clock.now() };
+      throw err;
+    }
   }
 
   private async poll(input: { remote: RemoteVideoJob; spec: VideoSpec }, signal: AbortSignal): Promise<PollOutput> {

@@ -3,7 +3,7 @@
 // plain setTimeout, with no host, no persistence, no HTTP and no billing. Prints one JSON line:
 // RSS before and after, and the CPU spent while holding them for BENCH_HOLD_MS.
 import { createActor, fromPromise } from 'xstate';
-import { videoJobMachine, type PollOutput, type VideoJobInput } from '../../actors/video/video-job-machine.js';
+import { videoJobMachine, type PollOutput, type SubmitOutput, type VideoJobInput } from '../../actors/video/video-job-machine.js';
 import { readStatCpuMs } from '../load/process-sampler.js';
 
 const jobs = Number(process.env.BENCH_JOBS ?? 1000);
@@ -14,7 +14,7 @@ const rss = () => process.memoryUsage.rss();
 
 const logic = videoJobMachine.provide({
   actors: {
-    submit: fromPromise(() => Promise.resolve({ remote: { id: 'bare', startedAt: Date.now() }, at: Date.now() })),
+    submit: fromPromise(() => Promise.resolve<SubmitOutput>({ remote: { id: 'bare', startedAt: Date.now() }, at: Date.now() })),
     poll: fromPromise(() => Promise.resolve<PollOutput>({ state: 'running', progress: 1, at: Date.now() })),
   },
 });
