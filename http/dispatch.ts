@@ -110,6 +110,8 @@ export async function dispatch(
       params: match.params,
       principal,
       json: async <S extends z.ZodType>(schema: S) => parseOrThrow(schema, parseJsonBody(await ex.readBody(limit), ex.headers['content-type'])),
+      optionalJson: async <S extends z.ZodType>(schema: S) =>
+        Number(ex.headers['content-length'] ?? 0) > 0 || ex.headers['transfer-encoding'] !== undefined ? await ctx.json(schema) : undefined,
       query: <S extends z.ZodType>(schema: S) => parseOrThrow(schema, Object.fromEntries(ex.query), 'query'),
     };
     const reply = await route.handler(ctx);

@@ -26,6 +26,8 @@ export interface RequestContext {
   readonly principal: Principal;
   /** Reads, parses and validates the JSON body (400 on bad JSON, 413 past the cap, 422 on schema). */
   json<S extends z.ZodType>(schema: S): Promise<z.output<S>>;
+  /** The same for a body that may be left out: undefined when none was sent (no length, not chunked). */
+  optionalJson<S extends z.ZodType>(schema: S): Promise<z.output<S> | undefined>;
   /** Validates the query string (422 on schema). */
   query<S extends z.ZodType>(schema: S): z.output<S>;
 }
@@ -46,6 +48,8 @@ export interface RouteSchema {
   summary?: string;
   /** The JSON request body. */
   body?: z.ZodType;
+  /** The JSON body may be left out (the route reads it with `optionalJson`). */
+  bodyOptional?: true;
   /** A multipart/form-data request body: its text fields, its file parts (name → accepted media type) and which of those must be sent. */
   form?: { fields: z.ZodType; files: Readonly<Record<string, string>>; requiredFiles?: readonly string[] };
   /** A raw request body of this media type (an upload part, a signed webhook payload). */

@@ -95,6 +95,15 @@ test('every operation publishes a real success answer: a JSON schema, SSE events
   assert.equal(generic, [], generic.join('\n'));
 });
 
+test('a body the route lets the client leave out is published as not required; the others as required', async () => {
+  const optional = ['/v1/chat/completions/{completion_id}/cancel', '/v1/chat/sessions/{session_id}/cancel', '/v1/account/2fa/setup', '/v1/account/subscription/cancel'];
+  for (const path of optional) assert.is(doc.paths[path]!.post.requestBody.required, false, path);
+  assert.is(doc.paths['/v1/chat/completions']!.post.requestBody.required, true);
+  // And the server agrees: a bodiless cancel of an unknown completion is a 404, not a 400 for the missing body.
+  const res = await server.request('POST', '/v1/chat/completions/chatcmpl-unknown/cancel', { token: (await server.account()).token });
+  assert.is(res.status, 404, JSON.stringify(res.body));
+});
+
 test('binary and streaming answers declare their media types', () => {
   const content = (path: string, method: string, status = '200') => Object.keys(doc.paths[path]![method].responses[status].content as object);
   assert.ok(content('/v1/audio/speech', 'post').includes('audio/mpeg'));

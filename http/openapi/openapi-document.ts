@@ -69,7 +69,7 @@ function requestBodyOf(schema: RouteSchema | undefined): unknown {
   if (schema.body) content['application/json'] = { schema: jsonSchema(schema.body, 'input') };
   if (schema.form) content['multipart/form-data'] = formSchema(schema.form);
   if (schema.rawBody) content[schema.rawBody] = { schema: { type: 'string', contentMediaType: schema.rawBody } };
-  return Object.keys(content).length > 0 ? { required: true, content } : undefined;
+  return Object.keys(content).length > 0 ? { required: schema.bodyOptional !== true, content } : undefined;
 }
 
 const NO_BODY = new Set([101, 204, 304]);

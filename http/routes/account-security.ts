@@ -1,4 +1,3 @@
-import type { z } from 'zod';
 import {
   EmailVerificationConfirmSchema,
   EmailVerificationObjectSchema,
@@ -24,12 +23,6 @@ import {
   twoFactorSetupView,
   twoFactorView,
 } from '../views/account-security-view.js';
-
-/** Reads a JSON body when one was sent (validated by `schema`); a bodiless POST is fine. */
-export async function optionalBody<S extends z.ZodType>(ctx: RequestContext, schema: S): Promise<void> {
-  const hasBody = Number(ctx.ex.headers['content-length'] ?? 0) > 0 || ctx.ex.headers['transfer-encoding'] !== undefined;
-  if (hasBody) await ctx.json(schema);
-}
 
 /** Password reset, e-mail verification and two-factor authentication of the account. */
 export function accountSecurityRoutes({ accounts }: AppDeps): RouteDef[] {
@@ -60,9 +53,9 @@ export function accountSecurityRoutes({ accounts }: AppDeps): RouteDef[] {
       method: 'POST',
       path: '/v1/account/email-verification/request',
       auth: 'session',
-      schema: { response: EmailVerificationRequestedObjectSchema },
+      schema: { body: EmptyRequestSchema, bodyOptional: true, response: EmailVerificationRequestedObjectSchema },
       async handler(ctx) {
-        await optionalBody(ctx, EmptyRequestSchema);
+        await ctx.optionalJson(EmptyRequestSchema);
         return json(emailVerificationRequestedView(await accounts.emailVerification.request(me(ctx))));
       },
     },
@@ -80,9 +73,9 @@ export function accountSecurityRoutes({ accounts }: AppDeps): RouteDef[] {
       method: 'POST',
       path: '/v1/account/2fa/setup',
       auth: 'session',
-      schema: { response: TwoFactorSetupObjectSchema },
+      schema: { body: EmptyRequestSchema, bodyOptional: true, response: TwoFactorSetupObjectSchema },
       async handler(ctx) {
-        await optionalBody(ctx, EmptyRequestSchema);
+        await ctx.optionalJson(EmptyRequestSchema);
         return json(twoFactorSetupView(await accounts.twoFactor.setup(me(ctx))));
       },
     },

@@ -130,11 +130,10 @@ export function chatCompletionRoutes({ completions }: AppDeps): RouteDef[] {
       method: 'POST',
       path: '/v1/chat/completions/:completion_id/cancel',
       auth: 'token',
-      schema: { body: CancelRequestSchema, response: z.union([CancelResultSchema, SessionRunAckSchema]) },
+      schema: { body: CancelRequestSchema, bodyOptional: true, response: z.union([CancelResultSchema, SessionRunAckSchema]) },
       async handler(ctx) {
-        const hasBody = Number(ctx.ex.headers['content-length'] ?? 0) > 0 || ctx.ex.headers['transfer-encoding'] !== undefined;
-        const body = hasBody ? await ctx.json(CancelRequestSchema) : { reason: null };
-        return json(cancelAck(await completions.cancel(accountOf(ctx.principal).id, ctx.params.completion_id!, body.reason ?? null)));
+        const body = await ctx.optionalJson(CancelRequestSchema);
+        return json(cancelAck(await completions.cancel(accountOf(ctx.principal).id, ctx.params.completion_id!, body?.reason ?? null)));
       },
     },
   ];

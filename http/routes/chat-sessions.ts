@@ -137,11 +137,10 @@ export function chatSessionRoutes({ sessions }: AppDeps): RouteDef[] {
       method: 'POST',
       path: '/v1/chat/sessions/:session_id/cancel',
       auth: 'token',
-      schema: { body: CancelRequestSchema, ...sessionAnswer },
+      schema: { body: CancelRequestSchema, bodyOptional: true, ...sessionAnswer },
       async handler(ctx) {
-        const hasBody = Number(ctx.ex.headers['content-length'] ?? 0) > 0;
-        const body = hasBody ? await ctx.json(CancelRequestSchema) : { reason: null };
-        return json(sessionView(await sessions.cancel(owner(ctx), id(ctx), body.reason ?? null)));
+        const body = await ctx.optionalJson(CancelRequestSchema);
+        return json(sessionView(await sessions.cancel(owner(ctx), id(ctx), body?.reason ?? null)));
       },
     },
     {

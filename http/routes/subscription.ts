@@ -3,7 +3,6 @@ import { AccountSubscriptionObjectSchema, CheckoutObjectSchema, PlanRequestSchem
 import type { AppDeps } from '../app.js';
 import { accountOf, json, type RequestContext, type RouteDef } from '../route.js';
 import { accountSubscriptionView, portalView, subscriptionCheckoutView, subscriptionView } from '../views/account-billing-view.js';
-import { optionalBody } from './account-security.js';
 import { idempotencyKeyOf } from './checkout.js';
 
 /** The account's subscription: overview and plans, checkout, cancel, change, portal. */
@@ -31,9 +30,9 @@ export function subscriptionRoutes({ payments: { subscriptions } }: AppDeps): Ro
       method: 'POST',
       path: '/v1/account/subscription/cancel',
       auth: 'session',
-      schema: { response: SubscriptionObjectSchema, status: 202 },
+      schema: { body: EmptyRequestSchema, bodyOptional: true, response: SubscriptionObjectSchema, status: 202 },
       async handler(ctx) {
-        await optionalBody(ctx, EmptyRequestSchema);
+        await ctx.optionalJson(EmptyRequestSchema);
         return json(subscriptionView(await subscriptions.cancel(me(ctx))), 202);
       },
     },
@@ -51,9 +50,9 @@ export function subscriptionRoutes({ payments: { subscriptions } }: AppDeps): Ro
       method: 'POST',
       path: '/v1/account/subscription/portal',
       auth: 'session',
-      schema: { response: PortalObjectSchema },
+      schema: { body: EmptyRequestSchema, bodyOptional: true, response: PortalObjectSchema },
       async handler(ctx) {
-        await optionalBody(ctx, EmptyRequestSchema);
+        await ctx.optionalJson(EmptyRequestSchema);
         return json(portalView(await subscriptions.portal(me(ctx))));
       },
     },
