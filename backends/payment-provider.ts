@@ -30,7 +30,10 @@ export interface ProviderSubscription {
  * - `ignored`: a verified event of a type the service does not act on.
  */
 export type PaymentEvent =
-  | { kind: 'topup_paid'; eventId: string; created: number; checkoutId: string; accountId: string | null; customerId: string | null; amountCents: number; currency: string }
+  | { kind: 'topup_paid'; eventId: string; created: number; checkoutId: string; accountId: string | null; customerId: string | null; amountCents: number; currency: string; paymentIntentId: string | null }
+  /** Money of a paid top-up taken back: a refund (`refundedCents`: the payment's refunded total so far) or a dispute opened (`amountCents` of dispute `disputeId`). */
+  | { kind: 'refund'; eventId: string; created: number; paymentIntentId: string | null; refundedCents: number }
+  | { kind: 'dispute'; eventId: string; created: number; paymentIntentId: string | null; disputeId: string; amountCents: number; status: 'opened' | 'won' | 'lost' }
   | { kind: 'subscription_checkout'; eventId: string; created: number; checkoutId: string; accountId: string | null; customerId: string | null; subscriptionId: string | null }
   | { kind: 'subscription'; eventId: string; created: number; deleted: boolean; subscription: ProviderSubscription }
   | { kind: 'ignored'; eventId: string; created: number; type: string };

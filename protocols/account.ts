@@ -145,7 +145,8 @@ export type ApiTokenDeletedObject = z.output<typeof ApiTokenDeletedObjectSchema>
 export const LedgerEntryObjectSchema = z.strictObject({
   object: z.literal('ledger_entry'),
   id: z.string(),
-  type: z.enum(['topup', 'charge']),
+  /** `reversal`: a refunded or disputed top-up taken back (negative), or a won dispute given back (positive). */
+  type: z.enum(['topup', 'charge', 'reversal']),
   amount_usd: z.number(),
   balance_after_usd: z.number(),
   description: z.string(),

@@ -49,6 +49,54 @@ test('a paid checkout credits its amount as a top-up in /v1/account/usage, and c
   assert.is((await server.request('GET', '/v1/account/tier', { token: account.session })).body.tier, 'tier-2');
 });
 
+test('a refund takes the refunded money back once, up to what was credited; the usage lists it and the tier counts it', async () => {
+  const { account, checkoutId } = await withCheckout(50);
+  assert.is((await stripe.deliver(server.url, stripe.paid(checkoutId))).status, 200);
+  const partial = stripe.refunded(checkoutId, 2_000);
+  assert.equal((await stripe.deliver(server.url, partial)).body, { received: true, duplicate: false });
+  assert.is(await balance(account), 30_000_000);
+  assert.equal((await stripe.deliver(server.url, partial)).body, { received: true, duplicate: true }, 'a redelivery moves nothing');
+  // Stripe's refunded total is cumulative: the full refund takes back the other 30, not 50 more.
+  await stripe.deliver(server.url, stripe.refunded(checkoutId, 5_000));
+  await stripe.deliver(server.url, stripe.refunded(checkoutId, 5_000));
+  assert.is(await balance(account), 0);
+  const usage = await server.request('GET', '/v1/account/usage', { token: account.session });
+  const reversals = usage.body.recent.filter((e: { type: string }) => e.type === 'reversal');
+  assert.equal(reversals.map((e: { amount_usd: number }) => e.amount_usd), [-30, -20]);
+  assert.ok(reversals[0].description.includes(checkoutId));
+  assert.is((await server.request('GET', '/v1/account/tier', { token: account.session })).body.paid_usd, 0);
+});
+
+test('a dispute takes its amount back when opened, once, gives it back when won; a lost one moves nothing more; spent money leaves a negative balance that refuses holds', async () => {
+  const { account, checkoutId } = await withCheckout(40);
+  await stripe.deliver(server.url, stripe.paid(checkoutId));
+  await stripe.deliver(server.url, stripe.disputed(checkoutId, 'dp_won', 4_000, 'created'));
+  await stripe.deliver(server.url, stripe.disputed(checkoutId, 'dp_won', 4_000, 'created'));
+  assert.is(await balance(account), 0, 'opened twice (two deliveries, two event ids) takes the money once');
+  await stripe.deliver(server.url, stripe.disputed(checkoutId, 'dp_won', 4_000, 'won'));
+  assert.is(await balance(account), 40_000_000);
+  await stripe.deliver(server.url, stripe.disputed(checkoutId, 'dp_won', 4_000, 'won'));
+  assert.is(await balance(account), 40_000_000, 'won twice gives it back once');
+
+  const second = await withCheckout(10);
+  await stripe.deliver(server.url, stripe.paid(second.checkoutId));
+  const minted = await server.request('POST', '/v1/account/tokens', { token: second.account.session, body: { label: 'spender' } });
+  const chat = () => server.request('POST', '/v1/chat/completions', { token: minted.body.token, body: { model: 'pro-1', messages: [{ role: 'user', content: `spend ${Math.random()}` }], max_tokens: 16 } });
+  const spent = await chat();
+  assert.is(spent.status, 200, JSON.stringify(spent.body));
+  await stripe.deliver(server.url, stripe.disputed(second.checkoutId, 'dp_lost', 1_000, 'created'));
+  await stripe.deliver(server.url, stripe.disputed(second.checkoutId, 'dp_lost', 1_000, 'lost'));
+  assert.is(await balance(second.account), -Math.round(Number(spent.headers.get('x-svc-price-usd')) * 1e6), 'what was spent stays spent: the balance is below zero');
+  assert.is((await chat()).status, 402, 'and no hold fits until the account is topped up');
+});
+
+test('a refund of a payment this server never credited is acknowledged and moves nothing', async () => {
+  const { account, checkoutId } = await withCheckout(15);
+  const res = await stripe.deliver(server.url, stripe.refunded(checkoutId, 1_500));
+  assert.is(res.status, 200);
+  assert.is(await balance(account), 0);
+});
+
 test('the acknowledgement waits until the credit is on disk, not only visible', async () => {
   const { account, checkoutId } = await withCheckout(25);
   const store = server.app.deps.store;

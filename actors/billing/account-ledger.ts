@@ -9,6 +9,8 @@ export interface LedgerState {
 /** Events that move an account's money; amounts are non-negative integer micro-USD. */
 export type LedgerEvent =
   | { type: 'credited'; amount: number }
+  /** Paid money taken back (a refunded or disputed top-up): the balance may go below zero. */
+  | { type: 'reversed'; amount: number }
   | { type: 'held'; amount: number }
   | { type: 'released'; amount: number }
   | { type: 'settled'; held: number; charge: number };
@@ -18,6 +20,7 @@ const ledgerStore = createStore({
   context: { balance: 0, held: 0 },
   on: {
     credited: (ctx, event: { amount: number }) => ({ ...ctx, balance: ctx.balance + event.amount }),
+    reversed: (ctx, event: { amount: number }) => ({ ...ctx, balance: ctx.balance - event.amount }),
     held: (ctx, event: { amount: number }) => ({ ...ctx, held: ctx.held + event.amount }),
     released: (ctx, event: { amount: number }) => ({ ...ctx, held: Math.max(0, ctx.held - event.amount) }),
     // A charge never exceeds its hold: the hold was the worst case the caller agreed to.

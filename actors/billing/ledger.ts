@@ -12,7 +12,8 @@ import type { Store, Table } from '../../runtime/store/store.js';
 export interface LedgerEntry {
   id: string;
   seq: number;
-  type: 'topup' | 'charge';
+  /** `reversal`: paid money taken back (a refunded or disputed top-up), or given back when a dispute is won. */
+  type: 'topup' | 'charge' | 'reversal';
   amount: number;
   balanceAfter: number;
   description: string;
@@ -248,6 +249,20 @@ export class Ledger implements Billing {
     });
   }
 
+  /**
+   * Takes back `amount` of paid money inside the caller's transaction (negative `amount` gives it
+   * back, a dispute won): a `reversal` entry; the balance may go below zero, and then no hold fits
+   * until the account is topped up again. Null when the account does not exist.
+   */
+  reverseInTransaction(accountId: string, amount: number, description: string): LedgerEntry | null {
+    const account = this.accounts.get(accountId);
+    if (!account) return null;
+    const balance = amount >= 0 ? applyLedgerEvent({ balance: account.balance, held: 0 }, { type: 'reversed', amount }).balance : applyLedgerEvent({ balance: account.balance, held: 0 }, { type: 'credited', amount: -amount }).balance;
+    return this.appendInTransaction(account, balance, {
+      type: 'reversal', amount: -amount, description, requestId: null, tokenId: null, model: null, promptTokens: 0, completionTokens: 0,
+    });
+  }
+
   /** Adds funds in its own transaction; null when the account does not exist. */
   credit(accountId: string, amount: number, description: string): Promise<LedgerEntry | null> {
     return this.store.transaction(() => this.creditInTransaction(accountId, amount, description));
@@ -262,7 +277,8 @@ export class Ledger implements Billing {
     const dayKey = [account.id, Math.floor(now / DAY_MS)];
     const day = this.daily.get(dayKey) ?? EMPTY_DAY;
     void this.daily.put(dayKey, {
-      topups: day.topups + (input.type === 'topup' ? input.amount : 0),
+      // Top-ups net of reversals (a refund takes its top-up back out of the day's total).
+      topups: day.topups + (input.type === 'topup' || input.type === 'reversal' ? input.amount : 0),
       charges: day.charges + (input.type === 'charge' ? -input.amount : 0),
       requests: day.requests + (input.type === 'charge' ? 1 : 0),
       promptTokens: day.promptTokens + input.promptTokens,

@@ -18,7 +18,21 @@ export interface TopUpRecord {
   amountMicros: number;
   entryId: string;
   at: number;
+  /** The provider's payment behind it (refunds and disputes name it). */
+  paymentIntentId?: string | null;
+  /** Paid money taken back by refunds so far. */
+  refundedMicros?: number;
+  /** What each dispute took back (0 once a won dispute gave it back). */
+  disputes?: Record<string, number>;
 }
+
+/** A refund or a dispute of a paid top-up, as the webhook hands it over. */
+export type Reversal =
+  | { kind: 'refund'; eventId: string; paymentIntentId: string; refundedMicros: number }
+  | { kind: 'dispute'; eventId: string; paymentIntentId: string; disputeId: string; amountMicros: number; status: 'opened' | 'won' | 'lost' };
+
+/** What a refund or dispute event did: `micros` moved out of the balance (negative: given back). */
+export type ReversalOutcome = { kind: 'reversed'; micros: number; accountId: string; entry: LedgerEntry | null } | { kind: 'duplicate_event' } | { kind: 'unknown_payment' };
 
 /** What a top-up event did. */
 export type TopUpOutcome = { kind: 'credited'; entry: LedgerEntry } | { kind: 'duplicate_event' } | { kind: 'duplicate_checkout' } | { kind: 'rejected'; why: string };
@@ -33,6 +47,7 @@ export class PaymentRepo {
   private readonly customerAccounts: Table<string>;
   readonly events: Table<ProcessedEvent>;
   private readonly topups: Table<TopUpRecord>;
+  private readonly topupsByIntent: Table<string>;
   private readonly subscriptionsByProvider: Table<string>;
   private readonly accountSubscriptions: Table<string>;
 
@@ -45,6 +60,7 @@ export class PaymentRepo {
     this.customerAccounts = store.table<string>('payment_customer_accounts');
     this.events = store.table<ProcessedEvent>('payment_events');
     this.topups = store.table<TopUpRecord>('payment_topups');
+    this.topupsByIntent = store.table<string>('payment_topups_by_intent');
     this.subscriptionsByProvider = store.table<string>('payment_subscriptions_by_provider');
     this.accountSubscriptions = store.table<string>('payment_account_subscriptions');
   }
@@ -81,7 +97,7 @@ export class PaymentRepo {
    * top-up record are written. A redelivered event or a second event for the same checkout
    * credits nothing.
    */
-  creditTopUp(input: { eventId: string; checkoutId: string; accountId: string; amountMicros: number; description: string }): Promise<TopUpOutcome> {
+  creditTopUp(input: { eventId: string; checkoutId: string; accountId: string; amountMicros: number; description: string; paymentIntentId?: string | null }): Promise<TopUpOutcome> {
     const { accounts, ledger } = this.money;
     return this.store.transaction((): TopUpOutcome => {
       if (this.events.doesExist(input.eventId)) return { kind: 'duplicate_event' };
@@ -97,9 +113,55 @@ export class PaymentRepo {
       }
       const account = accounts.get(input.accountId)!;
       accounts.putInTransaction({ ...account, paidMicros: (account.paidMicros ?? 0) + input.amountMicros });
-      void this.topups.put(input.checkoutId, { accountId: input.accountId, eventId: input.eventId, amountMicros: input.amountMicros, entryId: entry.id, at: receivedAt });
+      void this.topups.put(input.checkoutId, { accountId: input.accountId, eventId: input.eventId, amountMicros: input.amountMicros, entryId: entry.id, at: receivedAt, paymentIntentId: input.paymentIntentId ?? null });
+      if (input.paymentIntentId) void this.topupsByIntent.put(input.paymentIntentId, input.checkoutId);
       void this.events.put(input.eventId, { kind: 'topup_paid', receivedAt, outcome: 'credited' });
       return { kind: 'credited', entry };
+    });
+  }
+
+  /**
+   * Takes paid money back exactly once per event, in one transaction: a refund brings the
+   * top-up's refunded total up to the provider's (never past what was credited), a dispute takes
+   * its amount back when opened (or when first seen lost) and gives it back if won. The balance
+   * may go below zero; the account's paid total (its tier) goes down with it.
+   */
+  reverseTopUp(reversal: Reversal): Promise<ReversalOutcome> {
+    const { accounts, ledger } = this.money;
+    return this.store.transaction((): ReversalOutcome => {
+      if (this.events.doesExist(reversal.eventId)) return { kind: 'duplicate_event' };
+      const receivedAt = this.clock.now();
+      const checkoutId = this.topupsByIntent.get(reversal.paymentIntentId);
+      const record = checkoutId === undefined ? undefined : this.topups.get(checkoutId);
+      if (checkoutId === undefined || !record) {
+        void this.events.put(reversal.eventId, { kind: reversal.kind, receivedAt, outcome: 'ignored:unknown_payment' });
+        return { kind: 'unknown_payment' };
+      }
+      const refunded = record.refundedMicros ?? 0;
+      const disputes = { ...record.disputes };
+      const outstanding = Math.max(0, record.amountMicros - refunded - Object.values(disputes).reduce((sum, micros) => sum + micros, 0));
+      let micros = 0;
+      let next: TopUpRecord = record;
+      if (reversal.kind === 'refund') {
+        const target = Math.min(reversal.refundedMicros, record.amountMicros);
+        micros = Math.min(Math.max(0, target - refunded), outstanding);
+        next = { ...record, refundedMicros: Math.max(refunded, target) };
+      } else if (reversal.status === 'won') {
+        micros = -(disputes[reversal.disputeId] ?? 0);
+        if (disputes[reversal.disputeId] !== undefined) disputes[reversal.disputeId] = 0;
+        next = { ...record, disputes };
+      } else if (disputes[reversal.disputeId] === undefined) {
+        micros = Math.min(reversal.amountMicros, outstanding);
+        disputes[reversal.disputeId] = micros;
+        next = { ...record, disputes };
+      }
+      const what = reversal.kind === 'refund' ? 'refund' : `dispute ${reversal.disputeId} ${reversal.status}`;
+      const entry = micros === 0 ? null : ledger.reverseInTransaction(record.accountId, micros, `${what} of top-up ${checkoutId}`);
+      const account = accounts.get(record.accountId);
+      if (entry && account) accounts.putInTransaction({ ...account, paidMicros: Math.max(0, (account.paidMicros ?? 0) - micros) });
+      void this.topups.put(checkoutId, next);
+      void this.events.put(reversal.eventId, { kind: reversal.kind, receivedAt, outcome: micros === 0 ? 'nothing_to_reverse' : 'reversed' });
+      return { kind: 'reversed', micros, accountId: record.accountId, entry };
     });
   }
 

@@ -1,6 +1,7 @@
 import { WebhookVerificationError, type PaymentEvent } from '../../backends/payment-provider.js';
 import { ApiError } from '../../protocols/errors.js';
 import { TOPUP_MAX_USD } from '../../protocols/payments.js';
+import type { Reversal } from './payment-repo.js';
 import type { PaymentsContext } from './payments-context.js';
 import type { SubscriptionService } from './subscription-service.js';
 
@@ -59,6 +60,9 @@ export class WebhookService {
       case 'subscription_checkout':
         if (event.accountId && event.customerId && this.context.accounts.get(event.accountId)) await this.context.repo.linkCustomer(event.accountId, event.customerId);
         return this.record(event.eventId, 'subscription_checkout', 'linked');
+      case 'refund':
+      case 'dispute':
+        return this.reverse(event);
       case 'ignored':
         return this.record(event.eventId, event.type, 'ignored');
     }
@@ -72,9 +76,22 @@ export class WebhookService {
       return this.record(event.eventId, 'topup_paid', `rejected:${problem}`);
     }
     const amountMicros = event.amountCents * MICROS_PER_CENT;
-    const result = await this.context.repo.creditTopUp({ eventId: event.eventId, checkoutId: event.checkoutId, accountId: event.accountId!, amountMicros, description: `top-up via checkout ${event.checkoutId}` });
+    const result = await this.context.repo.creditTopUp({ eventId: event.eventId, checkoutId: event.checkoutId, accountId: event.accountId!, amountMicros, description: `top-up via checkout ${event.checkoutId}`, paymentIntentId: event.paymentIntentId });
     if (result.kind === 'credited') this.context.logger.info('top-up credited', { event_id: event.eventId, account_id: event.accountId, amount_micros: amountMicros, entry_id: result.entry.id });
     if (result.kind === 'rejected') this.context.logger.error('paid top-up not credited', { event_id: event.eventId, checkout_id: event.checkoutId, reason: result.why });
+    return { duplicate: result.kind === 'duplicate_event', outcome: result.kind };
+  }
+
+  /** A refund or dispute of a paid top-up: the money it takes back (or gives back) moves once. */
+  private async reverse(event: Extract<PaymentEvent, { kind: 'refund' | 'dispute' }>): Promise<WebhookOutcome> {
+    if (!event.paymentIntentId) return this.record(event.eventId, event.kind, 'ignored:no_payment');
+    const reversal: Reversal =
+      event.kind === 'refund'
+        ? { kind: 'refund', eventId: event.eventId, paymentIntentId: event.paymentIntentId, refundedMicros: event.refundedCents * MICROS_PER_CENT }
+        : { kind: 'dispute', eventId: event.eventId, paymentIntentId: event.paymentIntentId, disputeId: event.disputeId, amountMicros: event.amountCents * MICROS_PER_CENT, status: event.status };
+    const result = await this.context.repo.reverseTopUp(reversal);
+    if (result.kind === 'reversed' && result.micros !== 0) this.context.logger.warn('top-up reversed', { event_id: event.eventId, account_id: result.accountId, kind: event.kind, micros: result.micros });
+    if (result.kind === 'unknown_payment') this.context.logger.warn('refund or dispute of an unknown payment', { event_id: event.eventId });
     return { duplicate: result.kind === 'duplicate_event', outcome: result.kind };
   }
 

@@ -8,6 +8,7 @@ const CheckoutSessionSchema = z.looseObject({
   id: z.string(),
   mode: z.string(),
   payment_status: z.string(),
+  payment_intent: IdOrObject,
   amount_total: z.number().int().nullish(),
   currency: z.string().nullish(),
   client_reference_id: z.string().nullish(),
@@ -15,6 +16,9 @@ const CheckoutSessionSchema = z.looseObject({
   subscription: IdOrObject,
   metadata: MetadataSchema,
 });
+
+const ChargeSchema = z.looseObject({ id: z.string(), payment_intent: IdOrObject, amount_refunded: z.number().int().nonnegative() });
+const DisputeSchema = z.looseObject({ id: z.string(), payment_intent: IdOrObject, amount: z.number().int().nonnegative(), status: z.string() });
 
 const STATUSES = ['active', 'trialing', 'past_due', 'unpaid', 'incomplete', 'incomplete_expired', 'canceled', 'paused'] as const satisfies readonly ProviderSubscriptionStatus[];
 
@@ -75,12 +79,22 @@ export function toPaymentEvent(raw: unknown): PaymentEvent {
       }
       // A delayed payment method completes the session unpaid; its money comes with async_payment_succeeded.
       if (session.mode !== 'payment' || session.payment_status !== 'paid' || session.metadata.purpose !== 'topup') return { kind: 'ignored', ...base, type: event.type };
-      return { kind: 'topup_paid', ...base, checkoutId: session.id, accountId, customerId: session.customer, amountCents: session.amount_total ?? 0, currency: session.currency ?? '' };
+      return { kind: 'topup_paid', ...base, checkoutId: session.id, accountId, customerId: session.customer, amountCents: session.amount_total ?? 0, currency: session.currency ?? '', paymentIntentId: session.payment_intent };
     }
     case 'customer.subscription.created':
     case 'customer.subscription.updated':
     case 'customer.subscription.deleted':
       return { kind: 'subscription', ...base, deleted: event.type === 'customer.subscription.deleted', subscription: subscriptionOf(event.data.object) };
+    case 'charge.refunded': {
+      const charge = parse(ChargeSchema, event.data.object, 'charge');
+      return { kind: 'refund', ...base, paymentIntentId: charge.payment_intent, refundedCents: charge.amount_refunded };
+    }
+    case 'charge.dispute.created':
+    case 'charge.dispute.closed': {
+      const dispute = parse(DisputeSchema, event.data.object, 'dispute');
+      const status = event.type === 'charge.dispute.created' ? 'opened' : dispute.status === 'won' ? 'won' : 'lost';
+      return { kind: 'dispute', ...base, paymentIntentId: dispute.payment_intent, disputeId: dispute.id, amountCents: dispute.amount, status };
+    }
     default:
       return { kind: 'ignored', ...base, type: event.type };
   }

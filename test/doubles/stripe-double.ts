@@ -172,7 +172,22 @@ export class StripeDouble {
   paid(sessionId: string, overrides: Form = {}): SignedEvent {
     const session = this.sessions.get(sessionId)!;
     const amount = Number(session.line_items[0].price_data.unit_amount);
+    session.payment_intent ??= this.id('pi');
     return this.event('checkout.session.completed', { ...session, status: 'complete', payment_status: 'paid', amount_total: amount, currency: 'usd', ...overrides });
+  }
+
+  /** The top-up paid through `sessionId` was refunded up to `refundedCents` in all: its `charge.refunded` event. */
+  refunded(sessionId: string, refundedCents: number): SignedEvent {
+    const session = this.sessions.get(sessionId)!;
+    const amount = Number(session.line_items[0].price_data.unit_amount);
+    return this.event('charge.refunded', { id: `ch_${String(session.payment_intent).slice(3)}`, object: 'charge', payment_intent: session.payment_intent, amount, amount_refunded: refundedCents, refunded: refundedCents >= amount, currency: 'usd' });
+  }
+
+  /** A dispute of the top-up paid through `sessionId`: opened (`charge.dispute.created`) or closed as `won` or `lost`. */
+  disputed(sessionId: string, disputeId: string, amountCents: number, stage: 'created' | 'won' | 'lost'): SignedEvent {
+    const session = this.sessions.get(sessionId)!;
+    const status = stage === 'created' ? 'needs_response' : stage;
+    return this.event(stage === 'created' ? 'charge.dispute.created' : 'charge.dispute.closed', { id: disputeId, object: 'dispute', payment_intent: session.payment_intent, charge: `ch_${String(session.payment_intent).slice(3)}`, amount: amountCents, currency: 'usd', status });
   }
 
   /** The payer completed the subscription checkout `sessionId`: the subscription now exists; its two events. */
