@@ -42,6 +42,22 @@ function buildRouter(): Router<string> {
   return router;
 }
 
+/** A finished tinybench run as rows, each task under the group and baseline flag it was added with. */
+export function microResults(bench: Bench, groups: Record<string, { name: string; baseline: boolean }>): MicroResult[] {
+  return bench.tasks.map((task) => {
+    const result = task.result as unknown as { latency?: { p50: number; p99: number; samplesCount?: number }; throughput?: { mean: number }; samplesCount?: number };
+    return {
+      group: groups[task.name]!.name,
+      name: task.name,
+      baseline: groups[task.name]!.baseline,
+      opsPerSecond: Math.round(result.throughput?.mean ?? 0),
+      p50Us: Number(((result.latency?.p50 ?? 0) * 1000).toFixed(3)),
+      p99Us: Number(((result.latency?.p99 ?? 0) * 1000).toFixed(3)),
+      samples: result.latency?.samplesCount ?? result.samplesCount ?? 0,
+    };
+  });
+}
+
 /** Runs the micro benchmarks: each figure beside a baseline doing the least possible same work. */
 export async function runMicro(options: { timeMs: number }): Promise<MicroResult[]> {
   const dir = tempDataDir();
@@ -77,18 +93,7 @@ export async function runMicro(options: { timeMs: number }): Promise<MicroResult
   });
 
   await bench.run();
-  const results: MicroResult[] = bench.tasks.map((task) => {
-    const result = task.result as unknown as { latency?: { p50: number; p99: number; samplesCount?: number }; throughput?: { mean: number }; samplesCount?: number };
-    return {
-      group: groups[task.name]!.name,
-      name: task.name,
-      baseline: groups[task.name]!.baseline,
-      opsPerSecond: Math.round(result.throughput?.mean ?? 0),
-      p50Us: Number(((result.latency?.p50 ?? 0) * 1000).toFixed(3)),
-      p99Us: Number(((result.latency?.p99 ?? 0) * 1000).toFixed(3)),
-      samples: result.latency?.samplesCount ?? result.samplesCount ?? 0,
-    };
-  });
+  const results = microResults(bench, groups);
   await services.close();
   await store.close();
   rmSync(dir, { recursive: true, force: true });

@@ -1,4 +1,4 @@
-import { isApiTokenValue, type Authenticator } from '../actors/accounts/authenticator.js';
+import { isApiTokenValue, type Authenticator, type TokenCaller } from '../actors/accounts/authenticator.js';
 import { ApiError } from '../protocols/errors.js';
 import { constantTimeEqual } from '../runtime/ids.js';
 import type { Exchange } from './exchange.js';
@@ -56,7 +56,7 @@ export class Perimeter {
     if (isApiTokenValue(secret)) {
       if (mode === 'session') throw new ApiError('session_required', 'This route needs a session token from POST /v1/auth/login, not an API token.');
       const caller = this.auth.apiToken(secret);
-      if (mode === 'token' && this.perRequest) this.admit(caller.account, caller.token.id);
+      if (mode === 'token' && this.perRequest) this.admit(caller);
       return { kind: 'token', account: caller.account, token: caller.token, sessionToken: null };
     }
     if (mode === 'token') throw new ApiError('invalid_api_key', 'Invalid API token.');
@@ -75,11 +75,11 @@ export class Perimeter {
     this.release = null;
   }
 
-  private admit(account: NonNullable<Principal['account']>, tokenId: string): void {
+  private admit(caller: TokenCaller): void {
     try {
-      this.release = this.auth.admit(account);
+      this.release = this.auth.admit(caller.account, caller.limits);
     } catch (err) {
-      this.auth.countDenied(tokenId);
+      this.auth.countDenied(caller.token.id);
       throw err;
     }
   }

@@ -18,16 +18,19 @@ export const ChatUsageSchema = z.strictObject({
 });
 export type ChatUsage = z.output<typeof ChatUsageSchema>;
 
+/** The token tariff a charge was made under, as the `svc` blocks carry it. */
+export const TokenTariffSchema = z.strictObject({
+  pricing_version: z.string(),
+  billing_basis: z.literal('processed_tokens'),
+  input_per_1m_usd: z.number(),
+  output_per_1m_usd: z.number(),
+});
+
 /** The `svc` block: price, tariff, and how the run went. */
 export const ChatSvcSchema = z.strictObject({
   model_version: z.string(),
   price_usd: z.number().nonnegative(),
-  billing: z.strictObject({
-    pricing_version: z.string(),
-    billing_basis: z.literal('processed_tokens'),
-    input_per_1m_usd: z.number(),
-    output_per_1m_usd: z.number(),
-  }),
+  billing: TokenTariffSchema,
   cached: z.boolean(),
   depth: z.string(),
   status: z.enum(['completed', 'cancelled', 'failed']),

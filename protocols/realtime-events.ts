@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TokenTariffSchema } from './chat-response.js';
 
 // The realtime WebSocket's server events, after OpenAI's Realtime API (GA), plus ours
 // (`svc.realtime.*`): one schema per event type, so the renderers in http/realtime return exactly
@@ -97,12 +98,7 @@ export const ErrorViewSchema = z.strictObject({
 export const RealtimeSvcSchema = z.strictObject({
   model_version: z.string(),
   price_usd: z.number().nonnegative(),
-  billing: z.strictObject({
-    pricing_version: z.string(),
-    billing_basis: z.literal('processed_tokens'),
-    input_per_1m_usd: z.number(),
-    output_per_1m_usd: z.number(),
-  }),
+  billing: TokenTariffSchema,
   cached: z.boolean(),
   billing_basis: z.literal('processed_tokens_plus_audio'),
 });

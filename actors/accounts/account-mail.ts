@@ -1,4 +1,21 @@
-import type { MailMessage } from '../../backends/mailer.js';
+import type { MailMessage, Mailer } from '../../backends/mailer.js';
+import type { Clock } from '../../runtime/clock.js';
+import type { AccountServices } from './account-services.js';
+import type { BackgroundTasks } from './background-tasks.js';
+import type { LinkTokens } from './link-tokens.js';
+
+/** What a flow that mails single-use links needs (password reset, e-mail verification). */
+export interface MailedLinkDeps {
+  services: AccountServices;
+  links: LinkTokens;
+  mailer: Mailer;
+  background: BackgroundTasks;
+  clock: Clock;
+  /** Base of the mailed link (`SVC_PUBLIC_URL`). */
+  publicUrl: string;
+  /** How long a link stays valid. */
+  ttlMs: number;
+}
 
 const minutes = (ms: number) => Math.round(ms / 60_000);
 

@@ -7,7 +7,7 @@ import { ConcurrencyGate } from './concurrency-gate.js';
 import { verifyPassword } from './passwords.js';
 import type { SecondFactor } from './second-factor.js';
 import type { TicketBook, TicketHolder } from './ticket-book.js';
-import { effectiveTier, type EffectiveTier } from './tiers.js';
+import { effectiveTier, type EffectiveTier, type TierLimits } from './tiers.js';
 import { API_TOKEN_PREFIX, type TokenRecord } from './token-repo.js';
 
 /** Failed logins (wrong e-mail or password) per client address per 15 minutes before 429. */
@@ -20,6 +20,8 @@ const LOGIN_FAILURES_PER_ACCOUNT = 10;
 export interface TokenCaller {
   account: AccountRecord;
   token: TokenRecord;
+  /** The account's tier caps now (null: none), worked out once for the request. */
+  limits: TierLimits | null;
 }
 
 /** A caller proven by a login session token. */
@@ -104,8 +106,7 @@ export class Authenticator {
    * Admits one API request of `account` under its tier's cap on requests in flight (429
    * `concurrency_limit_exceeded`); returns the release to call when the answer has ended.
    */
-  admit(account: AccountRecord): () => void {
-    const limits = this.tierOf(account).limits;
+  admit(account: AccountRecord, limits: TierLimits | null = this.tierOf(account).limits): () => void {
     if (!limits) return NOOP;
     if (!this.gate.tryAcquire(account.id, limits.maxConcurrentRequests)) {
       throw new ApiError('concurrency_limit_exceeded', `This account's tier allows ${limits.maxConcurrentRequests} API requests in flight at once; wait for one to finish (GET /v1/account/tier).`, { headers: { 'retry-after': '1' } });
@@ -150,7 +151,7 @@ export class Authenticator {
         headers: { 'retry-after': retryAfterSeconds(tierWaitMs) },
       });
     }
-    return { account, token };
+    return { account, token, limits };
   }
 
   /** The caller of a login session token; throws 401/403. */

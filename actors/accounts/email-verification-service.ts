@@ -1,22 +1,9 @@
-import type { Mailer } from '../../backends/mailer.js';
 import { ApiError } from '../../protocols/errors.js';
-import type { Clock } from '../../runtime/clock.js';
-import { emailVerificationMail, linkUrl } from './account-mail.js';
-import type { AccountServices } from './account-services.js';
+import { emailVerificationMail, linkUrl, type MailedLinkDeps } from './account-mail.js';
 import { AttemptLimiter, retryAfterSeconds } from './attempt-limiter.js';
-import type { BackgroundTasks } from './background-tasks.js';
-import type { LinkTokens } from './link-tokens.js';
 
 /** What e-mail verification needs. */
-export interface EmailVerificationDeps {
-  services: AccountServices;
-  links: LinkTokens;
-  mailer: Mailer;
-  background: BackgroundTasks;
-  clock: Clock;
-  publicUrl: string;
-  ttlMs: number;
-}
+export type EmailVerificationDeps = MailedLinkDeps;
 
 /** Verification mails per account per hour (resends included). */
 const PER_ACCOUNT_PER_HOUR = 5;

@@ -1,26 +1,12 @@
-import type { Mailer } from '../../backends/mailer.js';
 import { ApiError } from '../../protocols/errors.js';
 import type { PasswordResetConfirm } from '../../protocols/account.js';
-import type { Clock } from '../../runtime/clock.js';
-import { linkUrl, passwordResetMail } from './account-mail.js';
+import { linkUrl, passwordResetMail, type MailedLinkDeps } from './account-mail.js';
 import { normaliseEmail } from './account-repo.js';
-import type { AccountServices } from './account-services.js';
 import { AttemptLimiter, retryAfterSeconds } from './attempt-limiter.js';
-import type { BackgroundTasks } from './background-tasks.js';
-import type { LinkTokens } from './link-tokens.js';
 import { hashPassword } from './passwords.js';
 
 /** What the reset flow needs. */
-export interface PasswordResetDeps {
-  services: AccountServices;
-  links: LinkTokens;
-  mailer: Mailer;
-  background: BackgroundTasks;
-  clock: Clock;
-  /** Base of the mailed link (`SVC_PUBLIC_URL`). */
-  publicUrl: string;
-  ttlMs: number;
-}
+export type PasswordResetDeps = MailedLinkDeps;
 
 /** Reset requests per address per hour: past it, requests are still answered ok but send nothing. */
 const PER_ADDRESS_PER_HOUR = 3;

@@ -16,7 +16,7 @@ import { systemClock, type Clock } from '../../runtime/clock.js';
 import { SecretBox } from '../../runtime/secret-box.js';
 import { LmdbStore } from '../../runtime/store/lmdb-store.js';
 import { tempDataDir } from '../../test/harness.js';
-import type { MicroResult } from '../micro.js';
+import { microResults, type MicroResult } from '../micro.js';
 
 const WEBHOOK_SECRET = 'whsec_bench_0123456789abcdef';
 
@@ -90,18 +90,7 @@ export async function runAccountsBench(options: { timeMs: number }): Promise<Mic
   add('two-factor', 'open the sealed secret (AES-256-GCM) + TOTP check', false, () => totpStep(box.open(sealed, custom.account.id), code, now));
 
   await bench.run();
-  const results: MicroResult[] = bench.tasks.map((task) => {
-    const result = task.result as unknown as { latency?: { p50: number; p99: number; samplesCount?: number }; throughput?: { mean: number }; samplesCount?: number };
-    return {
-      group: groups[task.name]!.name,
-      name: task.name,
-      baseline: groups[task.name]!.baseline,
-      opsPerSecond: Math.round(result.throughput?.mean ?? 0),
-      p50Us: Number(((result.latency?.p50 ?? 0) * 1000).toFixed(3)),
-      p99Us: Number(((result.latency?.p99 ?? 0) * 1000).toFixed(3)),
-      samples: result.latency?.samplesCount ?? result.samplesCount ?? 0,
-    };
-  });
+  const results = microResults(bench, groups);
   await services.close();
   await store.close();
   rmSync(dir, { recursive: true, force: true });

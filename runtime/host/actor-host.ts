@@ -1,4 +1,4 @@
-import { createActor, type AnyActorRef, type AnyStateMachine, type InspectionEvent, type Snapshot } from 'xstate';
+import { createActor, type AnyActorRef, type InspectionEvent, type Snapshot } from 'xstate';
 import type { Bus } from '../bus/bus.js';
 import { LocalBus } from '../bus/local-bus.js';
 import type { Clock } from '../clock.js';
@@ -10,38 +10,13 @@ import type { ActorStep } from './actor-steps.js';
 import { ActorStore, type ActorRecord, type UnfinishedEntry } from './actor-store.js';
 import { DeadlineTimers, type Deadlines } from './deadline-timers.js';
 import { EventFanout, type Follower } from './event-fanout.js';
+import { entryKey, unfinishedEntry, type CommittedTransition, type HostedMachine } from './hosted-machine.js';
 import { machineDefinition } from './machine-diagram.js';
 
 export type { ActorRecord } from './actor-store.js';
+export type { CommittedTransition, HostedMachine } from './hosted-machine.js';
 export type { Follower } from './event-fanout.js';
 export type { ActorStep } from './actor-steps.js';
-
-/** A machine the host can run, registered by name so the host knows no domain. */
-export interface HostedMachine {
-  name: string;
-  logic: AnyStateMachine;
-  /** Called when an unfinished actor is brought back after a restart, before it starts. */
-  onRehydrate?(record: ActorRecord): void;
-  /**
-   * Whether an actor in this persisted state may stay parked in the store after a restart until an
-   * event or one of its deadlines reaches it: it waits for nothing else and holds nothing that
-   * `onRehydrate` must restore at once (money held, a step to resume). Default: never parked.
-   */
-  parks?(persisted: unknown): boolean;
-}
-
-/** One committed transition, as observers (the inspector) see it. */
-export interface CommittedTransition {
-  id: string;
-  machine: string;
-  ownerId: string;
-  /** The persisted snapshot after the transition. */
-  snapshot: unknown;
-  events: readonly LogEvent[];
-  done: boolean;
-  /** The step written to the history (null when the host keeps none). */
-  step: ActorStep | null;
-}
 
 interface Live {
   /** The last committed record: what readers see, so nothing they read can be lost in a crash. */
@@ -65,8 +40,6 @@ interface Live {
   /** The unfinished-index entry last written, as a string to compare (null: none yet). */
   indexed: string | null;
 }
-
-const entryKey = (entry: UnfinishedEntry): string => `${entry.parked ? 'p' : 'a'}${JSON.stringify(entry.deadlines)}`;
 
 const deadlinesOf = (snapshot: Snapshot<unknown>): Deadlines => (snapshot as { context?: { deadlines?: Deadlines } }).context?.deadlines ?? {};
 
@@ -219,7 +192,7 @@ export class ActorHost {
     const step = this.history ? this.stepOf(live, record, snapshot) : null;
     live.cause = null;
     live.lastCommit = this.stored
-      .commit(record, events, step ?? undefined, this.indexChange(live, record, snapshot))
+      .commit(record, events, step ?? undefined, this.indexChange(live, record))
       .then(() => {
         if (live.failed) return;
         live.record = record;
@@ -234,9 +207,9 @@ export class ActorHost {
   }
 
   /** The unfinished-index entry a commit must write (null: remove it), or undefined when unchanged. */
-  private indexChange(live: Live, record: ActorRecord, snapshot: Snapshot<unknown>): UnfinishedEntry | null | undefined {
+  private indexChange(live: Live, record: ActorRecord): UnfinishedEntry | null | undefined {
     if (record.done) return live.indexed === 'done' ? undefined : ((live.indexed = 'done'), null);
-    const entry: UnfinishedEntry = { machine: record.machine, parked: this.machines.get(record.machine)?.parks?.(record.snapshot) ?? false, deadlines: deadlinesOf(snapshot) };
+    const entry = unfinishedEntry(this.machines.get(record.machine), record);
     const key = entryKey(entry);
     if (key === live.indexed) return undefined;
     live.indexed = key;
@@ -339,11 +312,6 @@ export class ActorHost {
   /** How many unfinished actors wait parked in the store. */
   get parkedCount(): number {
     return this.parked.size;
-  }
-
-  /** Ids of the actors parked in the store, for the inspector. */
-  parkedIds(): IterableIterator<string> {
-    return this.parked.keys();
   }
 
   /** The live actor `id`, rehydrating it first when it was parked. */
@@ -454,12 +422,7 @@ export class ActorHost {
    */
   rehydrate(): number {
     let count = 0;
-    const entryOf = (record: ActorRecord): UnfinishedEntry => ({
-      machine: record.machine,
-      parked: this.machines.get(record.machine)?.parks?.(record.snapshot) ?? false,
-      deadlines: (record.snapshot as { context?: { deadlines?: Deadlines } } | null)?.context?.deadlines ?? {},
-    });
-    for (const [id, entry] of this.stored.unfinished(entryOf)) {
+    for (const [id, entry] of this.stored.unfinished((record) => unfinishedEntry(this.machines.get(record.machine), record))) {
       if (this.live.has(id) || this.parked.has(id)) continue;
       if (entry.parked && this.machines.has(entry.machine)) {
         this.parked.set(id, entry);
