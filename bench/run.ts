@@ -15,6 +15,7 @@
 //   --inputs N (session-fanout: live inputs sent while the followers watch, 50)
 //   --bytes N (upload: bytes uploaded in 8 MiB parts, 1 GiB; --connections = parts in flight, 4)
 //   --files N (search: files in the synthetic corpus, 10000)  --queries N (search: 2000)
+//   --takeovers N (cluster: SIGKILLs of node 1, 3)  --lease MS (cluster: SVC_CLUSTER_LEASE_MS of the 3 nodes, 1500)
 import { execSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -44,6 +45,8 @@ import { runAudioBench, type AudioReport } from './audio/audio-bench.js';
 import { formatAudio } from './audio/audio-table.js';
 import { runMediaBench, type MediaReport } from './media/media-bench.js';
 import { formatMedia } from './media/media-table.js';
+import { CLUSTER_SCENARIO, runClusterScenario, type ClusterReport } from './cluster/cluster-scenario.js';
+import { formatCluster } from './cluster/cluster-table.js';
 
 const { values } = parseArgs({
   options: {
@@ -68,6 +71,8 @@ const { values } = parseArgs({
     requests: { type: 'string' },
     jobs: { type: 'string', default: '2000' },
     'client-threads': { type: 'string' },
+    takeovers: { type: 'string', default: '3' },
+    lease: { type: 'string', default: '1500' },
     json: { type: 'boolean', default: false },
   },
 });
@@ -105,7 +110,7 @@ function microTable(results: MicroResult[]): string {
 const LOAD = [...SCENARIO_NAMES, FANOUT_SCENARIO, HOLD_SCENARIO, 'upload', 'search', IDLE_SCENARIO, ACTIVE_SCENARIO, 'proxy', 'audio', 'media'];
 const requested = values.scenario.split(',').flatMap((name) => (name === 'all' ? ['micro', 'accounts', 'host', ...LOAD] : name === 'load' ? LOAD : [name]));
 // Minutes long: only when asked for by name, never part of `all` or `load`.
-const ON_REQUEST = ['soak'];
+const ON_REQUEST = ['soak', CLUSTER_SCENARIO];
 for (const name of requested) if (name !== 'micro' && name !== 'accounts' && name !== 'host' && !LOAD.includes(name) && !ON_REQUEST.includes(name)) fail(`unknown scenario ${name} (micro, accounts, host, ${LOAD.join(', ')}, load, all, ${ON_REQUEST.join(', ')})`);
 if (values.target && !values.token) fail('--target needs --token (an API token of an account with credit)');
 if (values.target && !/^https?:\/\//.test(values.target)) fail('--target must be an http(s) URL');
@@ -152,7 +157,7 @@ const report: {
   micro?: MicroResult[];
   accounts?: MicroResult[];
   host?: HostReport;
-  load: (ProxyReport | SoakReport | ScenarioReport | FanoutReport | HoldReport | UploadReport | SearchReport | IdleReport | ActiveReport | AudioReport | MediaReport | { scenario: string; error: string })[];
+  load: (ProxyReport | SoakReport | ClusterReport | ScenarioReport | FanoutReport | HoldReport | UploadReport | SearchReport | IdleReport | ActiveReport | AudioReport | MediaReport | { scenario: string; error: string })[];
 } = {
   when: new Date().toISOString(),
   commit: commit(),
@@ -235,6 +240,21 @@ for (const name of requested) {
       });
       report.load.push(result);
       print(formatSoak(result));
+    } else if (name === CLUSTER_SCENARIO) {
+      const result = await runClusterScenario({
+        connections: Math.round(positive('connections', values.connections ?? '32', 1_000)),
+        durationMs: settings.durationMs,
+        warmupMs: settings.warmupMs,
+        timeoutMs: settings.timeoutMs,
+        crossSessions: 30,
+        crossLanes: 3,
+        takeovers: Math.round(positive('takeovers', values.takeovers, 20)),
+        leaseMs: Math.round(positive('lease', values.lease, 600_000)),
+        onStep: step,
+        ...(settings.onProgress && { onProgress: settings.onProgress }),
+      });
+      report.load.push(result);
+      print(formatCluster(result));
     } else if (name === 'audio') {
       const result = await runAudioBench({
         requests: Math.round(positive('requests', values.requests ?? '10', 1000)),

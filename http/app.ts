@@ -22,6 +22,7 @@ import { UploadService } from '../actors/uploads/upload-service.js';
 import { createSpeechBackend, createTranscriptionBackend } from '../backends/create-voice-backends.js';
 import { CallRuntime } from '../actors/realtime/call-runtime.js';
 import { serveRealtime } from './realtime/realtime-socket.js';
+import { RealtimeRelay } from './realtime/realtime-relay.js';
 import { TicketBook } from '../actors/accounts/ticket-book.js';
 import { Authenticator } from '../actors/accounts/authenticator.js';
 import { MediaEstimates } from '../actors/billing/media-estimates.js';
@@ -64,13 +65,16 @@ import { ServerRequests } from './mcp/server-requests.js';
 import { ApiContract } from './openapi/openapi-document.js';
 import { meterChatBackend } from '../actors/chat/metered-chat-backend.js';
 import { createInspection, type Inspection } from './inspection.js';
-import { dispatch } from './dispatch.js';
+import { dispatch, sendError } from './dispatch.js';
 import { Perimeter } from './perimeter.js';
 import type { RouteDef } from './route.js';
 import { Router } from './router.js';
 import { allRoutes } from './routes/index.js';
+import type { HttpRequest } from '@trufflesuite/uws-js-unofficial';
 import { uws } from './uws.js';
 import { createUwsApp } from './uws-app.js';
+import type { Cluster } from '../runtime/cluster/start-cluster.js';
+import { ClusterForwarder, FORWARDED_BY } from './cluster-forward.js';
 import { UwsExchange } from './uws-exchange.js';
 
 /** What route modules may use. */
@@ -127,6 +131,8 @@ export interface AppDeps {
   contract: ApiContract;
   /** The operator's tools: the actor inspector (API and page) and the Prometheus metrics. */
   inspection: Inspection;
+  /** Cluster mode's parts (null on one node): membership, placement by account, the replicated store. */
+  cluster: Cluster | null;
 }
 
 /** The repository root: the public docs the docs tools read live there. */
@@ -183,18 +189,69 @@ async function sweepDisk({ files, uploads, logger }: AppDeps, bootedAt: number):
   }
 }
 
+/** Cluster mode: the actors a node brings back at boot are those of the accounts it serves. */
+function servedHere(cluster: Cluster): (record: { ownerId: string }) => boolean {
+  return (record) => {
+    const home = cluster.node.homes.get(record.ownerId);
+    return cluster.node.valid(home) && home.node === cluster.node.id;
+  };
+}
+
+/**
+ * Cluster mode: an account this node claims brings its unfinished actors here (a session
+ * mid-step resumes, deadlines re-arm, open calls of a dead node are closed and charged), and when
+ * a node goes down or drains, the accounts of its unfinished actors are claimed without waiting
+ * for a request.
+ */
+function placeActors(cluster: Cluster, host: ActorHost, calls: CallRuntime, clock: Clock, logger: Logger): void {
+  const { node } = cluster;
+  node.onClaimed = (accountId) => {
+    const count = host.rehydrate((record) => record.ownerId === accountId);
+    if (count > 0) logger.info('actors taken over', { account_id: accountId, count });
+    void calls.closeOrphans(clock.now()).catch((err: unknown) => logger.error('closing taken-over realtime calls failed', { err }));
+  };
+  node.onHomesFreed = () => {
+    const owners = new Set<string>();
+    for (const record of host.unfinishedRecords()) owners.add(record.ownerId);
+    for (const owner of owners) {
+      if (node.valid(node.homes.get(owner))) continue;
+      void node.claim(owner).catch((err: unknown) => logger.warn('claiming an orphaned account failed', { account_id: owner, err }));
+    }
+  };
+}
+
+/** The request id a forwarding node gave the request (the id its client sees), if it was forwarded. */
+function forwardedRequestId(req: HttpRequest): string | null {
+  if (!req.getHeader(FORWARDED_BY)) return null;
+  const id = req.getHeader('x-request-id');
+  return /^req_[A-Za-z0-9_-]{1,64}$/.test(id) ? id : null;
+}
+
+/** Cluster mode: forwards a request whose account lives on another node, else dispatches it here. */
+async function forwardOrDispatch(ex: UwsExchange, forwarder: ClusterForwarder, deps: Parameters<typeof dispatch>[1]): Promise<string | null> {
+  try {
+    if (await forwarder.handle(ex)) return '(forwarded)';
+  } catch (err) {
+    sendError(ex, err, deps.logger);
+    return null;
+  }
+  return dispatch(ex, deps);
+}
+
 /** Builds the server for `config` without listening: one router, one perimeter, one store. */
-export function buildApp(config: Config, options: { clock?: Clock; logger?: Logger } = {}): App {
+export function buildApp(config: Config, options: { clock?: Clock; logger?: Logger; cluster?: Cluster } = {}): App {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger(config.SVC_LOG_LEVEL);
-  const store = LmdbStore.open(config.SVC_DATA_DIR);
+  const cluster = options.cluster ?? null;
+  const store: Store = cluster?.store ?? LmdbStore.open(config.SVC_DATA_DIR);
   const services = new AccountServices(store, clock, { sessionTtlMs: config.SVC_SESSION_TTL_S * 1000 });
   services.ledger.meter = (op, micros) => inspection.metrics.billing(op, micros);
   // The step history behind the inspector's time travel is kept while the inspector is on.
   const host = new ActorHost(store, clock, logger, { history: Boolean(config.SVC_ADMIN_KEY) });
   const inspection = createInspection(host, clock, { withPage: Boolean(config.SVC_ADMIN_KEY) });
   const chat = meterChatBackend(createChatBackend(config), (backend, kind, failed) => inspection.metrics.upstream(backend, kind, failed));
-  const blobs = new BlobStore(config.SVC_DATA_DIR);
+  // Cluster mode keeps blobs on a path every node shares (SVC_BLOB_DIR).
+  const blobs = new BlobStore(config.SVC_BLOB_DIR ?? config.SVC_DATA_DIR);
   blobs.openSync();
   const extractor = createLocalTextExtractor({ maxSourceBytes: config.SVC_EXTRACT_MAX_SOURCE_BYTES, maxTextChars: config.SVC_EXTRACT_MAX_CHARS, timeoutMs: config.SVC_EXTRACT_TIMEOUT_MS });
   const library = new FileLibrary(store, blobs, extractor, clock, logger);
@@ -213,7 +270,7 @@ export function buildApp(config: Config, options: { clock?: Clock; logger?: Logg
     endGraceMs: config.SVC_REALTIME_END_GRACE_MS,
   });
   host.register(calls.hosted());
-  const tickets = new TicketBook(clock, config.SVC_REALTIME_TICKET_TTL_S * 1000);
+  const tickets = new TicketBook(clock, config.SVC_REALTIME_TICKET_TTL_S * 1000, cluster?.node.id ?? null);
   // Accounts that can pay and recover: sealed 2FA secrets, mail and texts, the waitlist, payments.
   const secrets = SecretBox.open(config.SVC_DATA_DIR, config.SVC_SECRETS_KEY);
   const secondFactor = new SecondFactor(store, secrets, clock);
@@ -260,9 +317,10 @@ export function buildApp(config: Config, options: { clock?: Clock; logger?: Logg
     ? { source: directoryEvidenceSource(config.SVC_BENCH_EVIDENCE_DIR), publicKey: parsePublicKey(config.SVC_BENCH_EVIDENCE_PUBLIC_KEY) }
     : { source: null, publicKey: null };
   const benchmarks = new BenchmarkService({ ...evidence, clock, logger, reverifyMs: config.SVC_BENCH_REVERIFY_S * 1000 });
-  const deps: AppDeps = { images, videos, videoProjects, mediaLinks, payments, waitlist, mailer, sms, media, config, clock, logger, store, services, accounts, auth, chat, actors: host.registry, completions, host, sessions, files, uploads, realtime: { tickets, calls }, audio, mcp, benchmarks, contract, inspection };
+  const deps: AppDeps = { images, videos, videoProjects, mediaLinks, payments, waitlist, mailer, sms, media, config, clock, logger, store, services, accounts, auth, chat, actors: host.registry, completions, host, sessions, files, uploads, realtime: { tickets, calls }, audio, mcp, benchmarks, contract, inspection, cluster };
   const bootedAt = Date.now();
-  const rehydrated = host.rehydrate();
+  const rehydrated = host.rehydrate(cluster ? servedHere(cluster) : undefined);
+  if (cluster) placeActors(cluster, host, calls, clock, logger);
   if (rehydrated > 0) logger.info('actors rehydrated', { count: rehydrated });
   // Calls open at the stop lost their sockets: close and charge them before serving, so a
   // client's first look at its account after a restart already shows the charge.
@@ -277,6 +335,10 @@ export function buildApp(config: Config, options: { clock?: Clock; logger?: Logg
   contract.setRoutes(routes);
   const perimeter = new Perimeter(auth, config.SVC_ADMIN_KEY);
   const dispatchDeps = { router, perimeter, logger, maxBodyBytes: config.SVC_MAX_BODY_BYTES };
+  const forwarder = cluster
+    ? new ClusterForwarder(cluster.node, auth, { logger, leaseMs: cluster.leaseMs, adminKey: config.SVC_ADMIN_KEY, maxBodyBytes: Math.max(config.SVC_MAX_BODY_BYTES, config.SVC_FILE_MAX_BYTES) })
+    : null;
+  let inFlight = 0;
 
   // Request ids: a per-boot random prefix and a counter, unique across restarts and cheap.
   const bootId = randomBytes(6).toString('base64url');
@@ -284,13 +346,18 @@ export function buildApp(config: Config, options: { clock?: Clock; logger?: Logg
 
   const newRequestId = () => `req_${bootId}${(++counter).toString(36)}`;
   const app = createUwsApp(config).any('/*', (res, req) => {
-    const ex = new UwsExchange(res, req, newRequestId());
+    const ex = new UwsExchange(res, req, (cluster && forwardedRequestId(req)) || newRequestId());
     // Each request gets its own perimeter: it holds the request's slot under the tier's cap until the answer ends.
     const gate = perimeter.forRequest(ex, Buffer.from(res.getRemoteAddressAsText()).toString());
     const started = performance.now();
-    void dispatch(ex, { ...dispatchDeps, perimeter: gate })
+    inFlight++;
+    const answered = forwarder ? forwardOrDispatch(ex, forwarder, { ...dispatchDeps, perimeter: gate }) : dispatch(ex, { ...dispatchDeps, perimeter: gate });
+    void answered
       .then((route) => inspection.metrics.request(route ?? '(unmatched)', ex.method, ex.status, (performance.now() - started) / 1000))
-      .finally(() => gate.finish());
+      .finally(() => {
+        inFlight--;
+        gate.finish();
+      });
   });
   const realtimeSockets = serveRealtime(app, {
     calls,
@@ -299,6 +366,7 @@ export function buildApp(config: Config, options: { clock?: Clock; logger?: Logg
     idleTimeoutS: config.SVC_REALTIME_IDLE_TIMEOUT_S,
     newRequestId,
     limits: { dropAudioBytes: config.SVC_REALTIME_DROP_AUDIO_BYTES, closeBytes: config.SVC_REALTIME_CLOSE_BYTES },
+    relay: cluster ? new RealtimeRelay(cluster.node, auth, logger) : undefined,
   });
 
   let listenSocket: unknown;
@@ -306,22 +374,36 @@ export function buildApp(config: Config, options: { clock?: Clock; logger?: Logg
     deps,
     listen: async () => {
       await orphansClosed;
-      return new Promise<number>((resolve, reject) => {
+      const port = await new Promise<number>((resolve, reject) => {
         app.listen(config.HOST, config.PORT, (socket) => {
           if (!socket) return reject(new Error(`cannot listen on ${config.HOST}:${config.PORT}`));
           listenSocket = socket;
           mcp.access.start();
           resolve(uws.us_socket_local_port(socket));
-          void sweepDisk(deps, bootedAt);
+          // A shared blob directory is not one node's to sweep: another node may be mid-write.
+          if (!cluster) void sweepDisk(deps, bootedAt);
         });
       });
+      if (cluster) {
+        await cluster.node.start(config.SVC_NODE_URL ?? `http://${config.HOST}:${port}`);
+        cluster.node.onHomesFreed();
+      }
+      return port;
     },
     close: async () => {
       if (listenSocket) uws.us_listen_socket_close(listenSocket);
       listenSocket = undefined;
-      realtimeSockets.closeAll();
+      if (cluster) {
+        // Drain: stop taking requests, let those in flight end (bounded), then hand the accounts over.
+        await cluster.node.drain();
+        const until = performance.now() + config.SVC_DRAIN_MS;
+        while (inFlight > 0 && performance.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      realtimeSockets.closeAll(cluster ? 1012 : 1001);
       mcp.access.stop();
+      await forwarder?.close();
       await host.close();
+      await cluster?.node.leave();
       inspection.metrics.close();
       await extractor.close();
       await background.settled();

@@ -19,9 +19,19 @@ async function main(): Promise<void> {
   if (!isNativeUws) {
     logger.error('uWebSockets.js native build did not load: running on the slow JS fallback. Use Node 20 (see package.json engines).');
   }
-  const app = buildApp(config, { logger });
+  // Cluster mode only: NATS is loaded (and joined) when SVC_NATS_URL is set.
+  const cluster = config.SVC_NATS_URL ? await (await import('../runtime/cluster/start-cluster.js')).startCluster(config, logger) : undefined;
+  if (cluster) {
+    // A fenced node's writes no longer land, and one that cannot apply the log cannot read right:
+    // it stops, and comes back (restarted by its supervisor) as a new incarnation.
+    cluster.store.onLost = (why) => {
+      logger.error('leaving the cluster: this node cannot go on', { why });
+      process.exit(3);
+    };
+  }
+  const app = buildApp(config, { logger, cluster });
   const port = await app.listen();
-  logger.info('listening', { url: `http://${config.HOST}:${port}`, data_dir: config.SVC_DATA_DIR, backend: app.deps.chat.name, admin_api: Boolean(config.SVC_ADMIN_KEY) });
+  logger.info('listening', { url: `http://${config.HOST}:${port}`, data_dir: config.SVC_DATA_DIR, backend: app.deps.chat.name, admin_api: Boolean(config.SVC_ADMIN_KEY), node: config.SVC_NODE_ID ?? null });
   // Machine-readable line for harnesses that start the server on PORT=0.
   process.stdout.write(`svc listening on ${port}\n`);
 
@@ -31,7 +41,10 @@ async function main(): Promise<void> {
     stopping = true;
     logger.info('stopping', { signal });
     app.close().then(
-      () => process.exit(0),
+      async () => {
+        await cluster?.close();
+        process.exit(0);
+      },
       (err: unknown) => {
         logger.error('close failed', { err });
         process.exit(1);

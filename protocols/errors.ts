@@ -57,6 +57,8 @@ export const ERROR_CATALOGUE = {
   benchmarks_unavailable: { status: 503, type: 'server_error' },
   ocr_unavailable: { status: 503, type: 'server_error' },
   payments_not_configured: { status: 503, type: 'server_error' },
+  // Cluster mode: the account's home node cannot be reached and no other node has taken it over yet.
+  cluster_unavailable: { status: 503, type: 'server_error' },
   payment_provider_error: { status: 502, type: 'server_error' },
   upstream_timeout: { status: 504, type: 'server_error' },
   insufficient_storage: { status: 507, type: 'server_error' },

@@ -112,6 +112,17 @@ export const ConfigSchema = z.object({
   SVC_BENCH_EVIDENCE_DIR: z.string().min(1).optional(),
   SVC_BENCH_EVIDENCE_PUBLIC_KEY: z.string().min(40).optional(),
   SVC_BENCH_REVERIFY_S: intFromEnv(300, 1, MAX_TIMER_MS / 1000),
+  // Cluster mode (docs/cluster.md): NATS servers (comma-separated; unset: one node, nothing of NATS
+  // loaded), this node's id and the URL other nodes forward to, copies of the log, the lease after
+  // which a silent node is fenced, the shared blob directory, and how long SIGTERM waits for answers.
+  SVC_NATS_URL: z.string().regex(/^(nats|tls):\/\/[^\s,]+(,(nats|tls):\/\/[^\s,]+)*$/, 'must be nats:// URLs separated by commas').optional(),
+  SVC_NODE_ID: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, _ or -').optional(),
+  SVC_NODE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  SVC_NATS_REPLICAS: z.coerce.number().int().min(1).max(5).optional(),
+  SVC_NATS_STREAM: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).default('SVC_STORE'),
+  SVC_CLUSTER_LEASE_MS: intFromEnv(5000, 300, 600_000),
+  SVC_BLOB_DIR: z.string().min(1).optional(),
+  SVC_DRAIN_MS: intFromEnv(10_000, 0, 600_000),
 });
 
 /** The validated configuration. */
@@ -139,7 +150,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 /** Rules across variables: the openai-compatible backend needs its upstream and model named; TLS needs both files. */
 function crossFieldIssues(config: Config): string[] {
   const upstream = config.SVC_BACKEND !== 'openai-compatible' ? [] : UPSTREAM_REQUIRED.filter((name) => !config[name]).map((name) => `${name}: required when SVC_BACKEND is openai-compatible`);
-  return [...upstream, ...audioUpstreamIssues(config), ...mediaUpstreamIssues(config), ...tlsIssues(config), ...stripeIssues(config), ...pairIssues(config), ...evidenceKeyIssues(config)];
+  return [...upstream, ...audioUpstreamIssues(config), ...mediaUpstreamIssues(config), ...tlsIssues(config), ...stripeIssues(config), ...pairIssues(config), ...evidenceKeyIssues(config), ...clusterIssues(config)];
+}
+
+/** Cluster mode needs a node id, and one key for sealed secrets on every node (a per-node key file would not open another node's). */
+function clusterIssues(config: Config): string[] {
+  if (!config.SVC_NATS_URL) return [];
+  const missing = (['SVC_NODE_ID', 'SVC_SECRETS_KEY'] as const).filter((name) => !config[name]).map((name) => `${name}: required when SVC_NATS_URL is set`);
+  // Other nodes forward to this URL: a wildcard listen address is not one they can reach.
+  const wildcard = ['0.0.0.0', '::', '[::]'].includes(config.HOST) && !config.SVC_NODE_URL;
+  return wildcard ? [...missing, `SVC_NODE_URL: required when SVC_NATS_URL is set and HOST is ${config.HOST}`] : missing;
 }
 
 /** An upstream voice engine needs the upstream's URL (its model names have defaults). */

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
+import { reapOnExit } from './doubles/reap.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 
@@ -18,6 +19,7 @@ export function startChildServer(env: Record<string, string>): Promise<ChildServ
     env: { ...process.env, PORT: '0', SVC_LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  reapOnExit(child);
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   return new Promise((resolveStart, reject) => {

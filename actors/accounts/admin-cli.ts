@@ -67,6 +67,8 @@ function parse() {
 async function main(): Promise<void> {
   const { positionals, values } = parse();
   const config = loadConfig({ ...process.env, ...(values['data-dir'] && { SVC_DATA_DIR: values['data-dir'] }) });
+  // A cluster node's LMDB is a copy of the replicated log: writing it directly would part it from the other nodes.
+  if (config.SVC_NATS_URL) return fail('the CLI writes one node\'s LMDB directly; in cluster mode (SVC_NATS_URL set) use the admin API (/admin/v1) on any node instead');
   const store = LmdbStore.open(config.SVC_DATA_DIR);
   const services = new AccountServices(store, systemClock, { sessionTtlMs: config.SVC_SESSION_TTL_S * 1000, usageFlushMs: 0 });
   const admin = new AdminService(services, { waitlist: new WaitlistRepo(store) });

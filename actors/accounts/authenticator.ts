@@ -119,6 +119,12 @@ export class Authenticator {
     };
   }
 
+  /** The account a bearer secret (API token or login session) belongs to, without counting or limiting anything; null when unknown. */
+  accountOf(secret: string): string | null {
+    if (isApiTokenValue(secret)) return this.services.tokens.findByValue(secret)?.accountId ?? null;
+    return this.services.sessions.find(secret)?.accountId ?? null;
+  }
+
   /** The caller of an API token; throws 401/403/429 in the envelope. Counts the request (and a refusal) against the token. */
   apiToken(secret: string): TokenCaller {
     const token = this.services.tokens.findByValue(secret);

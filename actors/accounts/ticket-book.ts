@@ -24,13 +24,19 @@ export class TicketBook {
   private readonly entries = new Map<string, Entry>();
   private lastSweep = 0;
 
-  constructor(private readonly clock: Clock, private readonly ttlMs: number) {}
+  /** `node`: in cluster mode, the issuing node's id, written into each ticket so any node can send the socket to it. */
+  constructor(private readonly clock: Clock, private readonly ttlMs: number, private readonly node: string | null = null) {}
+
+  /** The node a ticket was issued by (cluster mode), or null. */
+  static nodeOf(ticket: string): string | null {
+    return /^rtt_([A-Za-z0-9_-]{1,64})\./.exec(ticket)?.[1] ?? null;
+  }
 
   /** A new ticket for `holder`, valid for the book's TTL. */
   issue(holder: TicketHolder): { ticket: string; expiresAt: number } {
     const now = this.clock.now();
     this.sweep(now);
-    const ticket = newSecret('rtt_');
+    const ticket = newSecret(this.node ? `rtt_${this.node}.` : 'rtt_');
     const expiresAt = now + this.ttlMs;
     this.entries.set(sha256Hex(ticket), { accountId: holder.accountId, tokenId: holder.tokenId, expiresAt, used: false });
     return { ticket, expiresAt };

@@ -191,14 +191,16 @@ export class Ledger implements Billing {
     return pending;
   }
 
+  private unmarkSettling(accountId: string, pending: Settling): void {
+    const set = this.settling.get(accountId);
+    set?.delete(pending);
+    if (set?.size === 0) this.settling.delete(accountId);
+  }
+
   /** Ends a settle: the claimed holds stop counting (whether or not a charge committed). */
   private finishSettle(claimed: { accountId: string; amount: number } | null, pending: Settling | null): void {
     if (!claimed) return;
-    if (pending) {
-      const set = this.settling.get(claimed.accountId);
-      set?.delete(pending);
-      if (set?.size === 0) this.settling.delete(claimed.accountId);
-    }
+    if (pending) this.unmarkSettling(claimed.accountId, pending);
     this.releaseHeld(claimed.accountId, claimed.amount);
   }
 
@@ -218,8 +220,13 @@ export class Ledger implements Billing {
     const cap = input.cap ?? claimed?.amount ?? 0;
     const charge = Math.max(0, Math.min(Math.round(input.charge), cap));
     let pending: Settling | null = null;
+    let charged = false;
     try {
-      return await this.store.transaction(() => {
+      const entry = await this.store.transaction(() => {
+        // The callback may run again (cluster mode re-runs it after losing a race): undo what a previous run marked.
+        if (pending) this.unmarkSettling(claimed!.accountId, pending);
+        pending = null;
+        charged = false;
         if (input.ref !== undefined) {
           const seen = this.refs.get(input.ref);
           if (seen) return this.entries.get(seen) ?? null;
@@ -227,13 +234,15 @@ export class Ledger implements Billing {
         const account = this.accounts.get(accountId);
         if (!account || (charge === 0 && input.promptTokens === 0 && input.completionTokens === 0)) return null;
         const balance = applyLedgerEvent({ balance: account.balance, held: 0 }, { type: 'settled', held: charge, charge }).balance;
-        const entry = this.appendInTransaction(account, balance, chargeEntry(input, charge, tokenId));
-        pending = this.markSettling(claimed, entry.seq);
-        if (input.ref !== undefined) void this.refs.put(input.ref, [account.id, entry.seq]);
+        const written = this.appendInTransaction(account, balance, chargeEntry(input, charge, tokenId));
+        pending = this.markSettling(claimed, written.seq);
+        if (input.ref !== undefined) void this.refs.put(input.ref, [account.id, written.seq]);
         if (tokenId) this.keyUsage.addChargeInTransaction(tokenId, { promptTokens: input.promptTokens, completionTokens: input.completionTokens, cost: charge });
-        this.meter?.('charge', charge);
-        return entry;
+        charged = true;
+        return written;
       });
+      if (charged) this.meter?.('charge', charge);
+      return entry;
     } finally {
       this.finishSettle(claimed, pending);
     }

@@ -8,6 +8,8 @@ import { statusLine } from '../uws-exchange.js';
 import { CallConnection } from './call-connection.js';
 import type { CallSocket } from './call-outbox.js';
 import { RealtimeAdmission, type Admission } from './realtime-admission.js';
+import type { RealtimeRelay, RelayedCall } from './realtime-relay.js';
+import { FORWARDED_BY } from '../cluster-forward.js';
 
 /** The realtime path: `GET /v1/realtime?ticket=…` (or `?model=…` with `Authorization: Bearer`) with an Upgrade header. */
 export const REALTIME_PATH = '/v1/realtime';
@@ -16,6 +18,8 @@ export const REALTIME_PATH = '/v1/realtime';
 const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 
 interface SocketData {
+  /** Cluster mode: the call lives on another node, which accepted it; this socket is relayed there. */
+  relayed: RelayedCall | null;
   holder: TicketHolder;
   /** The model the upgrade asked for (validated): the session starts on it. */
   model: string;
@@ -33,6 +37,8 @@ export interface RealtimeSocketDeps {
   idleTimeoutS: number;
   limits: { dropAudioBytes: number; closeBytes: number };
   newRequestId(): string;
+  /** Cluster mode: relays a socket whose account lives on another node. */
+  relay?: RealtimeRelay;
 }
 
 function socketOf(ws: WebSocket<SocketData>): CallSocket {
@@ -53,7 +59,7 @@ function socketOf(ws: WebSocket<SocketData>): CallSocket {
  * each socket gets one call. uWS sends pings and closes idle sockets; our own limits decide about
  * slow readers (audio dropped, then the socket closed), so uWS's backpressure cap is set above them.
  */
-export function serveRealtime(app: TemplatedApp, deps: RealtimeSocketDeps): { closeAll(): void } {
+export function serveRealtime(app: TemplatedApp, deps: RealtimeSocketDeps): { closeAll(code?: 1001 | 1012): void } {
   const open = new Set<WebSocket<SocketData>>();
   const admission = new RealtimeAdmission(deps);
   app.ws<SocketData>(REALTIME_PATH, {
@@ -66,12 +72,11 @@ export function serveRealtime(app: TemplatedApp, deps: RealtimeSocketDeps): { cl
       const query = new URLSearchParams(req.getQuery() ?? '');
       const key = req.getHeader('sec-websocket-key');
       const offered = req.getHeader('sec-websocket-protocol').split(',').map((p) => p.trim());
+      const protocol = offered.includes('realtime') ? 'realtime' : '';
       const extensions = req.getHeader('sec-websocket-extensions');
       const authorization = req.getHeader('authorization');
-      let admitted: Admission;
-      try {
-        admitted = admission.admit({ query, authorization });
-      } catch (err) {
+      const forwarded = req.getHeader(FORWARDED_BY) !== '';
+      const refuse = (err: unknown) => {
         if (!(err instanceof ApiError)) deps.logger.error('realtime upgrade check failed', { request_id: requestId, err });
         const error = err instanceof ApiError ? err : new ApiError('internal_error', 'The server failed to check the credentials.');
         res.cork(() => {
@@ -79,14 +84,60 @@ export function serveRealtime(app: TemplatedApp, deps: RealtimeSocketDeps): { cl
           for (const [name, value] of Object.entries(error.headers)) res.writeHeader(name, value);
           res.end(JSON.stringify(errorBody(error, requestId)), true);
         });
-        return;
-      }
-      const data: SocketData = { holder: admitted.holder, model: admitted.model, timing: query.get('svc_timing') === '1', connection: null, closed: false };
-      res.cork(() => res.upgrade(data, key, offered.includes('realtime') ? 'realtime' : '', extensions, context));
+      };
+      const admitHere = () => {
+        let admitted: Admission;
+        try {
+          admitted = admission.admit({ query, authorization });
+        } catch (err) {
+          refuse(err);
+          return;
+        }
+        const data: SocketData = { relayed: null, holder: admitted.holder, model: admitted.model, timing: query.get('svc_timing') === '1', connection: null, closed: false };
+        res.cork(() => res.upgrade(data, key, protocol, extensions, context));
+      };
+      const relay = deps.relay;
+      if (!relay) return admitHere();
+      let aborted = false;
+      res.onAborted(() => (aborted = true));
+      void (async () => {
+        const url = await relay.target(query, authorization, forwarded);
+        if (aborted) return;
+        if (!url) return admitHere();
+        const outcome = await relay.connect(url, query, authorization, protocol, requestId);
+        if (aborted) {
+          if ('attach' in outcome) outcome.clientClosed();
+          return;
+        }
+        if (!('attach' in outcome)) {
+          // The home refused the call: the client gets its answer as it is.
+          res.cork(() => {
+            res.writeStatus(statusLine(outcome.status));
+            for (const [name, value] of Object.entries(outcome.headers)) res.writeHeader(name, value);
+            res.end(outcome.body, true);
+          });
+          return;
+        }
+        const data: SocketData = { relayed: outcome, holder: { accountId: '', tokenId: '' }, model: '', timing: false, connection: null, closed: false };
+        res.cork(() => res.upgrade(data, key, protocol, extensions, context));
+      })().catch((err: unknown) => {
+        if (!aborted) refuse(err);
+      });
     },
     open: (ws) => {
       open.add(ws);
       const data = ws.getUserData();
+      if (data.relayed) {
+        data.relayed.attach({
+          send: (payload, binary) => {
+            if (!data.closed) ws.cork(() => ws.send(payload, binary));
+          },
+          close: (code, reason) => {
+            if (!data.closed) ws.end(code, reason);
+          },
+        });
+        return;
+      }
       const connection = new CallConnection(socketOf(ws), { calls: deps.calls, logger: deps.logger, limits: deps.limits, timing: data.timing });
       data.connection = connection;
       connection.open(data.holder, data.model).catch((err: unknown) => {
@@ -95,7 +146,8 @@ export function serveRealtime(app: TemplatedApp, deps: RealtimeSocketDeps): { cl
       });
     },
     message: (ws, message, isBinary) => {
-      const connection = ws.getUserData().connection;
+      const { relayed, connection } = ws.getUserData();
+      if (relayed) return relayed.fromClient(Buffer.from(message), isBinary);
       if (isBinary) connection?.refuseBinary();
       else connection?.message(Buffer.from(message).toString('utf8'));
     },
@@ -103,13 +155,15 @@ export function serveRealtime(app: TemplatedApp, deps: RealtimeSocketDeps): { cl
       open.delete(ws);
       const data = ws.getUserData();
       data.closed = true;
+      data.relayed?.clientClosed();
       data.connection?.socketClosed();
     },
   });
   return {
     // Going away (1001): each call closes as if its client had left, and is charged for its usage.
-    closeAll: () => {
-      for (const ws of [...open]) ws.end(1001, 'server shutting down');
+    // 1012 (service restart) when a cluster node drains: reconnect, another node serves the account.
+    closeAll: (code = 1001) => {
+      for (const ws of [...open]) ws.end(code, code === 1012 ? 'node draining: reconnect' : 'server shutting down');
     },
   };
 }

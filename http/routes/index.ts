@@ -14,6 +14,7 @@ import { authRoutes } from './auth.js';
 import { benchmarkRoutes } from './benchmarks.js';
 import { chatCompletionRoutes } from './chat-completions.js';
 import { checkoutRoutes } from './checkout.js';
+import { clusterRoutes } from './cluster.js';
 import { chatSessionRoutes } from './chat-sessions.js';
 import { earlyAccessRoutes } from './early-access.js';
 import { fileRoutes } from './files.js';
@@ -39,6 +40,7 @@ import { webhookRoutes } from './webhooks.js';
 export function allRoutes(deps: AppDeps): RouteDef[] {
   return [
     ...healthRoutes(deps),
+    ...clusterRoutes(deps),
     ...authRoutes(deps),
     ...accountRoutes(deps),
     ...accountSecurityRoutes(deps),

@@ -22,6 +22,11 @@ export class NatsBus implements Bus {
     private readonly onHandlerError: (err: unknown, subject: string) => void,
   ) {}
 
+  /** A bus on a connection the caller owns (cluster mode shares one with JetStream). */
+  static over(nc: NatsConnection, onHandlerError: (err: unknown, subject: string) => void = () => {}): NatsBus {
+    return new NatsBus(nc, onHandlerError);
+  }
+
   /** Connects to `servers` (a list of NATS URLs); `name` shows in the server's connection list. */
   static async connect(servers: string[], options: { name?: string; onHandlerError?: (err: unknown, subject: string) => void } = {}): Promise<NatsBus> {
     const nc = await connect({ servers, name: options.name ?? 'svc', maxReconnectAttempts: -1 });

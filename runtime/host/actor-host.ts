@@ -418,12 +418,18 @@ export class ActorHost {
 
   /**
    * Brings back every unfinished actor after a restart: those at work are rehydrated now, parked
-   * ones get their deadlines armed and wait in the store. Returns how many came back in all.
+   * ones get their deadlines armed and wait in the store. With `accept`, only the actors it
+   * accepts (cluster mode: those of accounts this node serves). Returns how many came back in all.
    */
-  rehydrate(): number {
+  rehydrate(accept?: (record: ActorRecord) => boolean): number {
     let count = 0;
     for (const [id, entry] of this.stored.unfinished((record) => unfinishedEntry(this.machines.get(record.machine), record))) {
       if (this.live.has(id) || this.parked.has(id)) continue;
+      if (accept) {
+        // Cluster mode: only the actors of accounts this node serves.
+        const record = this.stored.get(id);
+        if (!record || record.done || !accept(record)) continue;
+      }
       if (entry.parked && this.machines.has(entry.machine)) {
         this.parked.set(id, entry);
         this.timers.arm(id, entry.deadlines);
@@ -434,6 +440,14 @@ export class ActorHost {
       if (record && !record.done && this.restore(record, entry)) count++;
     }
     return count;
+  }
+
+  /** The last committed record of every unfinished actor in the store, live or not (cluster mode: placement and its view). */
+  *unfinishedRecords(): Iterable<ActorRecord> {
+    for (const [id] of this.stored.unfinished((record) => unfinishedEntry(this.machines.get(record.machine), record))) {
+      const record = this.live.get(id)?.record ?? this.stored.get(id);
+      if (record && !record.done && record.snapshot !== null) yield record;
+    }
   }
 
   /** Stops timers and waits for pending writes; actors stay persisted for the next boot. */

@@ -72,11 +72,16 @@ export class LmdbStore implements Store {
 
   private constructor(private readonly root: RootDatabase) {}
 
-  /** Opens (or creates) the store in `dataDir`. A second process may open the same directory. */
-  static open(dataDir: string): LmdbStore {
+  /**
+   * Opens (or creates) the store in `dataDir`. A second process may open the same directory.
+   * `sync: false` commits without flushing to disk: a process kill loses nothing, a machine crash
+   * may lose the last commits but never the store's consistency. Only for a store that is a copy
+   * of something durable elsewhere (a cluster node's LMDB, rebuilt from the replicated log).
+   */
+  static open(dataDir: string, options: { sync?: boolean } = {}): LmdbStore {
     const path = join(dataDir, 'lmdb');
     mkdirSync(path, { recursive: true });
-    const root = open({ path, maxDbs: 64, compression: false, encoding: 'msgpack', mapSize: 64 * 1024 ** 3 });
+    const root = open({ path, maxDbs: 64, compression: false, encoding: 'msgpack', mapSize: 64 * 1024 ** 3, noSync: options.sync === false });
     return new LmdbStore(root);
   }
 

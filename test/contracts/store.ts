@@ -4,7 +4,7 @@ import type { Store } from '../../runtime/store/store.js';
 
 /** What the contract needs of an implementation: a fresh store, and how to dispose of it. */
 export interface StoreUnderTest {
-  open(): Store;
+  open(): Store | Promise<Store>;
   dispose(store: Store): Promise<void>;
 }
 
@@ -12,7 +12,7 @@ export interface StoreUnderTest {
 export function storeContract(test: Test, impl: StoreUnderTest): void {
   const withStore = (name: string, body: (store: Store) => Promise<void> | void) =>
     test(name, async () => {
-      const store = impl.open();
+      const store = await impl.open();
       try {
         await body(store);
       } finally {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { freePort, natsServerPath } from './nats-server.js';
+import { reapOnExit } from './reap.js';
 
 /** One server of the cluster: its client URL, and whether it still runs. */
 export interface ClusterMember {
@@ -44,6 +45,7 @@ export async function startNatsCluster(size = 3): Promise<NatsClusterUnderTest> 
     const child = spawn(path, ['-a', '127.0.0.1', '-p', String(port), '-n', name, '-js', '-sd', join(storeRoot, name), '--cluster_name', 'svc-test', '--cluster', `nats://127.0.0.1:${routePorts[i]}`, '--routes', routes], {
       stdio: ['ignore', 'ignore', 'ignore'],
     });
+    reapOnExit(child);
     return {
       name,
       url: `nats://127.0.0.1:${port}`,

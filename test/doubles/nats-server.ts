@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { reapOnExit } from './reap.js';
 
 /** Where Debian's (or any PATH) nats-server is, or null when it is not installed. */
 export function natsServerPath(): string | null {
@@ -35,6 +36,7 @@ export async function startNatsServer(options: { jetstream?: boolean; storeDir?:
   const args = ['-a', '127.0.0.1', '-p', String(port)];
   if (options.jetstream) args.push('-js', ...(options.storeDir ? ['-sd', options.storeDir] : []));
   const child = spawn(path, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  reapOnExit(child);
   await new Promise<void>((resolve, reject) => {
     let log = '';
     const onData = (chunk: Buffer) => {
