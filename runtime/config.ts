@@ -123,6 +123,8 @@ export const ConfigSchema = z.object({
   SVC_CLUSTER_LEASE_MS: intFromEnv(5000, 300, 600_000),
   SVC_BLOB_DIR: z.string().min(1).optional(),
   SVC_DRAIN_MS: intFromEnv(10_000, 0, 600_000),
+  // Cluster mode: a snapshot of the store every this many log entries, and the log trimmed behind it (0: never).
+  SVC_CLUSTER_SNAPSHOT_EVERY: intFromEnv(100_000, 0),
 });
 
 /** The validated configuration. */

@@ -68,7 +68,7 @@ test('GET /admin/v1/cluster on one node says so; it needs the admin key', async 
   try {
     const view = await server.request('GET', '/admin/v1/cluster', { token: ADMIN_KEY });
     assert.is(view.status, 200);
-    assert.equal(view.body, { object: 'cluster', mode: 'single', node: null, lease_ms: null, applied_seq: null, nodes: [], orphaned_actors: 0 });
+    assert.equal(view.body, { object: 'cluster', mode: 'single', node: null, lease_ms: null, applied_seq: null, log: null, nodes: [], orphaned_actors: 0 });
     const account = await server.account(1);
     assert.is((await server.request('GET', '/admin/v1/cluster', { token: account.token })).status, 401);
     assert.is((await server.request('GET', '/admin/v1/cluster')).status, 401);

@@ -12,7 +12,8 @@ let g3: GatewayNode;
 let accounts = 0;
 
 test.before(async () => {
-  cluster = await startGatewayCluster(3);
+  // Snapshots every 100 log entries, so the log is trimmed while the tests run.
+  cluster = await startGatewayCluster(3, { SVC_CLUSTER_SNAPSHOT_EVERY: '100' });
   [g1, g2, g3] = cluster.nodes as [GatewayNode, GatewayNode, GatewayNode];
 });
 test.after(() => cluster?.close());
@@ -333,6 +334,23 @@ test('GET /admin/v1/cluster shows the nodes, their leases and the actors each ow
   const after = await call(g2, 'GET', '/admin/v1/cluster', ADMIN_KEY);
   assert.is(after.body.nodes.find((node: { id: string }) => node.id === 'g3').state, 'down');
   await g3.start();
+});
+
+test('a node with an empty disk joins after the log was trimmed: it starts from a snapshot and reads everything', async () => {
+  const owner = await account(g1, 3);
+  await call(g1, 'POST', '/v1/chat/completions', owner.token, { model: 'pro-1', messages: [{ role: 'user', content: 'before g4' }], max_tokens: 4 });
+  const view = await call(g2, 'GET', '/admin/v1/cluster', ADMIN_KEY);
+  assert.ok(view.body.log.snapshot_seq > 0, `a snapshot was taken: ${JSON.stringify(view.body.log)}`);
+  assert.ok(view.body.log.first_seq > 1, `the log was trimmed: ${JSON.stringify(view.body.log)}`);
+  const g4 = await cluster.addNode('g4');
+  // Served from g4's own store (the admin API is not forwarded): the account and its charge are there.
+  const seen = await call(g4, 'GET', `/admin/v1/accounts/${owner.id}`, ADMIN_KEY);
+  const truth = await call(g1, 'GET', `/admin/v1/accounts/${owner.id}`, ADMIN_KEY);
+  assert.is(seen.status, 200, JSON.stringify(seen.body));
+  assert.equal(seen.body, truth.body);
+  assert.ok(micros(seen.body.account.balance_usd) < 3_000_000, 'the charge is in its copy');
+  const through = await call(g4, 'GET', '/v1/account', owner.token);
+  assert.is(through.status, 200);
 });
 
 test.run();

@@ -11,7 +11,11 @@ export function clusterRoutes({ cluster, host }: AppDeps): RouteDef[] {
       path: '/admin/v1/cluster',
       auth: 'admin',
       schema: { summary: 'Cluster nodes, their leases and the actors each owns', response: ClusterObjectSchema },
-      handler: () => json(clusterView(cluster?.node ?? null, host, cluster?.leaseMs ?? null)),
+      async handler() {
+        if (!cluster) return json(clusterView(null, host, null));
+        const { first, last } = await cluster.store.bounds();
+        return json(clusterView(cluster.node, host, cluster.leaseMs, { first_seq: first, last_seq: last, snapshot_seq: cluster.snapshots.latest()?.seq ?? null }));
+      },
     },
   ];
 }

@@ -150,8 +150,10 @@ export class ReplicatedStore implements Store {
   private applying: Promise<void> = Promise.resolve();
   private batch: { seq: number; entry: Entry }[] = [];
   private applierRunning = false;
-  /** Called once this node cannot go on: it was fenced (its own write failed the guard), or applying the log failed. */
-  onLost: ((why: 'fenced' | 'apply_failed') => void) | null = null;
+  /** Called after each applied batch with the last applied sequence (snapshots watch it). */
+  onApplied: ((seq: number) => void) | null = null;
+  /** Called once this node cannot go on: it was fenced (its own write failed the guard), applying the log failed, or the log was trimmed past it. */
+  onLost: ((why: 'fenced' | 'apply_failed' | 'behind_trimmed_log') => void) | null = null;
 
   private constructor(
     private readonly nc: NatsConnection,
@@ -162,7 +164,23 @@ export class ReplicatedStore implements Store {
   ) {
     this.versions = local.table<string>('_replica_versions');
     this.meta = local.table<number>('_replica_meta');
-    this.applied = this.meta.get('applied') ?? 0;
+    this.applied = ReplicatedStore.appliedIn(local);
+  }
+
+  /** How far the log was applied to `local` (0 for an empty store): read before opening, to tell whether a snapshot must come first. */
+  static appliedIn(local: Store): number {
+    return local.table<number>('_replica_meta').get('applied') ?? 0;
+  }
+
+  /** The first sequence the stream `name` still holds, or null when there is no such stream yet. */
+  static async firstSeq(nc: NatsConnection, name: string): Promise<number | null> {
+    const jsm = await whileElecting(() => jetstreamManager(nc));
+    try {
+      return (await whileElecting(() => jsm.streams.info(name))).state.first_seq;
+    } catch (err) {
+      if (err instanceof JetStreamApiError) return null;
+      throw err;
+    }
   }
 
   /** Opens the log (creating the stream when missing) over `local` and catches up with it. */
@@ -208,6 +226,17 @@ export class ReplicatedStore implements Store {
   async sync(): Promise<void> {
     const info = await whileElecting(() => this.jsm.streams.info(this.options.stream));
     await this.appliedUpTo(info.state.last_seq);
+  }
+
+  /** The log's first and last sequence now (the first moves up when the log is trimmed behind a snapshot). */
+  async bounds(): Promise<{ first: number; last: number }> {
+    const info = await whileElecting(() => this.jsm.streams.info(this.options.stream));
+    return { first: info.state.first_seq, last: info.state.last_seq };
+  }
+
+  /** Drops the log's entries below `seq` (every node has applied them and a snapshot holds them). */
+  async trimBelow(seq: number): Promise<void> {
+    await whileElecting(() => this.jsm.streams.purge(this.options.stream, { seq }));
   }
 
   /** Resolves once the log has been applied here up to `seq`. */
@@ -262,7 +291,7 @@ export class ReplicatedStore implements Store {
         if (generation !== this.readerGeneration) break;
         if (message.seq <= this.received) continue;
         if (message.seq !== this.received + 1) {
-          this.restartReader(`gap in the log after ${this.received}`);
+          this.onGap();
           break;
         }
         this.received = message.seq;
@@ -273,6 +302,20 @@ export class ReplicatedStore implements Store {
         }
       }
     })().catch((err: unknown) => this.restartReader(`log reader failed: ${String(err)}`));
+  }
+
+  /** A gap: either the reader skipped (read again), or the log was trimmed past this node (it must restart from a snapshot). */
+  private onGap(): void {
+    void this.bounds().then(
+      ({ first }) => {
+        if (first <= this.received + 1) return this.restartReader(`gap in the log after ${this.received}`);
+        this.options.logger.error('replicated store: the log was trimmed past this node; it must restart from a snapshot', { applied: this.applied, first });
+        this.closed = true;
+        this.stopConsumer?.();
+        this.onLost?.('behind_trimmed_log');
+      },
+      () => this.restartReader(`gap in the log after ${this.received}`),
+    );
   }
 
   private restartReader(why: string): void {
@@ -346,6 +389,7 @@ export class ReplicatedStore implements Store {
       const pending = this.pending.get(entry.tx);
       if (pending) this.finish(pending, outcome);
     }
+    this.onApplied?.(this.applied);
     if (this.waiters.length > 0) {
       const due = this.waiters.filter((waiter) => waiter.seq <= this.applied);
       this.waiters = this.waiters.filter((waiter) => waiter.seq > this.applied);

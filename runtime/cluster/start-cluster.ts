@@ -3,7 +3,9 @@ import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { NatsBus } from '../bus/nats-bus.js';
 import { LmdbStore } from '../store/lmdb-store.js';
+import { join } from 'node:path';
 import { ClusterNode } from './cluster-node.js';
+import { ClusterSnapshots, restoreSnapshot } from './cluster-snapshots.js';
 import { ReplicatedStore } from './replicated-store.js';
 
 /** Cluster mode's parts: the NATS connection, the replicated store over this node's LMDB, and membership. */
@@ -11,6 +13,7 @@ export interface Cluster {
   nc: NatsConnection;
   store: ReplicatedStore;
   node: ClusterNode;
+  snapshots: ClusterSnapshots;
   leaseMs: number;
   close(): Promise<void>;
 }
@@ -27,7 +30,18 @@ export async function startCluster(config: Config, logger: Logger): Promise<Clus
   const nc = await connect({ servers, name: `svc-${nodeId}`, maxReconnectAttempts: -1, reconnectTimeWait: 250, waitOnFirstConnect: true, noAsyncTraces: true });
   // The node's LMDB is its applied copy of the log (which holds the truth, on a quorum of disks),
   // recording how far it applied in the same commit: no flush per commit is needed.
-  const local = LmdbStore.open(config.SVC_DATA_DIR, { sync: false });
+  let local = LmdbStore.open(config.SVC_DATA_DIR, { sync: false });
+  // Behind the trimmed log (an empty disk, or down while a snapshot was taken): start from the newest snapshot.
+  const snapshotRoot = join(config.SVC_BLOB_DIR ?? config.SVC_DATA_DIR, 'cluster-snapshots');
+  const first = await ReplicatedStore.firstSeq(nc, config.SVC_NATS_STREAM);
+  const applied = ReplicatedStore.appliedIn(local);
+  if (first !== null && applied + 1 < first) {
+    await local.close();
+    const used = restoreSnapshot(config.SVC_DATA_DIR, snapshotRoot, first - 1);
+    if (!used) throw new Error(`the log starts at ${first} but this node applied only ${applied} and no snapshot in ${snapshotRoot} reaches ${first - 1}`);
+    logger.info('restored from a cluster snapshot', { snapshot_seq: used.seq, log_first_seq: first });
+    local = LmdbStore.open(config.SVC_DATA_DIR, { sync: false });
+  }
   const store = await ReplicatedStore.open(nc, local, {
     nodeId,
     stream: config.SVC_NATS_STREAM,
@@ -38,11 +52,14 @@ export async function startCluster(config: Config, logger: Logger): Promise<Clus
   const bus = NatsBus.over(nc, (err, subject) => logger.warn('cluster message handler failed', { subject, err }));
   const node = new ClusterNode(store, bus, { nodeId, leaseMs: config.SVC_CLUSTER_LEASE_MS, logger });
   await node.join();
+  const snapshots = new ClusterSnapshots(store, local, node, { root: snapshotRoot, every: config.SVC_CLUSTER_SNAPSHOT_EVERY, logger });
+  snapshots.start();
   logger.info('joined the cluster', { node: nodeId, epoch: node.epoch, applied_seq: store.appliedSeq });
   return {
     nc,
     store,
     node,
+    snapshots,
     leaseMs: config.SVC_CLUSTER_LEASE_MS,
     close: async () => {
       node.stop();

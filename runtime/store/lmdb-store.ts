@@ -127,6 +127,11 @@ export class LmdbStore implements Store {
     return this.root.flushed;
   }
 
+  /** Writes a consistent copy of the whole environment to the file `path` (compacted): a cluster node's snapshot. */
+  backup(path: string): Promise<void> {
+    return this.root.backup(path, true);
+  }
+
   async close(): Promise<void> {
     await this.root.committed;
     await this.root.close();

@@ -18,6 +18,8 @@ export interface GatewayNode {
 export interface GatewayCluster {
   nats: NatsClusterUnderTest;
   nodes: GatewayNode[];
+  /** Starts one more node `id` on an empty data directory. */
+  addNode(id: string): Promise<GatewayNode>;
   close(): Promise<void>;
 }
 
@@ -40,8 +42,7 @@ export async function startGatewayCluster(size = 3, env: Record<string, string> 
     SVC_DRAIN_MS: '1000',
     ...env,
   };
-  const nodes: GatewayNode[] = Array.from({ length: size }, (_, i) => {
-    const id = `g${i + 1}`;
+  const gateway = (id: string): GatewayNode => {
     const node: GatewayNode = {
       id,
       server: null,
@@ -55,7 +56,8 @@ export async function startGatewayCluster(size = 3, env: Record<string, string> 
       },
     };
     return node;
-  });
+  };
+  const nodes = Array.from({ length: size }, (_, i) => gateway(`g${i + 1}`));
   try {
     for (const node of nodes) await node.start();
   } catch (err) {
@@ -66,6 +68,12 @@ export async function startGatewayCluster(size = 3, env: Record<string, string> 
   return {
     nats,
     nodes,
+    addNode: async (id) => {
+      const node = gateway(id);
+      nodes.push(node);
+      await node.start();
+      return node;
+    },
     close: async () => {
       await Promise.all(nodes.flatMap((node) => (node.server ? [node.server.kill('SIGKILL')] : [])));
       await nats.close();
