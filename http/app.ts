@@ -65,16 +65,16 @@ import { ServerRequests } from './mcp/server-requests.js';
 import { ApiContract } from './openapi/openapi-document.js';
 import { meterChatBackend } from '../actors/chat/metered-chat-backend.js';
 import { createInspection, type Inspection } from './inspection.js';
-import { dispatch, sendError } from './dispatch.js';
+import { dispatch } from './dispatch.js';
 import { Perimeter } from './perimeter.js';
 import type { RouteDef } from './route.js';
 import { Router } from './router.js';
 import { allRoutes } from './routes/index.js';
-import type { HttpRequest } from '@trufflesuite/uws-js-unofficial';
 import { uws } from './uws.js';
 import { createUwsApp } from './uws-app.js';
 import type { Cluster } from '../runtime/cluster/start-cluster.js';
-import { ClusterForwarder, FORWARDED_BY } from './cluster-forward.js';
+import { ClusterForwarder, forwardedRequestId, forwardOrDispatch } from './cluster-forward.js';
+import { placeActors, servedHere } from '../runtime/cluster/actor-placement.js';
 import { UwsExchange } from './uws-exchange.js';
 
 /** What route modules may use. */
@@ -189,55 +189,6 @@ async function sweepDisk({ files, uploads, logger }: AppDeps, bootedAt: number):
   }
 }
 
-/** Cluster mode: the actors a node brings back at boot are those of the accounts it serves. */
-function servedHere(cluster: Cluster): (record: { ownerId: string }) => boolean {
-  return (record) => {
-    const home = cluster.node.homes.get(record.ownerId);
-    return cluster.node.valid(home) && home.node === cluster.node.id;
-  };
-}
-
-/**
- * Cluster mode: an account this node claims brings its unfinished actors here (a session
- * mid-step resumes, deadlines re-arm, open calls of a dead node are closed and charged), and when
- * a node goes down or drains, the accounts of its unfinished actors are claimed without waiting
- * for a request.
- */
-function placeActors(cluster: Cluster, host: ActorHost, calls: CallRuntime, clock: Clock, logger: Logger): void {
-  const { node } = cluster;
-  node.onClaimed = (accountId) => {
-    const count = host.rehydrate((record) => record.ownerId === accountId);
-    if (count > 0) logger.info('actors taken over', { account_id: accountId, count });
-    void calls.closeOrphans(clock.now()).catch((err: unknown) => logger.error('closing taken-over realtime calls failed', { err }));
-  };
-  node.onHomesFreed = () => {
-    const owners = new Set<string>();
-    for (const record of host.unfinishedRecords()) owners.add(record.ownerId);
-    for (const owner of owners) {
-      if (node.valid(node.homes.get(owner))) continue;
-      void node.claim(owner).catch((err: unknown) => logger.warn('claiming an orphaned account failed', { account_id: owner, err }));
-    }
-  };
-}
-
-/** The request id a forwarding node gave the request (the id its client sees), if it was forwarded. */
-function forwardedRequestId(req: HttpRequest): string | null {
-  if (!req.getHeader(FORWARDED_BY)) return null;
-  const id = req.getHeader('x-request-id');
-  return /^req_[A-Za-z0-9_-]{1,64}$/.test(id) ? id : null;
-}
-
-/** Cluster mode: forwards a request whose account lives on another node, else dispatches it here. */
-async function forwardOrDispatch(ex: UwsExchange, forwarder: ClusterForwarder, deps: Parameters<typeof dispatch>[1]): Promise<string | null> {
-  try {
-    if (await forwarder.handle(ex)) return '(forwarded)';
-  } catch (err) {
-    sendError(ex, err, deps.logger);
-    return null;
-  }
-  return dispatch(ex, deps);
-}
-
 /** Builds the server for `config` without listening: one router, one perimeter, one store. */
 export function buildApp(config: Config, options: { clock?: Clock; logger?: Logger; cluster?: Cluster } = {}): App {
   const clock = options.clock ?? systemClock;
@@ -319,8 +270,11 @@ export function buildApp(config: Config, options: { clock?: Clock; logger?: Logg
   const benchmarks = new BenchmarkService({ ...evidence, clock, logger, reverifyMs: config.SVC_BENCH_REVERIFY_S * 1000 });
   const deps: AppDeps = { images, videos, videoProjects, mediaLinks, payments, waitlist, mailer, sms, media, config, clock, logger, store, services, accounts, auth, chat, actors: host.registry, completions, host, sessions, files, uploads, realtime: { tickets, calls }, audio, mcp, benchmarks, contract, inspection, cluster };
   const bootedAt = Date.now();
-  const rehydrated = host.rehydrate(cluster ? servedHere(cluster) : undefined);
-  if (cluster) placeActors(cluster, host, calls, clock, logger);
+  const rehydrated = host.rehydrate(cluster ? servedHere(cluster.node) : undefined);
+  if (cluster) {
+    // Realtime calls that were open on a node taken over are closed and charged by the new home.
+    placeActors(cluster.node, host, logger, () => void calls.closeOrphans(clock.now()).catch((err: unknown) => logger.error('closing taken-over realtime calls failed', { err })));
+  }
   if (rehydrated > 0) logger.info('actors rehydrated', { count: rehydrated });
   // Calls open at the stop lost their sockets: close and charge them before serving, so a
   // client's first look at its account after a restart already shows the charge.

@@ -1,9 +1,11 @@
 import { PassThrough } from 'node:stream';
+import type { HttpRequest } from '@trufflesuite/uws-js-unofficial';
 import { Pool } from 'undici';
 import type { Authenticator } from '../actors/accounts/authenticator.js';
 import { ApiError } from '../protocols/errors.js';
 import type { ClusterNode } from '../runtime/cluster/cluster-node.js';
 import type { Logger } from '../runtime/logger.js';
+import { dispatch, sendError } from './dispatch.js';
 import type { Exchange } from './exchange.js';
 
 /** Request headers that belong to one connection, not to the request. */
@@ -139,4 +141,22 @@ export class ClusterForwarder {
   async close(): Promise<void> {
     await Promise.all([...this.pools.values()].map((pool) => pool.close().catch(() => undefined)));
   }
+}
+
+/** The request id a forwarding node gave the request (the id its client sees), if it was forwarded. */
+export function forwardedRequestId(req: HttpRequest): string | null {
+  if (!req.getHeader(FORWARDED_BY)) return null;
+  const id = req.getHeader('x-request-id');
+  return /^req_[A-Za-z0-9_-]{1,64}$/.test(id) ? id : null;
+}
+
+/** Cluster mode: forwards a request whose account lives on another node, else dispatches it here. */
+export async function forwardOrDispatch(ex: Exchange, forwarder: ClusterForwarder, deps: Parameters<typeof dispatch>[1]): Promise<string | null> {
+  try {
+    if (await forwarder.handle(ex)) return '(forwarded)';
+  } catch (err) {
+    sendError(ex, err, deps.logger);
+    return null;
+  }
+  return dispatch(ex, deps);
 }
