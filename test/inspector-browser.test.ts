@@ -32,13 +32,24 @@ async function connect(page: Page): Promise<void> {
   await textOf(page, '#key-status', /Connected/);
 }
 
+// uvu swallows an error thrown by `before` (the suite shows 0 passed and nothing else): keep it and fail each test with it.
+let setupError: Error | null = null;
 test.before(async () => {
   if (!available) return;
-  // The sim answers slowly enough that `running` is seen: 300 ms to the first token, 60 tokens/s.
-  server = await startServer({ SVC_SIM_TTFT_MS: '300', SVC_SIM_TOKENS_PER_S: '60' });
-  user = await server.account(5);
-  browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
-  mkdirSync(ARTIFACTS, { recursive: true });
+  try {
+    // The sim answers slowly enough that `running` is seen: 300 ms to the first token, 60 tokens/s.
+    server = await startServer({ SVC_SIM_TTFT_MS: '300', SVC_SIM_TOKENS_PER_S: '60' });
+    user = await server.account(5);
+    // A loaded machine can miss Chromium's start-up window once: one more try before failing.
+    const launch = () => puppeteer.launch({ executablePath: CHROMIUM, headless: true, timeout: 60_000, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+    browser = await launch().catch(launch);
+    mkdirSync(ARTIFACTS, { recursive: true });
+  } catch (err) {
+    setupError = err instanceof Error ? err : new Error(String(err));
+  }
+});
+test.before.each(() => {
+  if (setupError) throw setupError;
 });
 test.after(async () => {
   await browser?.close();
