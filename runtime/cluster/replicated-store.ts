@@ -147,6 +147,9 @@ export class ReplicatedStore implements Store {
   private readerGeneration = 0;
   private watchdog: NodeJS.Timeout | undefined;
   private closed = false;
+  /** The stream-info request in flight, and the one queued behind it (see {@link sync}). */
+  private asking: Promise<number> | null = null;
+  private nextAsk: Promise<number> | null = null;
   private applying: Promise<void> = Promise.resolve();
   private batch: { seq: number; entry: Entry }[] = [];
   private applierRunning = false;
@@ -222,10 +225,31 @@ export class ReplicatedStore implements Store {
     this.guard = [table, key, this.versionOf(table, key, keyString(key))];
   }
 
-  /** Resolves once everything in the log when called has been applied here (read-your-writes across nodes). */
+  /**
+   * Resolves once everything in the log when called has been applied here (read-your-writes across
+   * nodes). Calls made while the stream is being asked wait for, and share, the next request (one
+   * sent after they were made), so a flood of unknown tokens costs the NATS servers at most two
+   * requests in flight, not one each.
+   */
   async sync(): Promise<void> {
-    const info = await whileElecting(() => this.jsm.streams.info(this.options.stream));
-    await this.appliedUpTo(info.state.last_seq);
+    await this.appliedUpTo(await this.lastSeq());
+  }
+
+  /** The log's last sequence, from a request sent after this call (callers waiting together share the next one). */
+  private lastSeq(): Promise<number> {
+    if (!this.asking) {
+      this.asking = whileElecting(() => this.jsm.streams.info(this.options.stream))
+        .then((info) => info.state.last_seq)
+        .finally(() => (this.asking = null));
+      return this.asking;
+    }
+    this.nextAsk ??= this.asking
+      .catch(() => undefined)
+      .then(() => {
+        this.nextAsk = null;
+        return this.lastSeq();
+      });
+    return this.nextAsk;
   }
 
   /** The log's first and last sequence now (the first moves up when the log is trimmed behind a snapshot). */
