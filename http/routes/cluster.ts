@@ -13,7 +13,7 @@ export function clusterRoutes({ cluster, host }: AppDeps): RouteDef[] {
       schema: { summary: 'Cluster nodes, their leases and the actors each owns', response: ClusterObjectSchema },
       async handler() {
         if (!cluster) return json(clusterView(null, host, null));
-        const { first, last } = await cluster.store.bounds();
+        const { first, last } = await cluster.store.stream.bounds();
         return json(clusterView(cluster.node, host, cluster.leaseMs, { first_seq: first, last_seq: last, snapshot_seq: cluster.snapshots.latest()?.seq ?? null }));
       },
     },

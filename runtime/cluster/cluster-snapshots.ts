@@ -116,8 +116,8 @@ export class ClusterSnapshots {
     });
     for (const old of snapshotsIn(root).slice(KEEP)) rmSync(old.dir, { recursive: true, force: true });
     const trimTo = Math.min(seq, this.lowestLiveApplied());
-    const { first } = await this.store.bounds();
-    if (trimTo + 1 > first) await this.store.trimBelow(trimTo + 1);
+    const { first } = await this.store.stream.bounds();
+    if (trimTo + 1 > first) await this.store.stream.trimBelow(trimTo + 1);
     logger.info('cluster snapshot taken', { seq, trimmed_below: Math.max(first, trimTo + 1) });
   }
 

@@ -1,104 +1,25 @@
 import { randomBytes } from 'node:crypto';
-import { DeliverPolicy, jetstream, jetstreamManager, JetStreamApiError, StorageType, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { Packr } from 'msgpackr';
-import { ApiError } from '../../protocols/errors.js';
 import type { Logger } from '../logger.js';
-import type { Key, RangeOptions, Store, Table } from '../store/store.js';
+import type { Key, Store, Table } from '../store/store.js';
+import { ConflictError, FencedError, keysFit, keyString, MAX_KEY_CHARS, packr, TxContext, versionKey, whileElecting, type Entry, type Outcome, type Overlaid, type Write } from './log-entry.js';
+import { LogReader } from './log-reader.js';
+import { LogStream } from './log-stream.js';
+import { ReplicatedTable } from './replicated-table.js';
 
-// Values travel as msgpack with plain maps (no shared record structures), so every node decodes every entry alone.
-const packr = new Packr({ useRecords: false });
+export { ConflictError, FencedError } from './log-entry.js';
 
-/** One write of an entry: table, key, and the packed value (null: the key is removed). */
-type Write = [table: string, key: Key, value: Buffer | null];
-/** One read an entry depends on: table, key, and the writer it saw (null: never written through the log). */
-type Read = [table: string, key: Key, version: string | null];
-
-/** What goes into the log: a transaction's reads (checked at apply) and writes, from one node. */
-interface Entry {
-  tx: string;
-  node: string;
-  reads: Read[];
-  writes: Write[];
-}
-
-/** How an entry ended: applied, aborted (a read changed), or aborted because this node's fence changed. */
-type Outcome = 'committed' | 'aborted' | 'fenced';
+/** How often a transaction is re-run after losing to a concurrent writer before it gives up. */
+const MAX_ATTEMPTS = 32;
 
 /** A transaction of this node that is in the log (or on its way) and not applied here yet. */
-interface Pending {
+export interface Pending {
   tx: string;
   writes: Map<string, Map<string, Write>>;
   settle: (outcome: Outcome) => void;
   /** Resolves with the outcome once applied here. */
   outcome: Promise<Outcome>;
-}
-
-/** A write of this node in flight; `visible` ones (from transactionSync) are seen outside transactions too. */
-interface Overlaid {
-  tx: string;
-  write: Write;
-  visible: boolean;
-}
-
-/** What one running transaction callback has read and written so far. */
-class TxContext {
-  readonly reads = new Map<string, Read>();
-  readonly writes = new Map<string, Map<string, Write>>();
-  constructor(readonly tx: string) {}
-}
-
-/** Thrown to writers once this node has been fenced: another node took over its work (a 503 to a client, who retries elsewhere). */
-export class FencedError extends ApiError {
-  override name = 'FencedError';
-  constructor(node: string) {
-    super('cluster_unavailable', `Node ${node} was fenced by the cluster (another node took over its work); retry.`, { headers: { 'retry-after': '1' } });
-  }
-}
-
-/** A transaction that kept losing to concurrent writers on other nodes (a 503: retry). */
-export class ConflictError extends ApiError {
-  override name = 'ConflictError';
-  constructor(attempts: number) {
-    super('cluster_unavailable', `The write lost to concurrent writers on other nodes ${attempts} times; retry.`, { headers: { 'retry-after': '1' } });
-  }
-}
-
-/** Longest key (as JSON) a write may have: LMDB refuses keys near 2,000 bytes, and a log entry every node must apply cannot fail on one. */
-const MAX_KEY_CHARS = 1500;
-
-/** Whether every write of `writes` has a key LMDB takes (the same answer on every node). */
-function keysFit(writes: readonly Write[]): boolean {
-  return writes.every(([table, key]) => table.length + JSON.stringify(key).length <= MAX_KEY_CHARS);
-}
-
-/** One key as a string, equal for equal keys (a one-element array is its element). */
-function keyString(key: Key): string {
-  return JSON.stringify(Array.isArray(key) && key.length === 1 ? key[0] : key);
-}
-
-/** The key of `key`'s version in the local versions table. */
-function versionKey(table: string, key: Key): (string | number)[] {
-  return Array.isArray(key) ? [table, ...(key as (string | number)[])] : [table, key as string | number];
-}
-
-/** How long a publish keeps retrying while the stream elects a leader (a NATS server was lost). */
-const PUBLISH_RETRY_MS = 30_000;
-/** How long the applier may make no progress, with writes waiting on it, before its reader is started again. */
-const STALL_MS = 2000;
-/** How often a transaction is re-run after losing to a concurrent writer before it gives up. */
-const MAX_ATTEMPTS = 32;
-
-async function whileElecting<T>(attempt: () => Promise<T>): Promise<T> {
-  const deadline = Date.now() + PUBLISH_RETRY_MS;
-  for (;;) {
-    try {
-      return await attempt();
-    } catch (err) {
-      if (err instanceof JetStreamApiError || Date.now() > deadline) throw err;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  }
 }
 
 /** How the store finds its log: the stream, its one subject, and how many servers keep a copy. */
@@ -141,15 +62,8 @@ export class ReplicatedStore implements Store {
   private fenced = false;
   private applied: number;
   private waiters: { seq: number; resolve: () => void }[] = [];
-  private stopConsumer: (() => void) | null = null;
-  /** The last log sequence handed to the applier (applied, or in the batch being applied). */
-  private received = 0;
-  private readerGeneration = 0;
-  private watchdog: NodeJS.Timeout | undefined;
+  private reader: LogReader | null = null;
   private closed = false;
-  /** The stream-info request in flight, and the one queued behind it (see {@link sync}). */
-  private asking: Promise<number> | null = null;
-  private nextAsk: Promise<number> | null = null;
   private applying: Promise<void> = Promise.resolve();
   private batch: { seq: number; entry: Entry }[] = [];
   private applierRunning = false;
@@ -162,7 +76,8 @@ export class ReplicatedStore implements Store {
     private readonly nc: NatsConnection,
     private readonly local: Store,
     private readonly js: JetStreamClient,
-    private readonly jsm: JetStreamManager,
+    /** The stream holding the log: its bounds, trimming. */
+    readonly stream: LogStream,
     private readonly options: ReplicatedStoreOptions,
   ) {
     this.versions = local.table<string>('_replica_versions');
@@ -175,33 +90,10 @@ export class ReplicatedStore implements Store {
     return local.table<number>('_replica_meta').get('applied') ?? 0;
   }
 
-  /** The first sequence the stream `name` still holds, or null when there is no such stream yet. */
-  static async firstSeq(nc: NatsConnection, name: string): Promise<number | null> {
-    const jsm = await whileElecting(() => jetstreamManager(nc));
-    try {
-      return (await whileElecting(() => jsm.streams.info(name))).state.first_seq;
-    } catch (err) {
-      if (err instanceof JetStreamApiError) return null;
-      throw err;
-    }
-  }
-
   /** Opens the log (creating the stream when missing) over `local` and catches up with it. */
   static async open(nc: NatsConnection, local: Store, options: ReplicatedStoreOptions): Promise<ReplicatedStore> {
-    const jsm = await whileElecting(() => jetstreamManager(nc));
-    try {
-      await whileElecting(() => jsm.streams.info(options.stream));
-    } catch (err) {
-      if (!(err instanceof JetStreamApiError)) throw err;
-      await whileElecting(() =>
-        jsm.streams.add({ name: options.stream, subjects: [options.subject], num_replicas: options.replicas, storage: StorageType.File, duplicate_window: 120 * 1e9 }),
-      ).catch(async (addErr: unknown) => {
-        // Another node created it first.
-        if (!(addErr instanceof JetStreamApiError)) throw addErr;
-        await jsm.streams.info(options.stream);
-      });
-    }
-    const store = new ReplicatedStore(nc, local, jetstream(nc), jsm, options);
+    const stream = await LogStream.open(nc, options);
+    const store = new ReplicatedStore(nc, local, jetstream(nc), stream, options);
     await store.startApplying();
     await store.sync();
     return store;
@@ -227,40 +119,10 @@ export class ReplicatedStore implements Store {
 
   /**
    * Resolves once everything in the log when called has been applied here (read-your-writes across
-   * nodes). Calls made while the stream is being asked wait for, and share, the next request (one
-   * sent after they were made), so a flood of unknown tokens costs the NATS servers at most two
-   * requests in flight, not one each.
+   * nodes; concurrent calls share stream requests, see {@link LogStream.lastSeq}).
    */
   async sync(): Promise<void> {
-    await this.appliedUpTo(await this.lastSeq());
-  }
-
-  /** The log's last sequence, from a request sent after this call (callers waiting together share the next one). */
-  private lastSeq(): Promise<number> {
-    if (!this.asking) {
-      this.asking = whileElecting(() => this.jsm.streams.info(this.options.stream))
-        .then((info) => info.state.last_seq)
-        .finally(() => (this.asking = null));
-      return this.asking;
-    }
-    this.nextAsk ??= this.asking
-      .catch(() => undefined)
-      .then(() => {
-        this.nextAsk = null;
-        return this.lastSeq();
-      });
-    return this.nextAsk;
-  }
-
-  /** The log's first and last sequence now (the first moves up when the log is trimmed behind a snapshot). */
-  async bounds(): Promise<{ first: number; last: number }> {
-    const info = await whileElecting(() => this.jsm.streams.info(this.options.stream));
-    return { first: info.state.first_seq, last: info.state.last_seq };
-  }
-
-  /** Drops the log's entries below `seq` (every node has applied them and a snapshot holds them). */
-  async trimBelow(seq: number): Promise<void> {
-    await whileElecting(() => this.jsm.streams.purge(this.options.stream, { seq }));
+    await this.appliedUpTo(await this.stream.lastSeq());
   }
 
   /** Resolves once the log has been applied here up to `seq`. */
@@ -269,89 +131,24 @@ export class ReplicatedStore implements Store {
     return new Promise((resolve) => this.waiters.push({ seq, resolve }));
   }
 
-  /**
-   * Reads the log from what was received so far, in order, and applies it in batches. The reader
-   * is started again after a reconnect to another NATS server, on a gap, and when it stalls while
-   * the log has more (an ordered consumer can go quiet when its server dies).
-   */
+  /** Reads the log from what was applied so far, in order, and applies it in batches. */
   private async startApplying(): Promise<void> {
-    this.received = this.applied;
-    await this.openReader();
-    void (async () => {
-      for await (const status of this.nc.status()) if (status.type === 'reconnect') this.restartReader('reconnected to NATS');
-    })().catch(() => undefined);
-    let seenApplied = this.applied;
-    let stalledSince = 0;
-    this.watchdog = setInterval(() => {
-      if (this.applied !== seenApplied || (this.pending.size === 0 && this.waiters.length === 0)) {
-        seenApplied = this.applied;
-        stalledSince = 0;
-        return;
-      }
-      if (stalledSince === 0) stalledSince = performance.now();
-      else if (performance.now() - stalledSince > STALL_MS) {
-        stalledSince = 0;
-        void this.jsm.streams.info(this.options.stream).then(
-          (info) => info.state.last_seq > this.received && this.restartReader('log reader stalled'),
-          () => undefined,
-        );
-      }
-    }, STALL_MS / 2);
-    this.watchdog.unref();
-  }
-
-  private async openReader(): Promise<void> {
-    const generation = ++this.readerGeneration;
-    const from = this.received + 1;
-    const consumer = await whileElecting(() => this.js.consumers.get(this.options.stream, from > 1 ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: from } : {}));
-    const messages = await consumer.consume();
-    if (generation !== this.readerGeneration) {
-      void messages.stop();
-      return;
-    }
-    this.stopConsumer = () => void messages.stop();
-    void (async () => {
-      for await (const message of messages) {
-        if (generation !== this.readerGeneration) break;
-        if (message.seq <= this.received) continue;
-        if (message.seq !== this.received + 1) {
-          this.onGap();
-          break;
-        }
-        this.received = message.seq;
-        this.batch.push({ seq: message.seq, entry: packr.unpack(message.data) as Entry });
+    this.reader = new LogReader(this.nc, this.js, this.stream, this.options.logger, {
+      deliver: (seq, entry) => {
+        this.batch.push({ seq, entry });
         if (!this.applierRunning) {
           this.applierRunning = true;
           this.applying = this.applyQueued().catch(() => undefined); // a failure is logged and ends the node (onLost)
         }
-      }
-    })().catch((err: unknown) => this.restartReader(`log reader failed: ${String(err)}`));
-  }
-
-  /** A gap: either the reader skipped (read again), or the log was trimmed past this node (it must restart from a snapshot). */
-  private onGap(): void {
-    void this.bounds().then(
-      ({ first }) => {
-        if (first <= this.received + 1) return this.restartReader(`gap in the log after ${this.received}`);
-        this.options.logger.error('replicated store: the log was trimmed past this node; it must restart from a snapshot', { applied: this.applied, first });
+      },
+      applied: () => this.applied,
+      waiting: () => this.pending.size > 0 || this.waiters.length > 0,
+      behind: () => {
         this.closed = true;
-        this.stopConsumer?.();
         this.onLost?.('behind_trimmed_log');
       },
-      () => this.restartReader(`gap in the log after ${this.received}`),
-    );
-  }
-
-  private restartReader(why: string): void {
-    if (this.closed) return;
-    this.options.logger.warn('replicated store: restarting the log reader', { why, received: this.received });
-    this.stopConsumer?.();
-    this.stopConsumer = null;
-    this.readerGeneration++;
-    void this.openReader().catch((err: unknown) => {
-      this.options.logger.error('replicated store: log reader could not restart; retrying', { err });
-      setTimeout(() => this.restartReader('retry'), 1000).unref();
-    });
+    }, this.applied);
+    await this.reader.start();
   }
 
   /**
@@ -404,7 +201,7 @@ export class ReplicatedStore implements Store {
     } catch (err) {
       this.options.logger.error('replicated store: applying the log failed; stopping', { err });
       this.closed = true;
-      this.stopConsumer?.();
+      this.reader?.stop();
       this.onLost?.('apply_failed');
       throw err;
     }
@@ -578,75 +375,8 @@ export class ReplicatedStore implements Store {
 
   async close(): Promise<void> {
     this.closed = true;
-    clearInterval(this.watchdog);
-    this.stopConsumer?.();
+    this.reader?.stop();
     await this.applying.catch(() => undefined);
     await this.local.close();
-  }
-}
-
-/** A table of the replicated store: local reads (with this node's writes in flight), writes through the log. */
-class ReplicatedTable<V> implements Table<V> {
-  constructor(
-    private readonly store: ReplicatedStore,
-    private readonly name: string,
-    private readonly local: Table<V>,
-  ) {}
-
-  /**
-   * Inside a transaction, what it or this node's writes in flight hold for `key` (as on LMDB, where
-   * a transaction sees those queued before it), noting the read; undefined when neither wrote it.
-   * Outside one, reads see only what is applied (as on LMDB, where an uncommitted put is unseen).
-   */
-  private unapplied(key: Key, name: string): Write | undefined {
-    const ctx = this.store.context;
-    if (!ctx) {
-      const pending = this.store.pendingWrite(this.name, name);
-      return pending?.visible ? pending.write : undefined;
-    }
-    const own = ctx.writes.get(this.name)?.get(name);
-    if (own) return own;
-    const id = `${this.name}\u0000${name}`;
-    if (!ctx.reads.has(id)) ctx.reads.set(id, [this.name, key, this.store.versionOf(this.name, key, name)]);
-    return this.store.pendingWrite(this.name, name)?.write;
-  }
-
-  get(key: Key): V | undefined {
-    const name = keyString(key);
-    const write = this.unapplied(key, name);
-    if (write) return write[2] === null ? undefined : (packr.unpack(write[2]) as V);
-    return this.local.get(key);
-  }
-
-  doesExist(key: Key): boolean {
-    const name = keyString(key);
-    const write = this.unapplied(key, name);
-    if (write) return write[2] !== null;
-    return this.local.doesExist(key);
-  }
-
-  put(key: Key, value: V): Promise<boolean> {
-    return this.store.write(this.name, key, packr.pack(value));
-  }
-
-  remove(key: Key): Promise<boolean> {
-    return this.store.write(this.name, key, null);
-  }
-
-  *getRange(options?: RangeOptions): Iterable<{ key: Key; value: V }> {
-    for (const item of this.local.getRange(options)) {
-      const name = keyString(item.key);
-      const write = this.unapplied(item.key, name);
-      if (!write) yield item;
-      else if (write[2] !== null) yield { key: item.key, value: packr.unpack(write[2]) as V };
-    }
-  }
-
-  getKeys(options?: RangeOptions): Iterable<Key> {
-    return this.local.getKeys(options);
-  }
-
-  getKeysCount(options?: RangeOptions): number {
-    return this.local.getKeysCount(options);
   }
 }

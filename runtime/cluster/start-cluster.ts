@@ -6,6 +6,7 @@ import { LmdbStore } from '../store/lmdb-store.js';
 import { join } from 'node:path';
 import { ClusterNode } from './cluster-node.js';
 import { ClusterSnapshots, restoreSnapshot } from './cluster-snapshots.js';
+import { LogStream } from './log-stream.js';
 import { ReplicatedStore } from './replicated-store.js';
 
 /** Cluster mode's parts: the NATS connection, the replicated store over this node's LMDB, and membership. */
@@ -33,7 +34,7 @@ export async function startCluster(config: Config, logger: Logger): Promise<Clus
   let local = LmdbStore.open(config.SVC_DATA_DIR, { sync: false });
   // Behind the trimmed log (an empty disk, or down while a snapshot was taken): start from the newest snapshot.
   const snapshotRoot = join(config.SVC_BLOB_DIR ?? config.SVC_DATA_DIR, 'cluster-snapshots');
-  const first = await ReplicatedStore.firstSeq(nc, config.SVC_NATS_STREAM);
+  const first = await LogStream.firstSeq(nc, config.SVC_NATS_STREAM);
   const applied = ReplicatedStore.appliedIn(local);
   if (first !== null && applied + 1 < first) {
     await local.close();
