@@ -2,6 +2,7 @@ import type { Clock } from '../../runtime/clock.js';
 import type { Store, Table } from '../../runtime/store/store.js';
 import type { AccountRepo } from '../accounts/account-repo.js';
 import type { Ledger, LedgerEntry } from '../billing/ledger.js';
+import { applyReversalFact, readReversalState, type ReversalFact, type TopUpDispute } from './top-up-reversal.js';
 
 /** A provider event the service has handled, by the provider's event id. */
 export interface ProcessedEvent {
@@ -20,16 +21,16 @@ export interface TopUpRecord {
   at: number;
   /** The provider's payment behind it (refunds and disputes name it). */
   paymentIntentId?: string | null;
-  /** Paid money taken back by refunds so far. */
+  /** The highest cumulative refund the provider reported, never past what was credited. */
   refundedMicros?: number;
-  /** What each dispute took back (0 once a won dispute gave it back). */
-  disputes?: Record<string, number>;
+  /** Each dispute by id (a bare number is the earlier shape, normalised when read: see `readReversalState`). */
+  disputes?: Record<string, TopUpDispute | number>;
+  /** Paid money taken back so far by refunds and disputes together (absent before it was kept: derived). */
+  reversedMicros?: number;
 }
 
 /** A refund or a dispute of a paid top-up, as the webhook hands it over. */
-export type Reversal =
-  | { kind: 'refund'; eventId: string; paymentIntentId: string; refundedMicros: number }
-  | { kind: 'dispute'; eventId: string; paymentIntentId: string; disputeId: string; amountMicros: number; status: 'opened' | 'won' | 'lost' };
+export type Reversal = ReversalFact & { eventId: string; paymentIntentId: string };
 
 /** What a refund or dispute event did: `micros` moved out of the balance (negative: given back). */
 export type ReversalOutcome = { kind: 'reversed'; micros: number; accountId: string; entry: LedgerEntry | null } | { kind: 'duplicate_event' } | { kind: 'unknown_payment' };
@@ -121,10 +122,11 @@ export class PaymentRepo {
   }
 
   /**
-   * Takes paid money back exactly once per event, in one transaction: a refund brings the
-   * top-up's refunded total up to the provider's (never past what was credited), a dispute takes
-   * its amount back when opened (or when first seen lost) and gives it back if won. The balance
-   * may go below zero; the account's paid total (its tier) goes down with it.
+   * Applies a refund or dispute event exactly once (its id is reserved in the same transaction):
+   * the event's fact joins the top-up's record, and the ledger moves by what the record now says
+   * should be taken back less what already was (see `applyReversalFact`), so any delivery order of
+   * the same events ends at the same balance. The balance may go below zero; the account's paid
+   * total (its tier) moves with it.
    */
   reverseTopUp(reversal: Reversal): Promise<ReversalOutcome> {
     const { accounts, ledger } = this.money;
@@ -137,29 +139,12 @@ export class PaymentRepo {
         void this.events.put(reversal.eventId, { kind: reversal.kind, receivedAt, outcome: 'ignored:unknown_payment' });
         return { kind: 'unknown_payment' };
       }
-      const refunded = record.refundedMicros ?? 0;
-      const disputes = { ...record.disputes };
-      const outstanding = Math.max(0, record.amountMicros - refunded - Object.values(disputes).reduce((sum, micros) => sum + micros, 0));
-      let micros = 0;
-      let next: TopUpRecord = record;
-      if (reversal.kind === 'refund') {
-        const target = Math.min(reversal.refundedMicros, record.amountMicros);
-        micros = Math.min(Math.max(0, target - refunded), outstanding);
-        next = { ...record, refundedMicros: Math.max(refunded, target) };
-      } else if (reversal.status === 'won') {
-        micros = -(disputes[reversal.disputeId] ?? 0);
-        if (disputes[reversal.disputeId] !== undefined) disputes[reversal.disputeId] = 0;
-        next = { ...record, disputes };
-      } else if (disputes[reversal.disputeId] === undefined) {
-        micros = Math.min(reversal.amountMicros, outstanding);
-        disputes[reversal.disputeId] = micros;
-        next = { ...record, disputes };
-      }
+      const { state, micros } = applyReversalFact(readReversalState(record), reversal);
       const what = reversal.kind === 'refund' ? 'refund' : `dispute ${reversal.disputeId} ${reversal.status}`;
       const entry = micros === 0 ? null : ledger.reverseInTransaction(record.accountId, micros, `${what} of top-up ${checkoutId}`);
       const account = accounts.get(record.accountId);
       if (entry && account) accounts.putInTransaction({ ...account, paidMicros: Math.max(0, (account.paidMicros ?? 0) - micros) });
-      void this.topups.put(checkoutId, next);
+      void this.topups.put(checkoutId, { ...record, refundedMicros: state.refundedMicros, disputes: state.disputes, reversedMicros: state.reversedMicros });
       void this.events.put(reversal.eventId, { kind: reversal.kind, receivedAt, outcome: micros === 0 ? 'nothing_to_reverse' : 'reversed' });
       return { kind: 'reversed', micros, accountId: record.accountId, entry };
     });

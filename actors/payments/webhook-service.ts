@@ -14,6 +14,11 @@ export interface WebhookOutcome {
 /** Micro-USD per cent. */
 const MICROS_PER_CENT = 10_000;
 
+/** Whether `cents` can be an amount of money: whole, not negative, exact in micro-USD. */
+function isCentAmount(cents: number): boolean {
+  return Number.isInteger(cents) && cents >= 0 && Number.isSafeInteger(cents * MICROS_PER_CENT);
+}
+
 /**
  * The provider's signed webhooks. Every delivery is verified first (signature and timestamp, by
  * the provider's SDK, against the raw body): a forged, altered or stale one is 400
@@ -84,6 +89,13 @@ export class WebhookService {
 
   /** A refund or dispute of a paid top-up: the money it takes back (or gives back) moves once. */
   private async reverse(event: Extract<PaymentEvent, { kind: 'refund' | 'dispute' }>): Promise<WebhookOutcome> {
+    const cents = event.kind === 'refund' ? event.refundedCents : event.amountCents;
+    if (!isCentAmount(cents)) {
+      // Verified, so genuinely the provider's, yet no payment has such an amount: kept as handled
+      // (no retry storm) and logged loudly for the operator, like a top-up that cannot be credited.
+      this.context.logger.error('refund or dispute not applied', { event_id: event.eventId, kind: event.kind, reason: 'amount', amount_cents: cents });
+      return this.record(event.eventId, event.kind, 'rejected:amount');
+    }
     if (!event.paymentIntentId) return this.record(event.eventId, event.kind, 'ignored:no_payment');
     const reversal: Reversal =
       event.kind === 'refund'
@@ -98,7 +110,7 @@ export class WebhookService {
   /** Why a paid top-up cannot be credited as it stands; null when it can. */
   private topUpProblem(event: Extract<PaymentEvent, { kind: 'topup_paid' }>): string | null {
     if (event.currency.toLowerCase() !== 'usd') return 'currency';
-    if (!Number.isInteger(event.amountCents) || event.amountCents <= 0 || event.amountCents > TOPUP_MAX_USD * 100) return 'amount';
+    if (!isCentAmount(event.amountCents) || event.amountCents <= 0 || event.amountCents > TOPUP_MAX_USD * 100) return 'amount';
     if (!event.accountId || !this.context.accounts.get(event.accountId)) return 'unknown_account';
     const linked = event.customerId ? this.context.repo.accountOfCustomer(event.customerId) : undefined;
     if (linked !== undefined && linked !== event.accountId) return 'customer_of_another_account';

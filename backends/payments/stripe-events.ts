@@ -9,7 +9,9 @@ const CheckoutSessionSchema = z.looseObject({
   mode: z.string(),
   payment_status: z.string(),
   payment_intent: IdOrObject,
-  amount_total: z.number().int().nullish(),
+  // Amounts here (and on charges and disputes) are any number: the service refuses an impossible
+  // one (acknowledged, recorded, logged) instead of a 500 the provider retries for ever.
+  amount_total: z.number().nullish(),
   currency: z.string().nullish(),
   client_reference_id: z.string().nullish(),
   customer: IdOrObject,
@@ -17,8 +19,8 @@ const CheckoutSessionSchema = z.looseObject({
   metadata: MetadataSchema,
 });
 
-const ChargeSchema = z.looseObject({ id: z.string(), payment_intent: IdOrObject, amount_refunded: z.number().int().nonnegative() });
-const DisputeSchema = z.looseObject({ id: z.string(), payment_intent: IdOrObject, amount: z.number().int().nonnegative(), status: z.string() });
+const ChargeSchema = z.looseObject({ id: z.string(), payment_intent: IdOrObject, amount_refunded: z.number() });
+const DisputeSchema = z.looseObject({ id: z.string(), payment_intent: IdOrObject, amount: z.number(), status: z.string() });
 
 const STATUSES = ['active', 'trialing', 'past_due', 'unpaid', 'incomplete', 'incomplete_expired', 'canceled', 'paused'] as const satisfies readonly ProviderSubscriptionStatus[];
 
@@ -92,7 +94,8 @@ export function toPaymentEvent(raw: unknown): PaymentEvent {
     case 'charge.dispute.created':
     case 'charge.dispute.closed': {
       const dispute = parse(DisputeSchema, event.data.object, 'dispute');
-      const status = event.type === 'charge.dispute.created' ? 'opened' : dispute.status === 'won' ? 'won' : 'lost';
+      // An inquiry closed without becoming a chargeback (`warning_closed`) gives back what it took, as a won dispute.
+      const status = event.type === 'charge.dispute.created' ? 'opened' : dispute.status === 'won' || dispute.status === 'warning_closed' ? 'won' : 'lost';
       return { kind: 'dispute', ...base, paymentIntentId: dispute.payment_intent, disputeId: dispute.id, amountCents: dispute.amount, status };
     }
     default:
