@@ -63,7 +63,7 @@ export function createAccountFacades(services: AccountServices, deps: AccountFac
     admin: new AdminService(services, { secondFactor: deps.secondFactor, waitlist: deps.waitlist }),
     passwordReset: new PasswordResetService({ ...mail, ttlMs: deps.resetTtlMs }),
     emailVerification: new EmailVerificationService({ ...mail, ttlMs: deps.verificationTtlMs }),
-    twoFactor: new TwoFactorService(services, deps.secondFactor),
+    twoFactor: new TwoFactorService(services, deps.secondFactor, deps.auth),
     earlyAccess: services.earlyAccess,
     background: deps.background,
   };

@@ -8,8 +8,10 @@ interface Bucket {
 /**
  * At most `limit` attempts per `windowMs` for each key (an address, an account, a contact), as a
  * token bucket refilled continuously, in this process's memory: a restart forgets it, which only
- * ever allows more. Keys whose bucket is full again are dropped when the map grows past `maxKeys`,
- * so memory stays bounded under a flood of distinct keys.
+ * ever allows more. An attempt is reserved before its outcome is known and refunded when it turns
+ * out not to count, so concurrent attempts can never exceed the limit. Keys whose bucket is full
+ * again are dropped when the map grows past `maxKeys`, so memory stays bounded under a flood of
+ * distinct keys.
  */
 export class AttemptLimiter {
   private readonly buckets = new Map<string, Bucket>();
@@ -22,8 +24,8 @@ export class AttemptLimiter {
     this.perMs = options.limit / options.windowMs;
   }
 
-  /** Takes one attempt for `key`: 0 when allowed, else how many ms until one is. */
-  take(key: string): number {
+  /** Reserves one attempt for `key` before its outcome is known: 0 when reserved, else how many ms until one is free. */
+  reserve(key: string): number {
     const now = this.clock.now();
     const tokens = this.level(key, now);
     if (tokens < 1) return Math.ceil((1 - tokens) / this.perMs);
@@ -32,10 +34,13 @@ export class AttemptLimiter {
     return 0;
   }
 
-  /** How many ms until `key` may try again (0 when it may now), without taking an attempt. */
-  waitMs(key: string): number {
-    const tokens = this.level(key, this.clock.now());
-    return tokens >= 1 ? 0 : Math.ceil((1 - tokens) / this.perMs);
+  /** Gives back one reserved attempt for `key` (its outcome did not count), never past the limit. */
+  refund(key: string): void {
+    if (!this.buckets.has(key)) return;
+    const now = this.clock.now();
+    const tokens = this.level(key, now) + 1;
+    if (tokens >= this.options.limit) this.buckets.delete(key);
+    else this.buckets.set(key, { tokens, updatedAt: now });
   }
 
   /** Forgets `key` (a success ends a run of failures). */

@@ -47,8 +47,8 @@ export function isApiTokenValue(secret: string): boolean {
  */
 export class Authenticator {
   private readonly gate = new ConcurrencyGate();
-  private readonly loginFailures: AttemptLimiter;
-  private readonly accountLoginFailures: AttemptLimiter;
+  private readonly failuresPerClient: AttemptLimiter;
+  private readonly failuresPerEmail: AttemptLimiter;
 
   constructor(
     private readonly services: AccountServices,
@@ -56,8 +56,8 @@ export class Authenticator {
     /** The second factor of accounts that turned it on; without it, logins are password only. */
     private readonly secondFactor: SecondFactor | null = null,
   ) {
-    this.loginFailures = new AttemptLimiter(services.clock, { limit: LOGIN_FAILURES_PER_WINDOW, windowMs: LOGIN_WINDOW_MS });
-    this.accountLoginFailures = new AttemptLimiter(services.clock, { limit: LOGIN_FAILURES_PER_ACCOUNT, windowMs: LOGIN_WINDOW_MS });
+    this.failuresPerClient = new AttemptLimiter(services.clock, { limit: LOGIN_FAILURES_PER_WINDOW, windowMs: LOGIN_WINDOW_MS });
+    this.failuresPerEmail = new AttemptLimiter(services.clock, { limit: LOGIN_FAILURES_PER_ACCOUNT, windowMs: LOGIN_WINDOW_MS });
   }
 
   /**
@@ -66,22 +66,13 @@ export class Authenticator {
    * `second_factor_required`; a wrong, expired or replayed one is 401 `invalid_second_factor`.
    * Failures are limited per client address and per e-mail address (429), the same way whether
    * or not the address has an account; the per-address limit throttles (its bucket refills) rather
-   * than locks out, so nobody can keep an owner out for long by failing on purpose.
+   * than locks out, so nobody can keep an owner out for long by failing on purpose. Each attempt
+   * is counted before its password is checked, so attempts sent at once cannot pass either limit.
    */
   async passwordLogin(request: LoginRequest, client: string): Promise<AccountRecord> {
-    const waitMs = this.loginFailures.waitMs(client);
-    if (waitMs > 0) throw new ApiError('rate_limit_exceeded', 'Too many failed logins from this address; try again later.', { headers: { 'retry-after': retryAfterSeconds(waitMs) } });
-    const emailKey = normaliseEmail(request.email);
-    const accountWaitMs = this.accountLoginFailures.waitMs(emailKey);
-    if (accountWaitMs > 0) throw new ApiError('rate_limit_exceeded', 'Too many failed logins for this e-mail address; try again later.', { headers: { 'retry-after': retryAfterSeconds(accountWaitMs) } });
-    const account = this.services.accounts.findByEmail(request.email);
-    // verifyPassword does the same work for an unknown e-mail, so timing says nothing either.
-    const ok = await verifyPassword(request.password, account?.passwordHash ?? null);
-    if (!account || !ok) {
-      this.loginFailures.take(client);
-      this.accountLoginFailures.take(emailKey);
-      throw new ApiError('invalid_credentials', 'Invalid e-mail or password.');
-    }
+    const known = this.services.accounts.findByEmail(request.email);
+    const account = await this.checkPassword(normaliseEmail(request.email), known, request.password, client);
+    if (!account) throw new ApiError('invalid_credentials', 'Invalid e-mail or password.');
     if (account.status !== 'active') throw new ApiError('account_suspended', 'This account is suspended.');
     if (this.secondFactor?.isEnabled(account.id)) {
       if (request.totp_code === undefined && request.recovery_code === undefined) {
@@ -90,6 +81,46 @@ export class Authenticator {
       await this.secondFactor.verify(account.id, { totpCode: request.totp_code, recoveryCode: request.totp_code === undefined ? request.recovery_code : undefined }, 'invalid_second_factor');
     }
     return this.services.accounts.get(account.id) ?? account;
+  }
+
+  /**
+   * Confirms the password of a signed-in account holder (changing the password, turning two-factor
+   * off) under the login's per-e-mail limit: 401 `invalid_credentials` on `param` when wrong, 429
+   * past the limit, which wrong logins and wrong confirmations fill together.
+   */
+  async confirmPassword(account: AccountRecord, password: string, options: { param: string }): Promise<void> {
+    if (!(await this.checkPassword(normaliseEmail(account.email), account, password, null))) {
+      throw new ApiError('invalid_credentials', 'The password is wrong.', { param: options.param });
+    }
+  }
+
+  /**
+   * The one password check: reserves an attempt per e-mail (and per client address for a login)
+   * before scrypt runs and gives it back when the password is right, so attempts sent at once
+   * cannot pass the limits. Null when the account is unknown or the password wrong (counted).
+   */
+  private async checkPassword(emailKey: string, account: AccountRecord | undefined, password: string, client: string | null): Promise<AccountRecord | null> {
+    const refund = this.reservePasswordAttempt(emailKey, client);
+    // verifyPassword does the same work for an unknown e-mail, so timing says nothing either.
+    const ok = await verifyPassword(password, account?.passwordHash ?? null);
+    if (!account || !ok) return null;
+    refund();
+    return account;
+  }
+
+  /** Reserves one password attempt from each limit that applies, or none (429); returns the refund. */
+  private reservePasswordAttempt(emailKey: string, client: string | null): () => void {
+    const clientWaitMs = client === null ? 0 : this.failuresPerClient.reserve(client);
+    if (clientWaitMs > 0) throw tooManyFailures('Too many failed logins from this address; try again later.', clientWaitMs);
+    const emailWaitMs = this.failuresPerEmail.reserve(emailKey);
+    if (emailWaitMs > 0) {
+      if (client !== null) this.failuresPerClient.refund(client);
+      throw tooManyFailures('Too many wrong passwords for this e-mail address; try again later.', emailWaitMs);
+    }
+    return () => {
+      this.failuresPerEmail.refund(emailKey);
+      if (client !== null) this.failuresPerClient.refund(client);
+    };
   }
 
   /** API requests of `accountId` in flight now (what the concurrency cap counts). */
@@ -208,6 +239,10 @@ export class Authenticator {
 }
 
 const NOOP = () => {};
+
+function tooManyFailures(message: string, waitMs: number): ApiError {
+  return new ApiError('rate_limit_exceeded', message, { headers: { 'retry-after': retryAfterSeconds(waitMs) } });
+}
 
 const REFUSED_TICKET = { unknown: 'is not valid', expired: 'has expired', used: 'was already used (tickets are single use)' } as const;
 

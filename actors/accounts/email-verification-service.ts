@@ -28,7 +28,7 @@ export class EmailVerificationService {
     const account = this.deps.services.accounts.get(accountId);
     if (!account) throw new ApiError('invalid_api_key', 'Invalid or expired session token.');
     if (account.emailVerifiedAt) return { status: 'already_verified' };
-    const waitMs = this.perAccount.take(accountId);
+    const waitMs = this.perAccount.reserve(accountId);
     if (waitMs > 0) throw new ApiError('rate_limit_exceeded', 'Too many verification mails for this account; try again later.', { headers: { 'retry-after': retryAfterSeconds(waitMs) } });
     const { token, expiresAt } = await this.deps.links.issue('email_verification', account, this.deps.ttlMs);
     const message = emailVerificationMail(account.email, linkUrl(this.deps.publicUrl, '/account/verify-email', token), this.deps.ttlMs);

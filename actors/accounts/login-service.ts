@@ -3,7 +3,7 @@ import type { ChangePasswordRequest, LoginRequest, RegisterRequest } from '../..
 import type { AccountOverview, AccountService } from './account-service.js';
 import type { AccountServices } from './account-services.js';
 import type { Authenticator } from './authenticator.js';
-import { hashPassword, verifyPassword } from './passwords.js';
+import { hashPassword } from './passwords.js';
 
 /** A new login session: its token (shown once) and when it expires (epoch ms). */
 export interface LoginSession {
@@ -51,13 +51,14 @@ export class LoginService {
     return this.services.sessions.revoke(sessionToken);
   }
 
-  /** Checks the current password, stores the new one and revokes every session; the caller moves onto the session returned. */
+  /**
+   * Checks the current password (under the login's per-e-mail failure limit, 429 past it), stores
+   * the new one and revokes every session; the caller moves onto the session returned.
+   */
   async changePassword(accountId: string, request: ChangePasswordRequest): Promise<LoginSession> {
     const account = this.services.accounts.get(accountId);
     if (!account) throw new ApiError('invalid_api_key', 'Invalid or expired session token.');
-    if (!(await verifyPassword(request.current_password, account.passwordHash))) {
-      throw new ApiError('invalid_credentials', 'The current password is wrong.', { param: 'current_password' });
-    }
+    await this.auth.confirmPassword(account, request.current_password, { param: 'current_password' });
     const passwordHash = await hashPassword(request.new_password);
     // A new epoch revokes every session at once.
     const updated = await this.services.accounts.update(account.id, (record) => ({ ...record, passwordHash, sessionEpoch: record.sessionEpoch + 1 }));

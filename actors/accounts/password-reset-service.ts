@@ -32,11 +32,11 @@ export class PasswordResetService {
 
   /** Takes a reset request for `email` from `client` (its network address); 429 past the client's limit. */
   request(email: string, client: string): void {
-    const waitMs = this.perClient.take(client);
+    const waitMs = this.perClient.reserve(client);
     if (waitMs > 0) throw new ApiError('rate_limit_exceeded', 'Too many password-reset requests from this address; try again later.', { headers: { 'retry-after': retryAfterSeconds(waitMs) } });
     const address = normaliseEmail(email);
     // Over the per-address limit the answer stays the same; nothing is sent (no mail bombing).
-    if (this.perAddress.take(address) > 0) return;
+    if (this.perAddress.reserve(address) > 0) return;
     this.deps.background.run('password reset mail', {}, () => this.deliver(address));
   }
 

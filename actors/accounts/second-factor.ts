@@ -24,9 +24,10 @@ const WINDOW_MS = 15 * 60_000;
 /**
  * The second factor of an account: TOTP (RFC 6238, otpauth) with replay protection and single-use
  * recovery codes. The TOTP secret is sealed with the server's key (AES-256-GCM bound to the
- * account), recovery codes are SHA-256 hashes; failed attempts are limited per account. Checks
- * that consume something (a time step, a recovery code) commit in one transaction, so two
- * concurrent uses of one code cannot both pass.
+ * account), recovery codes are SHA-256 hashes. Attempts are limited per account, each counted
+ * before its code is checked (a right one clears the count), so codes sent at once cannot pass
+ * the limit. Checks that consume something (a time step, a recovery code) commit in one
+ * transaction, so two concurrent uses of one code cannot both pass.
  */
 export class SecondFactor {
   private readonly records: Table<TwoFactorRecord>;
@@ -60,9 +61,9 @@ export class SecondFactor {
 
   /** Confirms the pending secret with a current code and turns two-factor on; returns the recovery codes (shown once). */
   async enable(accountId: string, code: string): Promise<{ recoveryCodes: string[]; enabledAt: number }> {
-    this.assertAttemptsLeft(accountId);
+    this.reserveAttempt(accountId);
     const codes = newRecoveryCodes();
-    const result = await this.store.transaction(() => {
+    const result = await this.refundingOnThrow(accountId, () => this.store.transaction(() => {
       const current = this.records.get(accountId);
       if (current?.enabled) throw new ApiError('two_factor_enabled', 'Two-factor authentication is already on.', { headers: { 'x-should-retry': 'false' } });
       if (!current?.pending) throw new ApiError('two_factor_setup_required', 'Call POST /v1/account/2fa/setup first, then enable with a code from the app.');
@@ -71,8 +72,8 @@ export class SecondFactor {
       if (step === null) return null;
       void this.records.put(accountId, { pending: null, enabled: { sealed: current.pending.sealed, enabledAt: now, lastStep: step }, recovery: codes.map((c) => ({ hash: recoveryCodeHash(c), usedAt: null })) });
       return { enabledAt: now };
-    });
-    if (!result) throw this.failed(accountId, 'invalid_code', 'code');
+    }));
+    if (!result) throw wrongCode('invalid_code', 'code');
     this.failures.reset(accountId);
     return { recoveryCodes: codes, enabledAt: result.enabledAt };
   }
@@ -82,8 +83,8 @@ export class SecondFactor {
    * Throws 429 past the attempt limit, `refusal` (with `param`) when it does not match.
    */
   async verify(accountId: string, input: SecondFactorInput, refusal: 'invalid_second_factor' | 'invalid_code'): Promise<'totp' | 'recovery_code'> {
-    this.assertAttemptsLeft(accountId);
-    const used = await this.store.transaction(() => {
+    this.reserveAttempt(accountId);
+    const used = await this.refundingOnThrow(accountId, () => this.store.transaction(() => {
       const current = this.records.get(accountId);
       if (!current?.enabled) return null;
       const now = this.clock.now();
@@ -99,10 +100,10 @@ export class SecondFactor {
       if (index < 0) return null;
       void this.records.put(accountId, { ...current, recovery: current.recovery.map((entry, i) => (i === index ? { ...entry, usedAt: now } : entry)) });
       return 'recovery_code' as const;
-    });
+    }));
     if (!used) {
       const field = input.totpCode !== undefined ? 'totp_code' : 'recovery_code';
-      throw this.failed(accountId, refusal, refusal === 'invalid_code' ? 'code' : field);
+      throw wrongCode(refusal, refusal === 'invalid_code' ? 'code' : field);
     }
     this.failures.reset(accountId);
     return used;
@@ -118,13 +119,23 @@ export class SecondFactor {
     return this.records.get(accountId)?.recovery.filter((entry) => entry.usedAt === null).length ?? 0;
   }
 
-  private assertAttemptsLeft(accountId: string): void {
-    const waitMs = this.failures.waitMs(accountId);
+  /** Counts an attempt before its code is checked (a wrong code keeps it); 429 when none is left. */
+  private reserveAttempt(accountId: string): void {
+    const waitMs = this.failures.reserve(accountId);
     if (waitMs > 0) throw new ApiError('rate_limit_exceeded', 'Too many wrong two-factor codes; try again later.', { headers: { 'retry-after': retryAfterSeconds(waitMs) } });
   }
 
-  private failed(accountId: string, code: 'invalid_second_factor' | 'invalid_code', param: string): ApiError {
-    this.failures.take(accountId);
-    return new ApiError(code, 'The two-factor code is wrong, expired or already used.', { param });
+  /** Runs a code check; when it throws (already on, no setup, a store failure) no code was judged, so the attempt is given back. */
+  private async refundingOnThrow<T>(accountId: string, check: () => Promise<T>): Promise<T> {
+    try {
+      return await check();
+    } catch (err) {
+      this.failures.refund(accountId);
+      throw err;
+    }
   }
+}
+
+function wrongCode(code: 'invalid_second_factor' | 'invalid_code', param: string): ApiError {
+  return new ApiError(code, 'The two-factor code is wrong, expired or already used.', { param });
 }

@@ -2,7 +2,7 @@ import QRCode from 'qrcode';
 import { ApiError } from '../../protocols/errors.js';
 import type { TwoFactorDisable } from '../../protocols/account.js';
 import type { AccountServices } from './account-services.js';
-import { verifyPassword } from './passwords.js';
+import type { Authenticator } from './authenticator.js';
 import type { SecondFactor } from './second-factor.js';
 import { totpUri } from './totp.js';
 
@@ -30,7 +30,12 @@ const TOTP_CODE = /^\d{6}$/;
  * recovery code). Login's second step goes through the `Authenticator`.
  */
 export class TwoFactorService {
-  constructor(private readonly services: AccountServices, private readonly factor: SecondFactor) {}
+  constructor(
+    private readonly services: AccountServices,
+    private readonly factor: SecondFactor,
+    /** Checks the password on disable, under the login's per-e-mail failure limit. */
+    private readonly auth: Authenticator,
+  ) {}
 
   /** Starts a setup; 409 when two-factor is already on. */
   async setup(accountId: string): Promise<TwoFactorSetup> {
@@ -47,12 +52,12 @@ export class TwoFactorService {
     return { enabled: true, enabledAt, recoveryCodesRemaining: recoveryCodes.length, recoveryCodes };
   }
 
-  /** Disables two-factor: the password (401 when wrong) and a current code or a recovery code (400 when wrong). */
+  /** Disables two-factor: the password (401 when wrong, 429 past the per-e-mail limit) and a current code or a recovery code (400 when wrong). */
   async disable(accountId: string, request: TwoFactorDisable): Promise<TwoFactorStatus> {
     const account = this.services.accounts.get(accountId);
     if (!account) throw new ApiError('invalid_api_key', 'Invalid or expired session token.');
     if (!this.factor.isEnabled(accountId)) throw new ApiError('two_factor_not_enabled', 'Two-factor authentication is not on.', { headers: { 'x-should-retry': 'false' } });
-    if (!(await verifyPassword(request.password, account.passwordHash))) throw new ApiError('invalid_credentials', 'The password is wrong.', { param: 'password' });
+    await this.auth.confirmPassword(account, request.password, { param: 'password' });
     const code = request.code.replace(/\s/g, '');
     await this.factor.verify(accountId, TOTP_CODE.test(code) ? { totpCode: code } : { recoveryCode: request.code }, 'invalid_code');
     await this.factor.disable(accountId);

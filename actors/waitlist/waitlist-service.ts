@@ -64,10 +64,13 @@ export class WaitlistService {
   /** Sends a new code (replacing an unconfirmed one); 429 past the contact's or the client's limit. */
   async request(input: WaitlistRequest, client: string): Promise<CodeSent> {
     const { channel, contact } = contactOf(input);
-    const waitMs = Math.max(this.perClient.waitMs(client), this.perContact.waitMs(contact));
-    if (waitMs > 0) throw new ApiError('rate_limit_exceeded', 'Too many waitlist codes asked for; try again later.', { headers: { 'retry-after': retryAfterSeconds(waitMs) } });
-    this.perClient.take(client);
-    this.perContact.take(contact);
+    // Both limits or neither: a code refused by the contact's limit does not count against the client's.
+    const clientWaitMs = this.perClient.reserve(client);
+    const waitMs = clientWaitMs > 0 ? clientWaitMs : this.perContact.reserve(contact);
+    if (waitMs > 0) {
+      if (clientWaitMs === 0) this.perClient.refund(client);
+      throw new ApiError('rate_limit_exceeded', 'Too many waitlist codes asked for; try again later.', { headers: { 'retry-after': retryAfterSeconds(waitMs) } });
+    }
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
     const now = this.deps.clock.now();
     const expiresAt = now + this.deps.codeTtlMs;
