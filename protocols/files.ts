@@ -10,8 +10,8 @@ export const UPLOAD_PART_BYTES = 8 * 1024 ** 2;
 export const FilePurposeSchema = z.enum(['assistants', 'batch', 'fine-tune', 'vision', 'user_data', 'evals']);
 
 /**
- * A file name as stored: trimmed, any directory part dropped (clients send paths), no control
- * characters, at most 255 characters.
+ * A file name as stored: trimmed, any directory part dropped (clients send paths), not `.` or
+ * `..`, no control characters, at most 255 characters.
  */
 export const FilenameSchema = z
   .string()
@@ -21,6 +21,7 @@ export const FilenameSchema = z
       .string()
       .min(1, 'must name a file')
       .max(255)
+      .refine((name) => name !== '.' && name !== '..', 'must name a file, not . or ..')
       .refine((name) => !/[\u0000-\u001f\u007f]/.test(name), 'must not contain control characters'),
   );
 

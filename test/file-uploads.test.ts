@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { suite } from 'uvu';
@@ -381,6 +381,29 @@ test('a part lost on the server is reported by complete and taken again', async 
   assert.is(done.status, 200, JSON.stringify(done.body));
   assert.is(done.body.sha256, sha256(Buffer.from('abcde')));
   assert.is((await status(account, upload.id)).error, null);
+});
+
+test('a part changed on the server after it was acknowledged fails completion with parts_missing and is taken again', async () => {
+  // Issue 24: assembly took whatever bytes sat at a part's path; it now checks each part against the SHA-256 acknowledged.
+  const source = pseudoRandom(PART + 10, 0xd19e57);
+  const upload = await twoParts(account);
+  assert.is((await putPart(account, upload.id, 0, source.subarray(0, PART))).status, 200);
+  assert.is((await putPart(account, upload.id, 1, source.subarray(PART))).status, 200);
+  const listed = (await server.request('GET', '/v1/files?limit=10000', { token: account.token })).body.data.length as number;
+  writeFileSync(join(uploadDir(upload.id), '1'), Buffer.alloc(10, 0x21)); // the right size: only the digest tells
+  assertCode(await complete(account, upload.id), 409, 'upload_incomplete');
+  const now = await status(account, upload.id);
+  assert.is(now.status, 'receiving');
+  assert.equal(now.received_parts, [0]);
+  assert.equal(now.missing_parts, [1]);
+  assert.is(now.error?.code, 'parts_missing');
+  assert.not.ok(existsSync(join(uploadDir(upload.id), '1')), 'the changed bytes are deleted');
+  assert.equal(tmpFiles(), [], 'the assembled bytes are dropped');
+  assert.is((await server.request('GET', '/v1/files?limit=10000', { token: account.token })).body.data.length, listed, 'no file was saved');
+  assert.is((await putPart(account, upload.id, 1, source.subarray(PART))).status, 200);
+  const done = await complete(account, upload.id);
+  assert.is(done.status, 200, JSON.stringify(done.body));
+  assert.is(done.body.sha256, sha256(source));
 });
 
 test('an unknown upload id is 404 on every upload route', async () => {

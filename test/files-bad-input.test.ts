@@ -200,6 +200,19 @@ test('a missing, empty, over-long or control-character filename is 422 with deta
   }
 });
 
+test('a filename of . or .. (after any directory part is dropped) is 422 at body.filename, as multipart, JSON or an upload reservation', async () => {
+  for (const filename of ['.', '..', 'dir/..', 'a\\.', ' .. ', '../..']) {
+    await assertInvalid(await postForm(multipart([{ name: 'file', filename, data: 'text' }])), ['body', 'filename']);
+    await assertInvalid(await postJson({ filename, file_data: 'dGV4dA==' }), ['body', 'filename']);
+    await assertInvalid(await server.request('POST', '/v1/files/uploads', { token: account.token, body: { filename, bytes: 4096 } }), ['body', 'filename']);
+  }
+  // Dots within a name are fine.
+  const dotted = await server.request('POST', '/v1/files/uploads', { token: account.token, body: { filename: '...', bytes: 4096 } });
+  assert.is(dotted.status, 200, JSON.stringify(dotted.body));
+  assert.is(dotted.body.filename, '...');
+  assert.is((await server.request('DELETE', `/v1/files/uploads/${dotted.body.id}`, { token: account.token })).status, 200);
+});
+
 test('JSON with file_data missing, not base64 or not a string is 422 with detail loc body.file_data', async () => {
   for (const file_data of [undefined, 'not base64!', '%%%%', 'data:text/plain,raw text', 12]) {
     await assertInvalid(await postJson({ filename: 'a.txt', ...(file_data !== undefined && { file_data }) }), ['body', 'file_data']);

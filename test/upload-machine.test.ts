@@ -90,6 +90,16 @@ test('complete with every part assembles and finishes completed', async () => {
   assert.ok(emitted.includes('completed'));
 });
 
+test("assembly is handed each part's recorded sha256, a re-sent part's latest", async () => {
+  let handed: AssembleInput | null = null;
+  const { actor } = start({ assemble: (i) => ((handed = i), Promise.resolve({ fileId: i.fileId })) });
+  for (const n of [2, 0, 1]) actor.send(part(n));
+  actor.send({ ...part(0), sha256: 'again' });
+  actor.send({ type: 'COMPLETE', at: 3000 });
+  await settle(actor);
+  assert.equal(handed!.partSha256, ['again', 'sha1', 'sha2']);
+});
+
 test('parts found damaged during assembly are forgotten and the upload takes parts again', async () => {
   const failure = { code: 'parts_missing' as const, message: 'part 1 damaged', parts: [1] };
   const { actor, emitted } = start({ assemble: () => Promise.reject(Object.assign(new Error('damaged'), { failure })) });

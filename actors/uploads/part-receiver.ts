@@ -3,7 +3,7 @@ import { fieldError } from '../../protocols/validation.js';
 import type { BlobStore, BlobWriter } from '../../runtime/blobs/blob-store.js';
 import type { Clock } from '../../runtime/clock.js';
 import type { ActorHost, ActorRecord } from '../../runtime/host/actor-host.js';
-import { KeyedMutex } from '../../runtime/keyed-mutex.js';
+import type { KeyedMutex } from '../../runtime/keyed-mutex.js';
 import type { BodyStream } from '../files/receive-multipart.js';
 import { expectedPartBytes, missingParts, type UploadContext, type UploadEvent } from './upload-machine.js';
 import { uploadOf } from './upload-state.js';
@@ -32,17 +32,18 @@ export interface PartReceiverOptions {
   isOpen(record: ActorRecord): boolean;
   /** The 409 for an upload that no longer takes parts. */
   closed(record: ActorRecord): ApiError;
+  /** One lock per upload, shared with completion and cancel: a part's commit and COMPLETE never interleave. */
+  commits: KeyedMutex;
 }
 
 /**
  * Receives upload parts: checks the part number and size, streams the body to a temporary blob
- * (hashing it), then, one write-and-record at a time per upload and part, renames it into place
- * and sends PART to the upload's actor, so the recorded checksum is the one on disk. A part that
- * lands after the upload closed is deleted again.
+ * (hashing it; parts stream in parallel), then commits it under the upload's lock: checks the
+ * upload still takes the part, renames it into place and sends PART, so the recorded checksum is
+ * the one on disk and a COMPLETE or CANCEL (under the same lock) never falls in between. A part
+ * that lands after the upload closed anyway (the expiry timer) is deleted again.
  */
 export class PartReceiver {
-  private readonly locks = new KeyedMutex();
-
   constructor(private readonly options: PartReceiverOptions) {}
 
   /** Receives part `raw` (the number as sent) of the upload `record` from `body`. */
@@ -62,7 +63,9 @@ export class PartReceiver {
     try {
       await this.fill(writer, body, n, expected);
       const sha256 = writer.digest();
-      const after = await this.locks.run(`${record.id}/${n}`, () => this.record(record, writer, { type: 'PART', n, bytes: expected, sha256, at: this.options.clock.now() }));
+      // On disk before the upload's lock: parts of one upload fsync in parallel, only the rename and PART are serialised.
+      await writer.sync();
+      const after = await this.options.commits.run(record.id, () => this.record(record, writer, { type: 'PART', n, bytes: expected, sha256, at: this.options.clock.now() }));
       return { uploadId: record.id, partNumber: n, bytes: expected, sha256, receivedParts: Object.keys(after.parts).length, missingParts: missingParts(after).length };
     } catch (err) {
       await writer.abort();
@@ -79,14 +82,14 @@ export class PartReceiver {
     if (writer.bytes !== expected) throw fieldError(['body'], `part ${n} must be exactly ${expected} bytes; ${writer.bytes} arrived`);
   }
 
-  /** Commits the part to its place and records it in the upload (under the part's lock); the upload's context after. */
+  /** Commits the part to its place and records it in the upload (under the upload's lock); the upload's context after. */
   private async record(record: ActorRecord, writer: BlobWriter, event: Extract<UploadEvent, { type: 'PART' }>): Promise<UploadContext> {
     const { host, blobs } = this.options;
     if (!host.accepts(record.id, event)) throw this.options.closed(host.find(record.id, record.ownerId) ?? record);
     await writer.commit(blobs.partPath(record.id, event.n));
     await host.send(record.id, event);
     const now = host.find(record.id, record.ownerId)!;
-    // The upload closed while the part was being written: it must not leave bytes behind.
+    // Only the expiry timer can close the upload here (COMPLETE and CANCEL wait for the lock): leave no bytes behind.
     if (uploadOf(now).context.parts[event.n]?.sha256 !== event.sha256) {
       await blobs.removePart(record.id, event.n);
       throw this.options.closed(now);

@@ -44,7 +44,11 @@ export interface UploadContext extends UploadInput {
 }
 
 /** Input of the runtime's `assemble` actor: plain data, so an assembly cut by a crash restarts. */
-export type AssembleInput = Pick<UploadContext, 'accountId' | 'fileId' | 'filename' | 'purpose' | 'bytes' | 'partBytes' | 'partCount'> & { uploadId: string };
+export type AssembleInput = Pick<UploadContext, 'accountId' | 'fileId' | 'filename' | 'purpose' | 'bytes' | 'partBytes' | 'partCount'> & {
+  uploadId: string;
+  /** Each part's SHA-256 as recorded, by part number; absent in snapshots persisted before assembly checked them. */
+  partSha256?: string[];
+};
 
 /** Events the routes and the host's timers send to an upload. */
 export type UploadEvent =
@@ -153,6 +157,8 @@ export const uploadMachine = setup({
           bytes: context.bytes,
           partBytes: context.partBytes,
           partCount: context.partCount,
+          // Every part is there (the COMPLETE guard); an empty digest would fail the check, never pass it.
+          partSha256: Array.from({ length: context.partCount }, (_, n) => context.parts[n]?.sha256 ?? ''),
         }),
         onDone: { target: 'completed' },
         onError: { target: 'receiving', actions: ['recordFailure', 'emitFailure'] },

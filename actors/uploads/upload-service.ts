@@ -3,6 +3,7 @@ import { UPLOAD_PART_BYTES, type CreateUploadRequest } from '../../protocols/fil
 import type { Clock } from '../../runtime/clock.js';
 import type { ActorHost, ActorRecord } from '../../runtime/host/actor-host.js';
 import { newId } from '../../runtime/ids.js';
+import { KeyedMutex } from '../../runtime/keyed-mutex.js';
 import { newFileId, type FileLibrary } from '../files/file-library.js';
 import { OPEN_UPLOAD_STATES, UPLOAD_MACHINE, missingParts, type UploadInput } from './upload-machine.js';
 import { PartReceiver, type PartBody, type PartReceipt } from './part-receiver.js';
@@ -23,10 +24,13 @@ export interface UploadServiceOptions {
  * Resumable uploads (spec §2.13, §4.4) as callers see them: reserve, receive 8 MiB parts,
  * complete into a stored file, or cancel. Each upload is a durable actor in the host; this is
  * the one place that decides what a request may do to it. Plain inputs in (account id, upload
- * id, a body stream), domain state out; another account's upload is a 404 `not_found`.
+ * id, a body stream), domain state out; another account's upload is a 404 `not_found`. A part's
+ * commit, COMPLETE and CANCEL run one at a time per upload, so assembly reads only parts recorded.
  */
 export class UploadService {
   private readonly parts: PartReceiver;
+  /** Per upload: part commits, COMPLETE and CANCEL, one at a time. */
+  private readonly commits = new KeyedMutex();
 
   constructor(private readonly options: UploadServiceOptions) {
     this.parts = new PartReceiver({
@@ -35,6 +39,7 @@ export class UploadService {
       clock: options.clock,
       isOpen: (record) => this.isOpen(record),
       closed: (record) => this.closed(record),
+      commits: this.commits,
     });
   }
 
@@ -65,18 +70,9 @@ export class UploadService {
 
   /** Assembles a fully received upload into a stored file (or returns the file it already became). */
   async complete(accountId: string, uploadId: string): Promise<CompletedUpload> {
-    const { host, clock } = this.options;
+    const { host } = this.options;
     const record = this.load(accountId, uploadId);
-    const { value, context } = uploadOf(record);
-    if (value !== 'completed' && value !== 'assembling') {
-      if (!this.isOpen(record)) throw this.closed(record);
-      const missing = missingParts(context);
-      if (missing.length > 0) {
-        const shown = missing.length > 20 ? `${missing.slice(0, 20).join(', ')} … (${missing.length} in all)` : missing.join(', ');
-        throw new ApiError('upload_incomplete', `Upload ${record.id} is missing parts ${shown}.`, { param: 'missing_parts', headers: noRetry });
-      }
-      await host.send(record.id, { type: 'COMPLETE', at: clock.now() });
-    }
+    await this.commits.run(record.id, () => this.startAssembly(record));
     await host.waitFor(record.id, (snapshot) => snapshot.value !== 'assembling');
     const after = this.stateOf(host.find(record.id, record.ownerId)!);
     if (after.status === 'completed') {
@@ -92,7 +88,7 @@ export class UploadService {
 
   /** Cancels an open upload and deletes its parts; 409 once it is completed or assembling. */
   async cancel(accountId: string, uploadId: string): Promise<UploadState> {
-    const { host, clock } = this.options;
+    const { host } = this.options;
     let record = this.load(accountId, uploadId);
     const { value } = uploadOf(record);
     if (value === 'completed' || value === 'assembling') throw this.closed(record);
@@ -100,7 +96,8 @@ export class UploadService {
     // upload has finished (cancelled, expired or completed) or is open again after a failed assembly,
     // and cancel again in that case; never wait on a state that does not end by itself.
     while (host.isLive(record.id)) {
-      if (this.isOpen(record)) await host.send(record.id, { type: 'CANCEL', at: clock.now() });
+      const { id, ownerId } = record;
+      await this.commits.run(id, () => this.cancelIfOpen(id, ownerId));
       await host.waitFor(record.id, (snapshot) => OPEN_UPLOAD_STATES.includes(snapshot.value as string));
       record = host.find(record.id, record.ownerId)!;
     }
@@ -126,6 +123,27 @@ export class UploadService {
       swept++;
     }
     return swept;
+  }
+
+  /** Sends COMPLETE (under the upload's lock) unless it is assembling or completed already; 409 when closed or incomplete. */
+  private async startAssembly(loaded: ActorRecord): Promise<void> {
+    const { host, clock } = this.options;
+    const record = host.find(loaded.id, loaded.ownerId) ?? loaded;
+    const { value, context } = uploadOf(record);
+    if (value === 'completed' || value === 'assembling') return;
+    if (!this.isOpen(record)) throw this.closed(record);
+    const missing = missingParts(context);
+    if (missing.length > 0) {
+      const shown = missing.length > 20 ? `${missing.slice(0, 20).join(', ')} … (${missing.length} in all)` : missing.join(', ');
+      throw new ApiError('upload_incomplete', `Upload ${record.id} is missing parts ${shown}.`, { param: 'missing_parts', headers: noRetry });
+    }
+    await host.send(record.id, { type: 'COMPLETE', at: clock.now() });
+  }
+
+  /** Sends CANCEL if the upload is open, under its lock like part commits: no part is renamed into place after the discard. */
+  private async cancelIfOpen(id: string, ownerId: string): Promise<void> {
+    const record = this.options.host.find(id, ownerId);
+    if (record && this.isOpen(record)) await this.options.host.send(id, { type: 'CANCEL', at: this.options.clock.now() });
   }
 
   private load(accountId: string, uploadId: string): ActorRecord {

@@ -219,11 +219,17 @@ export class BlobWriter {
     return this.hash.digest('hex');
   }
 
-  /** Flushes, fsyncs and renames the blob to `path` (replacing what was there). */
-  async commit(path: string): Promise<void> {
+  /** Flushes and fsyncs the blob, so a later {@link commit} only renames it (idempotent). */
+  async sync(): Promise<void> {
+    if (this.closed) return;
     await this.flush();
     await this.handle.datasync().catch(storageError);
     await this.close();
+  }
+
+  /** Flushes, fsyncs (unless {@link sync} did) and renames the blob to `path` (replacing what was there). */
+  async commit(path: string): Promise<void> {
+    await this.sync();
     await mkdir(join(path, '..'), { recursive: true });
     await rename(this.tmpPath, path);
   }
