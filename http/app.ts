@@ -5,6 +5,7 @@ import { AccountServices } from '../actors/accounts/account-services.js';
 import { createAccountFacades, type AccountFacades } from '../actors/accounts/account-facades.js';
 import { ActorHost } from '../runtime/host/actor-host.js';
 import { ActorRegistry } from '../runtime/host/actor-registry.js';
+import { ActorRetention } from '../runtime/host/actor-retention.js';
 import { systemClock, type Clock } from '../runtime/clock.js';
 import type { Config } from '../runtime/config.js';
 import { createLogger, type Logger } from '../runtime/logger.js';
@@ -63,6 +64,7 @@ import { ClientCapabilities } from './mcp/client-capabilities.js';
 import type { McpWiring } from './mcp/mcp-wiring.js';
 import { ServerRequests } from './mcp/server-requests.js';
 import { ApiContract } from './openapi/openapi-document.js';
+import { MODEL_VERSION } from '../protocols/models.js';
 import { meterChatBackend } from '../actors/chat/metered-chat-backend.js';
 import { createInspection, type Inspection } from './inspection.js';
 import { dispatch } from './dispatch.js';
@@ -172,6 +174,8 @@ function createMcp(config: Config, parts: { clock: Clock; logger: Logger; orders
 /** A built server: listen, then close. */
 export interface App {
   readonly deps: AppDeps;
+  /** The background sweep of ended actors' history (running once listening). */
+  readonly retention: ActorRetention;
   /** Starts listening; resolves with the bound port (useful with PORT=0). */
   listen(): Promise<number>;
   /** Stops accepting, writes pending counters and closes the store. */
@@ -198,8 +202,10 @@ export function buildApp(config: Config, options: { clock?: Clock; logger?: Logg
   const services = new AccountServices(store, clock, { sessionTtlMs: config.SVC_SESSION_TTL_S * 1000 });
   services.ledger.meter = (op, micros) => inspection.metrics.billing(op, micros);
   // The step history behind the inspector's time travel is kept while the inspector is on.
-  const host = new ActorHost(store, clock, logger, { history: Boolean(config.SVC_ADMIN_KEY) });
+  // Cluster mode: parked actors are this node's only while it is their account's home.
+  const host = new ActorHost(store, clock, logger, { history: Boolean(config.SVC_ADMIN_KEY), ...(cluster && { serves: servedHere(cluster.node) }) });
   const inspection = createInspection(host, clock, { withPage: Boolean(config.SVC_ADMIN_KEY) });
+  const retention = new ActorRetention(host, clock, logger, { retentionMs: config.SVC_ACTOR_RETENTION_S * 1000, everyMs: config.SVC_ACTOR_RETENTION_SWEEP_S * 1000 });
   const chat = meterChatBackend(createChatBackend(config), (backend, kind, failed) => inspection.metrics.upstream(backend, kind, failed));
   // Cluster mode keeps blobs on a path every node shares (SVC_BLOB_DIR).
   const blobs = new BlobStore(config.SVC_BLOB_DIR ?? config.SVC_DATA_DIR);
@@ -262,7 +268,7 @@ export function buildApp(config: Config, options: { clock?: Clock; logger?: Logg
   const orders = new OrderService({ host, billing: services.ledger, store, clock, approvalTtlMs: config.SVC_ORDER_APPROVAL_TTL_S * 1000 });
   orders.listings.seedSync();
   host.register(orders.hosted());
-  const contract = new ApiContract({ version: '0.1.0', serverUrl: config.SVC_PUBLIC_URL ?? '/' });
+  const contract = new ApiContract({ version: MODEL_VERSION, serverUrl: config.SVC_PUBLIC_URL ?? '/' });
   const mcp = createMcp(config, { clock, logger, orders, contract, completions, chat, media, services, auth });
   const evidence = config.SVC_BENCH_EVIDENCE_DIR && config.SVC_BENCH_EVIDENCE_PUBLIC_KEY
     ? { source: directoryEvidenceSource(config.SVC_BENCH_EVIDENCE_DIR), publicKey: parsePublicKey(config.SVC_BENCH_EVIDENCE_PUBLIC_KEY) }
@@ -326,6 +332,7 @@ export function buildApp(config: Config, options: { clock?: Clock; logger?: Logg
   let listenSocket: unknown;
   return {
     deps,
+    retention,
     listen: async () => {
       await orphansClosed;
       const port = await new Promise<number>((resolve, reject) => {
@@ -333,6 +340,7 @@ export function buildApp(config: Config, options: { clock?: Clock; logger?: Logg
           if (!socket) return reject(new Error(`cannot listen on ${config.HOST}:${config.PORT}`));
           listenSocket = socket;
           mcp.access.start();
+          retention.start();
           resolve(uws.us_socket_local_port(socket));
           // A shared blob directory is not one node's to sweep: another node may be mid-write.
           if (!cluster) void sweepDisk(deps, bootedAt);
@@ -355,6 +363,7 @@ export function buildApp(config: Config, options: { clock?: Clock; logger?: Logg
       }
       realtimeSockets.closeAll(cluster ? 1012 : 1001);
       mcp.access.stop();
+      await retention.stop();
       await forwarder?.close();
       await host.close();
       await cluster?.node.leave();

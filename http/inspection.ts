@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { Clock } from '../runtime/clock.js';
 import type { ActorHost } from '../runtime/host/actor-host.js';
 import { ActorInspector, statePaths } from '../runtime/host/actor-inspector.js';
-import { Metrics } from '../runtime/metrics.js';
+import { Metrics, type MetricSources } from '../runtime/metrics.js';
 import { loadStaticAssets, type StaticAsset } from '../runtime/static-assets.js';
 import { SseWriter } from './sse-writer.js';
 
@@ -28,14 +28,22 @@ function pageFiles(): Record<string, string> {
   return files;
 }
 
+/** What the metrics read of the actor host: actors in memory by state, parked ones by machine, transitions. */
+export function hostMetricSources(host: ActorHost): Pick<MetricSources, 'actors' | 'parkedActors' | 'transitions'> {
+  return {
+    *actors() {
+      for (const record of host.loadedRecords()) yield { machine: record.machine, state: statePaths((record.snapshot as { value?: unknown } | null)?.value) };
+    },
+    parkedActors: () => host.parkedByMachine(),
+    transitions: () => host.transitions,
+  };
+}
+
 /** Builds the inspector and the metrics over `host`; the page is read once here, at start. */
 export function createInspection(host: ActorHost, clock: Clock, options: { withPage: boolean }): Inspection {
   const inspector = new ActorInspector(host, clock);
   const metrics = new Metrics({
-    *actors() {
-      for (const record of host.liveRecords()) yield { machine: record.machine, state: statePaths((record.snapshot as { value?: unknown } | null)?.value) };
-    },
-    transitions: () => host.transitions,
+    ...hostMetricSources(host),
     sseStreams: () => SseWriter.openCount,
     realtimeCalls: () => host.registry.list('realtime-call').length,
   });

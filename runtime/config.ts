@@ -29,6 +29,10 @@ export const ConfigSchema = z.object({
   SVC_CHAT_CACHE_TTL_S: intFromEnv(86_400),
   SVC_SESSION_APPROVAL_TTL_S: intFromEnv(86_400, 1),
   SVC_SESSION_IDLE_TTL_S: intFromEnv(86_400, 1),
+  // Ended actors (sessions, calls, uploads, jobs): how long their event logs and step history stay
+  // after they ended, and how often the background sweep looks for expired ones.
+  SVC_ACTOR_RETENTION_S: intFromEnv(7 * 86_400, 60),
+  SVC_ACTOR_RETENTION_SWEEP_S: intFromEnv(600, 1, MAX_TIMER_MS / 1000),
   // Remote media in chat parts (image_url, input_video url): byte cap, time cap, and whether
   // loopback/private/link-local destinations may be fetched (off: SSRF guard).
   SVC_FETCH_MAX_BYTES: intFromEnv(20 * 1024 * 1024, 1),

@@ -2,8 +2,10 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 
 /** What the metrics read at scrape time, so nothing is counted twice or kept per request. */
 export interface MetricSources {
-  /** Every live actor with its machine and active state paths. */
+  /** Every actor in memory with its machine and active state paths. */
   actors(): Iterable<{ machine: string; state: readonly string[] }>;
+  /** Unfinished actors parked in the store (out of memory), by machine. */
+  parkedActors(): ReadonlyMap<string, number>;
   /** Committed transitions per machine since start. */
   transitions(): ReadonlyMap<string, number>;
   /** SSE responses open now. */
@@ -42,12 +44,22 @@ export class Metrics {
     this.billingMicros = new Counter({ name: 'svc_billing_micro_usd_total', help: 'Micro-USD held and charged.', labelNames: ['op'], registers });
     new Gauge({
       name: 'svc_actors_live',
-      help: 'Live actors by machine and active state.',
+      help: 'Actors in memory by machine and active state (parked ones are svc_actors_parked).',
       labelNames: ['machine', 'state'],
       registers,
       collect() {
         this.reset();
         for (const actor of sources.actors()) this.inc({ machine: actor.machine, state: actor.state.join(',') || '(running)' });
+      },
+    });
+    new Gauge({
+      name: 'svc_actors_parked',
+      help: 'Unfinished actors parked in the store (waiting for a client or a deadline, out of memory), by machine.',
+      labelNames: ['machine'],
+      registers,
+      collect() {
+        this.reset();
+        for (const [machine, count] of sources.parkedActors()) this.set({ machine }, count);
       },
     });
     const seen = new Map<string, number>();

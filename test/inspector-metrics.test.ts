@@ -1,20 +1,10 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ADMIN_KEY, startServer, type TestServer } from './harness.js';
+import { sample } from './metrics-sample.js';
 
 const test = suite('inspector: operator metrics at /metrics');
 let server: TestServer;
-
-/** The value of one sample line (`name{labels} value`), or undefined. */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(name)) continue;
-    const rest = line.slice(name.length);
-    if (rest[0] !== '{' && rest[0] !== ' ') continue;
-    if (Object.entries(labels).every(([key, value]) => rest.includes(`${key}="${value}"`))) return Number(line.slice(line.lastIndexOf(' ') + 1));
-  }
-  return undefined;
-}
 
 const scrape = async () => {
   const res = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
@@ -43,6 +33,9 @@ test('requests by route and status with latency, holds and charges, upstream cal
   await server.request('GET', '/v1/files/file_nope', { token: user.token });
   const parked = await server.request('POST', '/v1/chat/sessions', { token: user.token, body: { model: 'pro-1', messages: [{ role: 'user', content: 'park' }], max_tokens: 10, require_approval: true } });
   assert.is(parked.status, 201);
+  // One token a second: this one is still running (in memory) when the metrics are read.
+  const running = await server.request('POST', '/v1/chat/sessions', { token: user.token, body: { model: 'pro-1', messages: [{ role: 'user', content: 'run' }], max_tokens: 10, metadata: { sim: { tokens_per_s: 1 } } } });
+  assert.is(running.status, 201);
   const text = await scrape();
   assert.ok((sample(text, 'svc_http_requests_total', { route: '/v1/chat/completions', method: 'POST', status: '200' }) ?? 0) >= 1, 'the completion is counted by its route pattern');
   assert.ok((sample(text, 'svc_http_requests_total', { route: '/v1/files/:file_id', status: '404' }) ?? sample(text, 'svc_http_requests_total', { status: '404' }) ?? 0) >= 1, 'the 404 is counted');
@@ -51,7 +44,8 @@ test('requests by route and status with latency, holds and charges, upstream cal
   assert.ok((sample(text, 'svc_billing_operations_total', { op: 'charge' }) ?? 0) >= 1, 'charges');
   assert.ok((sample(text, 'svc_billing_micro_usd_total', { op: 'charge' }) ?? 0) > 0, 'charged micro-USD');
   assert.ok((sample(text, 'svc_upstream_calls_total', { backend: 'sim', kind: 'chat' }) ?? 0) >= 1, 'upstream calls by backend');
-  assert.ok((sample(text, 'svc_actors_live', { machine: 'chat-session', state: 'awaiting_approval' }) ?? 0) >= 1, 'live actors by machine and state');
+  assert.match(text, /^svc_actors_live\{machine="chat-session",state="running\.[a-z]+"\} [1-9]/m, 'actors in memory by machine and state');
+  assert.ok((sample(text, 'svc_actors_parked', { machine: 'chat-session' }) ?? 0) >= 1, 'the session awaiting approval waits parked, out of memory');
   assert.ok((sample(text, 'svc_actor_transitions_total', { machine: 'chat-session' }) ?? 0) >= 1, 'transitions');
   assert.ok(sample(text, 'svc_sse_streams_open') !== undefined, 'SSE streams open');
   assert.is(sample(text, 'svc_realtime_calls_open'), 0);

@@ -7,7 +7,7 @@ import { startServer, type TestServer } from './harness.js';
 
 const test = suite('openapi: GET /v1/openapi.json is generated from the route table, validates, and matches the served routes both ways');
 let server: TestServer;
-let doc: { openapi: string; paths: Record<string, Record<string, any>>; components: { schemas: Record<string, unknown> } };
+let doc: { openapi: string; info: { version: string }; paths: Record<string, Record<string, any>>; components: { schemas: Record<string, unknown> } };
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 
 test.before(async () => {
@@ -23,6 +23,10 @@ test('the document is valid OpenAPI 3.1 by a maintained validator', async () => 
   assert.is(doc.openapi, '3.1.0');
   const result = await new Validator().validate(doc);
   assert.ok(result.valid, JSON.stringify(result.errors, null, 2)?.slice(0, 3000));
+});
+
+test('info.version is the API description version of the spec (section 9), the same as model_version', () => {
+  assert.is(doc.info.version, '1.1.3');
 });
 
 test('every served route is in the document', () => {

@@ -98,6 +98,8 @@ export class CallRuntime {
         upgradeCallSnapshot(record.snapshot);
         this.orphans.push(record.id);
       },
+      // Nothing reads a call once it ended (its charge is in the ledger): it goes whole after the retention.
+      forgetAfterRetention: true,
     };
   }
 

@@ -358,13 +358,18 @@ export const sessionMachine = setup({
   },
 });
 
+/** States in which a session holds no money and runs no step: it waits only for the client (and a deadline). */
+const PARKING_STATES: readonly string[] = ['awaiting_approval', 'completed'];
+
 /**
- * Whether a persisted session may stay parked in the store after a restart: awaiting approval it
- * holds no money and runs no step, so it waits for the client or its approval deadline.
+ * Whether a persisted session may wait parked in the store, out of memory: awaiting approval (for
+ * the client or its approval deadline) or completed (for the client's acknowledgement, which may
+ * never come).
  */
 export function sessionParks(persisted: unknown): boolean {
   const value = (persisted as { value?: unknown } | null)?.value;
-  return (typeof value === 'string' ? value : value && typeof value === 'object' ? Object.keys(value)[0] : undefined) === 'awaiting_approval';
+  const top = typeof value === 'string' ? value : value && typeof value === 'object' ? Object.keys(value)[0] : undefined;
+  return top !== undefined && PARKING_STATES.includes(top);
 }
 
 /** Top-level states in which a session is still working, waiting, or settling its charge. */

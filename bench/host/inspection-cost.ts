@@ -4,7 +4,7 @@
 import { ActorInspector } from '../../runtime/host/actor-inspector.js';
 import { systemClock } from '../../runtime/clock.js';
 import { Metrics } from '../../runtime/metrics.js';
-import { statePaths } from '../../runtime/host/actor-inspector.js';
+import { hostMetricSources } from '../../http/inspection.js';
 import { sseEvent } from '../../protocols/sse.js';
 import { BENCH_MACHINE } from './bench-machine.js';
 import { openBenchHost, type BenchHost } from './bench-host.js';
@@ -22,10 +22,7 @@ type Mode = 'off' | 'attached' | 'viewer';
 function metricsOver(bench: BenchHost): Metrics {
   const { host } = bench;
   return new Metrics({
-    *actors() {
-      for (const record of host.liveRecords()) yield { machine: record.machine, state: statePaths((record.snapshot as { value?: unknown }).value) };
-    },
-    transitions: () => host.transitions,
+    ...hostMetricSources(host),
     sseStreams: () => 0,
     realtimeCalls: () => 0,
   });

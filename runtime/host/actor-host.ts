@@ -12,34 +12,13 @@ import { DeadlineTimers, type Deadlines } from './deadline-timers.js';
 import { EventFanout, type Follower } from './event-fanout.js';
 import { entryKey, unfinishedEntry, type CommittedTransition, type HostedMachine } from './hosted-machine.js';
 import { machineDefinition } from './machine-diagram.js';
+import { createLive, historyStep, IdleParking, indexChange, type Live } from './live-actor.js';
+import { ParkedActors, type Serves } from './parked-actors.js';
 
 export type { ActorRecord } from './actor-store.js';
 export type { CommittedTransition, HostedMachine } from './hosted-machine.js';
 export type { Follower } from './event-fanout.js';
 export type { ActorStep } from './actor-steps.js';
-
-interface Live {
-  /** The last committed record: what readers see, so nothing they read can be lost in a crash. */
-  record: ActorRecord;
-  /** The seq the next emitted event gets. */
-  nextSeq: number;
-  actor: AnyActorRef;
-  buffer: LogEvent[];
-  committedSeq: number;
-  lastCommit: Promise<void>;
-  /** Detaches the host's listeners, so stopping the actor is not mistaken for it finishing. */
-  detach: () => void;
-  /** Set while a rehydrated actor starts. */
-  restoring: boolean;
-  /** Why the actor was halted: a transition that could not be persisted. */
-  failed: Error | null;
-  /** The event the host last handed the actor (for the step history), until the next commit takes it. */
-  cause: string | null;
-  /** Steps written so far (ahead of `record` while commits are in flight). */
-  steps: number;
-  /** The unfinished-index entry last written, as a string to compare (null: none yet). */
-  indexed: string | null;
-}
 
 const deadlinesOf = (snapshot: Snapshot<unknown>): Deadlines => (snapshot as { context?: { deadlines?: Deadlines } }).context?.deadlines ?? {};
 
@@ -47,17 +26,20 @@ const deadlinesOf = (snapshot: Snapshot<unknown>): Deadlines => (snapshot as { c
  * Hosts durable actors. Every transition persists the actor's snapshot and appends the events it
  * emitted to its log with gap-free sequence numbers, in one transaction (`ActorStore`); followers
  * get committed events only, through the bus (`EventFanout`); deadlines kept as data in context
- * are armed on the injected clock (`DeadlineTimers`); every live actor is listed in the shared
- * `ActorRegistry`. On boot every unfinished actor comes back from a small index: those at work are
- * rehydrated from their snapshots at once (invoked promise actors restart their step), those
- * parked (waiting on a client or a deadline) only get their deadlines armed and are rehydrated by
- * the first event, call or deadline that reaches them. The host is the only way to an actor.
+ * are armed on the injected clock (`DeadlineTimers`); every actor in memory is listed in the
+ * shared `ActorRegistry`. An actor whose machine `parks` in its state (it only waits for a client
+ * or a deadline) leaves memory once nobody holds it, on a running server as after a restart: its
+ * committed record is all there is to it, and the first event, call or deadline that reaches it
+ * rehydrates it. On boot every unfinished actor comes back from a small index: those at work are
+ * rehydrated from their snapshots at once (invoked promise actors restart their step), parked ones
+ * only get their deadlines armed. The host is the only way to an actor.
  */
 export class ActorHost {
   private readonly machines = new Map<string, HostedMachine>();
   private readonly live = new Map<string, Live>();
-  /** Unfinished actors left in the store since boot, by id, until something reaches them. */
-  private readonly parked = new Map<string, UnfinishedEntry>();
+  /** Unfinished actors waiting in the store, out of memory. */
+  private readonly parked: ParkedActors;
+  private readonly parking: IdleParking;
   private readonly stored: ActorStore;
   private readonly timers: DeadlineTimers;
   private readonly fanout: EventFanout;
@@ -73,13 +55,17 @@ export class ActorHost {
     store: Store,
     clock: Clock,
     private readonly logger: Logger,
-    options: { bus?: Bus; registry?: ActorRegistry; history?: boolean } = {},
+    options: { bus?: Bus; registry?: ActorRegistry; history?: boolean; serves?: Serves } = {},
   ) {
     this.stored = new ActorStore(store);
+    this.parking = new IdleParking((live) => this.live.get(live.record.id) === live, (live) => this.park(live));
+    this.parked = new ParkedActors(this.stored, { loaded: (id) => this.live.has(id), known: (machine) => this.machines.has(machine), serves: options.serves ?? (() => true) });
     this.history = options.history ?? false;
     this.timers = new DeadlineTimers(clock, (id, name) => {
       const live = this.wake(id);
       if (!live) return;
+      // Rehydrated just now, it re-armed this very deadline from its snapshot: it fires once, here.
+      this.timers.disarmOne(id, name);
       live.cause = `TIMER ${name}`;
       live.actor.send({ type: 'TIMER', name });
     });
@@ -134,20 +120,7 @@ export class ActorHost {
   }
 
   private attach(record: ActorRecord, actor: AnyActorRef): Live {
-    const live: Live = {
-      record,
-      nextSeq: record.nextSeq,
-      actor,
-      buffer: [],
-      committedSeq: record.nextSeq - 1,
-      lastCommit: Promise.resolve(),
-      detach: () => {},
-      restoring: false,
-      failed: null,
-      cause: null,
-      steps: record.steps ?? 0,
-      indexed: null,
-    };
+    const live = createLive(record, actor);
     this.live.set(record.id, live);
     this.registry.add({ id: record.id, machine: record.machine, ownerId: record.ownerId, handle: actor });
     const emitted = actor.on('*', (event: { type: string }) => {
@@ -189,10 +162,12 @@ export class ActorHost {
       return;
     }
     const record: ActorRecord = { ...live.record, snapshot: persisted, nextSeq: live.nextSeq, done, updatedAt: this.now() };
-    const step = this.history ? this.stepOf(live, record, snapshot) : null;
+    const step = this.history ? historyStep(live, record, snapshot.status) : null;
     live.cause = null;
+    live.pending++;
     live.lastCommit = this.stored
-      .commit(record, events, step ?? undefined, this.indexChange(live, record))
+      .commit(record, events, step ?? undefined, indexChange(live, record, this.machines.get(record.machine)))
+      .finally(() => live.pending--)
       .then(() => {
         if (live.failed) return;
         live.record = record;
@@ -201,27 +176,12 @@ export class ActorHost {
         this.fanout.published(record.id, live.committedSeq, events);
         if (this.observers.size > 0) this.notify(record, events, step);
         if (done) this.retire(live);
-        else this.armDeadlines(live, snapshot);
+        else {
+          this.armDeadlines(live, snapshot);
+          this.parking.whenIdle(live);
+        }
       })
       .catch((err: unknown) => this.halt(live, err));
-  }
-
-  /** The unfinished-index entry a commit must write (null: remove it), or undefined when unchanged. */
-  private indexChange(live: Live, record: ActorRecord): UnfinishedEntry | null | undefined {
-    if (record.done) return live.indexed === 'done' ? undefined : ((live.indexed = 'done'), null);
-    const entry = unfinishedEntry(this.machines.get(record.machine), record);
-    const key = entryKey(entry);
-    if (key === live.indexed) return undefined;
-    live.indexed = key;
-    return entry;
-  }
-
-  /** The history step of a commit: the state and context after it, and what caused it when known. */
-  private stepOf(live: Live, record: ActorRecord, snapshot: Snapshot<unknown>): ActorStep {
-    const number = ++live.steps;
-    record.steps = number;
-    const { value, context } = record.snapshot as { value?: unknown; context?: unknown };
-    return { step: number, ts: record.updatedAt, cause: live.cause, upToSeq: record.nextSeq - 1, status: snapshot.status, value, context };
   }
 
   private notify(record: ActorRecord, events: readonly LogEvent[], step: ActorStep | null): void {
@@ -260,6 +220,14 @@ export class ActorHost {
     this.registry.remove(live.record.id);
   }
 
+  /** Takes an idle actor out of memory: its committed record is all there is to it; its deadlines stay armed. */
+  private park(live: Live): void {
+    live.detach();
+    this.live.delete(live.record.id);
+    this.registry.remove(live.record.id);
+    live.actor.stop();
+  }
+
   /** The stored record of `id` if `ownerId` owns it (live or finished); undefined otherwise. */
   find(id: string, ownerId: string): ActorRecord | undefined {
     const record = this.live.get(id)?.record ?? this.stored.get(id);
@@ -275,11 +243,16 @@ export class ActorHost {
 
   /** The last committed record of every unfinished actor: those in memory in start order, then those parked in the store. */
   *liveRecords(): Iterable<ActorRecord> {
-    for (const live of this.live.values()) if (live.record.snapshot !== null) yield live.record;
-    for (const id of [...this.parked.keys()]) {
-      const record = this.parked.has(id) ? this.stored.get(id) : undefined;
+    yield* this.loadedRecords();
+    for (const [id] of [...this.parked.entries()]) {
+      const record = this.parked.entry(id) ? this.stored.get(id) : undefined;
       if (record && !record.done) yield record;
     }
+  }
+
+  /** The last committed record of every actor in memory, in start order. */
+  *loadedRecords(): Iterable<ActorRecord> {
+    for (const live of this.live.values()) if (live.record.snapshot !== null) yield live.record;
   }
 
   /** The step history of `id` after step `after`, at most `limit` steps. */
@@ -300,33 +273,45 @@ export class ActorHost {
   inspect(id: string, observer: (event: InspectionEvent) => void): (() => void) | null {
     const live = this.wake(id);
     if (!live) return null;
+    const release = this.parking.hold(live);
     const subscription = live.actor.system.inspect(observer);
-    return () => subscription.unsubscribe();
+    return () => {
+      subscription.unsubscribe();
+      release();
+    };
   }
 
-  /** Whether `id` is running (or waiting, parked or not) in this process. */
+  /** Whether `id` is running (or waiting, in memory or parked) in this process. */
   isLive(id: string): boolean {
-    return this.live.has(id) || this.parked.has(id);
+    return this.live.has(id) || this.parked.entry(id) !== undefined;
   }
 
   /** How many unfinished actors wait parked in the store. */
   get parkedCount(): number {
-    return this.parked.size;
+    let count = 0;
+    for (const machineCount of this.parked.countByMachine().values()) count += machineCount;
+    return count;
   }
 
-  /** The live actor `id`, rehydrating it first when it was parked. */
+  /** Actors parked in the store by machine (read from the small index; no snapshot is decoded). */
+  parkedByMachine(): Map<string, number> {
+    return this.parked.countByMachine();
+  }
+
+  /** The live actor `id`, rehydrating it first when it was parked (it parks again once idle). */
   private wake(id: string): Live | undefined {
     const live = this.live.get(id);
     if (live) return live;
-    const entry = this.parked.get(id);
+    const entry = this.parked.entry(id);
     if (!entry) return undefined;
-    this.parked.delete(id);
     const record = this.stored.get(id);
     if (!record || record.done) {
       this.timers.disarm(id);
       return undefined;
     }
-    return this.restore(record, entry);
+    const woken = this.restore(record, entry);
+    if (woken) this.parking.whenIdle(woken);
+    return woken;
   }
 
   /** Brings one unfinished actor back from its record and starts it. */
@@ -339,6 +324,7 @@ export class ActorHost {
     machine.onRehydrate?.(record);
     const live = this.attach(record, createActor(machine.logic, { snapshot: record.snapshot as Snapshot<unknown>, id: record.id }));
     live.indexed = entryKey(entry);
+    live.parks = entry.parked;
     live.restoring = true;
     live.actor.start();
     return live;
@@ -359,21 +345,26 @@ export class ActorHost {
   async waitFor(id: string, test: (snapshot: Snapshot<unknown> & { value?: unknown }) => boolean): Promise<void> {
     const live = this.wake(id);
     if (!live) return;
-    const reached = (snapshot: Snapshot<unknown>) => snapshot.status !== 'active' || test(snapshot);
-    if (!reached(live.actor.getSnapshot() as Snapshot<unknown>)) {
-      await new Promise<void>((resolve) => {
-        const subscription = live.actor.subscribe({
-          next: (snapshot: Snapshot<unknown>) => {
-            if (!reached(snapshot)) return;
-            subscription.unsubscribe();
-            resolve();
-          },
-          error: () => resolve(),
-          complete: () => resolve(),
+    const release = this.parking.hold(live);
+    try {
+      const reached = (snapshot: Snapshot<unknown>) => snapshot.status !== 'active' || test(snapshot);
+      if (!reached(live.actor.getSnapshot() as Snapshot<unknown>)) {
+        await new Promise<void>((resolve) => {
+          const subscription = live.actor.subscribe({
+            next: (snapshot: Snapshot<unknown>) => {
+              if (!reached(snapshot)) return;
+              subscription.unsubscribe();
+              resolve();
+            },
+            error: () => resolve(),
+            complete: () => resolve(),
+          });
         });
-      });
+      }
+      await live.lastCommit;
+    } finally {
+      release();
     }
-    await live.lastCommit;
   }
 
   /** Whether the live actor `id` would take `event` in its current state (guards included). */
@@ -388,10 +379,12 @@ export class ActorHost {
     return this.stored.read(id, after, live ? live.committedSeq : Number.MAX_SAFE_INTEGER, limit);
   }
 
-  /** Follows `id` from `after`: committed history, then live events, then `end` when it finishes. */
+  /** Follows `id` from `after`: committed history, then live events, then `end` when it finishes. A parked actor stays parked. */
   follow(id: string, after: number, sink: Follower): () => void {
-    const live = this.wake(id);
-    return this.fanout.follow(id, after, sink, live ? live.committedSeq : null);
+    const live = this.live.get(id);
+    const parked = live ? undefined : this.parked.entry(id) && this.stored.get(id);
+    const committedSeq = live ? live.committedSeq : parked && !parked.done ? parked.nextSeq - 1 : null;
+    return this.fanout.follow(id, after, sink, committedSeq);
   }
 
   /** Records of one machine owned by `ownerId`, newest first. */
@@ -407,7 +400,7 @@ export class ActorHost {
 
   /** Stops (if live) and deletes an actor, its log and its index entry. */
   async remove(id: string): Promise<void> {
-    if (this.parked.delete(id)) this.timers.disarm(id);
+    this.timers.disarm(id);
     const live = this.live.get(id);
     if (live) {
       this.retire(live);
@@ -421,17 +414,12 @@ export class ActorHost {
    * ones get their deadlines armed and wait in the store. With `accept`, only the actors it
    * accepts (cluster mode: those of accounts this node serves). Returns how many came back in all.
    */
-  rehydrate(accept?: (record: ActorRecord) => boolean): number {
+  rehydrate(accept?: Serves): number {
     let count = 0;
     for (const [id, entry] of this.stored.unfinished((record) => unfinishedEntry(this.machines.get(record.machine), record))) {
-      if (this.live.has(id) || this.parked.has(id)) continue;
-      if (accept) {
-        // Cluster mode: only the actors of accounts this node serves.
-        const record = this.stored.get(id);
-        if (!record || record.done || !accept(record)) continue;
-      }
+      // Cluster mode: only the actors of accounts this node serves.
+      if (this.live.has(id) || (accept && !accept(entry))) continue;
       if (entry.parked && this.machines.has(entry.machine)) {
-        this.parked.set(id, entry);
         this.timers.arm(id, entry.deadlines);
         count++;
         continue;
@@ -440,6 +428,15 @@ export class ActorHost {
       if (record && !record.done && this.restore(record, entry)) count++;
     }
     return count;
+  }
+
+  /**
+   * Deletes the event logs and step histories of at most `limit` actors that ended before
+   * `before` (and their records, for machines that `forgetAfterRetention`), in one transaction;
+   * resolves with how many. The retention sweep calls it in batches.
+   */
+  expireEnded(before: number, limit: number): Promise<number> {
+    return this.stored.expireEnded(before, limit, (record) => this.machines.get(record.machine)?.forgetAfterRetention === true);
   }
 
   /** The last committed record of every unfinished actor in the store, live or not (cluster mode: placement and its view). */
@@ -452,8 +449,8 @@ export class ActorHost {
 
   /** Stops timers and waits for pending writes; actors stay persisted for the next boot. */
   async close(): Promise<void> {
-    for (const id of this.parked.keys()) this.timers.disarm(id);
-    this.parked.clear();
+    this.timers.clear();
+    this.parking.clear();
     const all = [...this.live.values()];
     for (const live of all) live.detach();
     await Promise.all(all.map((live) => live.lastCommit));

@@ -67,6 +67,17 @@ export class DeadlineTimers {
     this.schedule();
   }
 
+  /** Clears the deadline `name` of `id`, if armed. */
+  disarmOne(id: string, name: string): void {
+    const entries = this.armed.get(id);
+    const index = entries?.findIndex((entry) => entry.name === name) ?? -1;
+    if (!entries || index < 0) return;
+    this.removeAt(entries[index]!.index);
+    entries.splice(index, 1);
+    if (entries.length === 0) this.armed.delete(id);
+    this.schedule();
+  }
+
   /** Clears every deadline. */
   clear(): void {
     this.armed.clear();

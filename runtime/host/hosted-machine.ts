@@ -10,11 +10,17 @@ export interface HostedMachine {
   /** Called when an unfinished actor is brought back after a restart, before it starts. */
   onRehydrate?(record: ActorRecord): void;
   /**
-   * Whether an actor in this persisted state may stay parked in the store after a restart until an
-   * event or one of its deadlines reaches it: it waits for nothing else and holds nothing that
-   * `onRehydrate` must restore at once (money held, a step to resume). Default: never parked.
+   * Whether an actor in this persisted state may wait parked in the store, out of memory, until an
+   * event or one of its deadlines reaches it (after a restart, and on a running server once nobody
+   * holds it): it waits for nothing else and holds nothing that `onRehydrate` must restore at once
+   * (money held, a step to resume). Default: never parked.
    */
   parks?(persisted: unknown): boolean;
+  /**
+   * Whether the record of an actor of this machine is deleted with its history once the retention
+   * after its end has passed (nothing reads it then). Default: the record (its final state) stays.
+   */
+  forgetAfterRetention?: boolean;
 }
 
 /** One committed transition, as observers (the inspector) see it. */
@@ -31,9 +37,9 @@ export interface CommittedTransition {
 }
 
 /** How an unfinished actor comes back after a restart, from its persisted record (deadlines are data in its context). */
-export function unfinishedEntry(machine: HostedMachine | undefined, record: Pick<ActorRecord, 'machine' | 'snapshot'>): UnfinishedEntry {
+export function unfinishedEntry(machine: HostedMachine | undefined, record: Pick<ActorRecord, 'machine' | 'ownerId' | 'snapshot'>): UnfinishedEntry {
   const deadlines = (record.snapshot as { context?: { deadlines?: UnfinishedEntry['deadlines'] } } | null)?.context?.deadlines ?? {};
-  return { machine: record.machine, parked: machine?.parks?.(record.snapshot) ?? false, deadlines };
+  return { machine: record.machine, ownerId: record.ownerId, parked: machine?.parks?.(record.snapshot) ?? false, deadlines };
 }
 
 /** An entry as a string, to tell whether a commit changed it. */
