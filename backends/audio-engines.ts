@@ -30,7 +30,11 @@ export interface AudioEngines {
 
 /** The engines' rates as the tariff lists them. */
 export function audioRateTable(engines: AudioEngines): AudioRateTable {
-  const rate = (backend: string, engine: PricedEngine<{ name: string }>) => ({ backend, engine: engine.backend.name, costMicrosPerBlock: engine.costMicrosPerBlock });
+  const rate = (backend: string, engine: PricedEngine<{ name: string }>) => ({
+    backend,
+    engine: engine.backend.name,
+    costMicrosPerBlock: engine.costMicrosPerBlock,
+  });
   return {
     speech: [rate('standard', engines.speech.standard), rate('premium', engines.speech.premium)],
     transcription: [rate('standard', engines.transcription)],

@@ -39,25 +39,40 @@ export function upstreamVoiceOptions(config: Config, model: string): UpstreamVoi
  */
 export function createAudioEngines(config: Config): AudioEngines {
   const simSpeechCost = config.SVC_SIM_SPEECH_COST_PER_1K_CHARS_MICROS;
-  const speechCost = { sim: simSpeechCost, 'espeak-ng': ESPEAK_COST_PER_1K_CHARS_MICROS, 'openai-compatible': UPSTREAM_SPEECH_COST_PER_1K_CHARS_MICROS }[config.SVC_SPEECH_BACKEND];
+  const speechCost = {
+    sim: simSpeechCost,
+    'espeak-ng': ESPEAK_COST_PER_1K_CHARS_MICROS,
+    'openai-compatible': UPSTREAM_SPEECH_COST_PER_1K_CHARS_MICROS,
+  }[config.SVC_SPEECH_BACKEND];
   const transcriptionKind = config.SVC_TRANSCRIPTION_BACKEND;
   // The sim answers HTTP with segment and word times; the realtime call keeps the plain one.
   const transcription =
     transcriptionKind === 'sim'
       ? createSimTimedTranscriptionBackend()
-      : createTranscriptionBackend(transcriptionKind, { upstream: upstreamVoiceOptions(config, config.SVC_UPSTREAM_TRANSCRIPTION_MODEL) });
-  const transcriptionCost = { sim: config.SVC_SIM_TRANSCRIPTION_COST_PER_MINUTE_MICROS, pocketsphinx: POCKETSPHINX_COST_PER_MINUTE_MICROS, 'openai-compatible': UPSTREAM_TRANSCRIPTION_COST_PER_MINUTE_MICROS }[transcriptionKind];
+      : createTranscriptionBackend(transcriptionKind, {
+          upstream: upstreamVoiceOptions(config, config.SVC_UPSTREAM_TRANSCRIPTION_MODEL),
+        });
+  const transcriptionCost = {
+    sim: config.SVC_SIM_TRANSCRIPTION_COST_PER_MINUTE_MICROS,
+    pocketsphinx: POCKETSPHINX_COST_PER_MINUTE_MICROS,
+    'openai-compatible': UPSTREAM_TRANSCRIPTION_COST_PER_MINUTE_MICROS,
+  }[transcriptionKind];
   return {
     speech: {
       standard: {
-        backend: createSpeechBackend(config.SVC_SPEECH_BACKEND, { upstream: upstreamVoiceOptions(config, config.SVC_UPSTREAM_SPEECH_MODEL) }),
+        backend: createSpeechBackend(config.SVC_SPEECH_BACKEND, {
+          upstream: upstreamVoiceOptions(config, config.SVC_UPSTREAM_SPEECH_MODEL),
+        }),
         costMicrosPerBlock: speechCost,
       },
       premium: { backend: createSimPremiumSpeechBackend(), costMicrosPerBlock: simSpeechCost * SIM_PREMIUM_FACTOR },
     },
     transcription: { backend: transcription, costMicrosPerBlock: transcriptionCost },
     music: { backend: createSimMusicBackend(), costMicrosPerBlock: config.SVC_SIM_GENERATION_COST_PER_MINUTE_MICROS },
-    soundEffects: { backend: createSimSoundEffectBackend(), costMicrosPerBlock: config.SVC_SIM_GENERATION_COST_PER_MINUTE_MICROS },
+    soundEffects: {
+      backend: createSimSoundEffectBackend(),
+      costMicrosPerBlock: config.SVC_SIM_GENERATION_COST_PER_MINUTE_MICROS,
+    },
     voiceClone: { backend: createSimVoiceCloneBackend(), costMicros: SIM_CLONE_COST_MICROS },
     codec: createFfmpegAudioCodec(),
   };

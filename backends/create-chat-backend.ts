@@ -10,8 +10,10 @@ export function createChatBackend(config: Config): ChatBackend {
       return createSimChatBackend({ ttftMs: config.SVC_SIM_TTFT_MS, tokensPerSecond: config.SVC_SIM_TOKENS_PER_S });
     case 'openai-compatible': {
       // loadConfig already refuses these missing; a Config built by hand gets the same message.
-      if (!config.SVC_UPSTREAM_BASE_URL) throw new ConfigError('SVC_UPSTREAM_BASE_URL: required when SVC_BACKEND is openai-compatible');
-      if (!config.SVC_UPSTREAM_MODEL) throw new ConfigError('SVC_UPSTREAM_MODEL: required when SVC_BACKEND is openai-compatible');
+      if (!config.SVC_UPSTREAM_BASE_URL)
+        throw new ConfigError('SVC_UPSTREAM_BASE_URL: required when SVC_BACKEND is openai-compatible');
+      if (!config.SVC_UPSTREAM_MODEL)
+        throw new ConfigError('SVC_UPSTREAM_MODEL: required when SVC_BACKEND is openai-compatible');
       return createOpenAICompatibleChatBackend({
         baseUrl: config.SVC_UPSTREAM_BASE_URL,
         apiKey: config.SVC_UPSTREAM_API_KEY ?? null,

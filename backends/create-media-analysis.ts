@@ -14,5 +14,9 @@ export interface MediaAnalysisBackends {
 
 /** The media analysers for chat parts: the sim's (the only ones so far). */
 export function createMediaAnalysisBackends(): MediaAnalysisBackends {
-  return { images: createSimImageAnalysisBackend(), transcription: createSimTranscriptionBackend(), video: createSimVideoAnalysisBackend() };
+  return {
+    images: createSimImageAnalysisBackend(),
+    transcription: createSimTranscriptionBackend(),
+    video: createSimVideoAnalysisBackend(),
+  };
 }

@@ -24,13 +24,19 @@ function requireUpstream(variable: string, upstream: UpstreamVoiceOptions | unde
 }
 
 /** The speech backend of that kind; a ConfigError naming the executable when a local engine is not installed. */
-export function createSpeechBackend(kind: SpeechBackendKind, options: { simRealTime?: boolean; upstream?: UpstreamVoiceOptions } = {}): SpeechBackend {
+export function createSpeechBackend(
+  kind: SpeechBackendKind,
+  options: { simRealTime?: boolean; upstream?: UpstreamVoiceOptions } = {},
+): SpeechBackend {
   switch (kind) {
     case 'sim':
       return createSimSpeechBackend({ realTime: options.simRealTime ?? false });
     case 'espeak-ng':
       // Refused at start rather than on the first call: the operator asked for an engine that is not there.
-      if (!espeakAvailable()) throw new ConfigError('SVC_SPEECH_BACKEND: espeak-ng needs the espeak-ng executable, not found on PATH (apt-get install espeak-ng)');
+      if (!espeakAvailable())
+        throw new ConfigError(
+          'SVC_SPEECH_BACKEND: espeak-ng needs the espeak-ng executable, not found on PATH (apt-get install espeak-ng)',
+        );
       return createEspeakSpeechBackend();
     case 'openai-compatible':
       return createOpenAICompatibleSpeechBackend(requireUpstream('SVC_SPEECH_BACKEND', options.upstream));
@@ -38,12 +44,18 @@ export function createSpeechBackend(kind: SpeechBackendKind, options: { simRealT
 }
 
 /** The transcription backend of that kind; a ConfigError naming the executable when a local engine is not installed. */
-export function createTranscriptionBackend(kind: TranscriptionBackendKind, options: { upstream?: UpstreamVoiceOptions } = {}): TranscriptionBackend {
+export function createTranscriptionBackend(
+  kind: TranscriptionBackendKind,
+  options: { upstream?: UpstreamVoiceOptions } = {},
+): TranscriptionBackend {
   switch (kind) {
     case 'sim':
       return createSimTranscriptionBackend();
     case 'pocketsphinx':
-      if (!pocketsphinxAvailable()) throw new ConfigError('SVC_TRANSCRIPTION_BACKEND: pocketsphinx needs the pocketsphinx_continuous executable, not found on PATH (apt-get install pocketsphinx pocketsphinx-en-us)');
+      if (!pocketsphinxAvailable())
+        throw new ConfigError(
+          'SVC_TRANSCRIPTION_BACKEND: pocketsphinx needs the pocketsphinx_continuous executable, not found on PATH (apt-get install pocketsphinx pocketsphinx-en-us)',
+        );
       return createPocketsphinxTranscriptionBackend();
     case 'openai-compatible':
       return createOpenAICompatibleTranscriptionBackend(requireUpstream('SVC_TRANSCRIPTION_BACKEND', options.upstream));

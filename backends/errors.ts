@@ -1,7 +1,11 @@
 /** A backend failure that retrying will not fix (bad request to the provider, refused key). */
 export class TerminalError extends Error {
   override name = 'TerminalError';
-  constructor(message: string, readonly kind: 'upstream_error' | 'upstream_unavailable' | 'upstream_timeout' = 'upstream_error', options?: { cause?: unknown }) {
+  constructor(
+    message: string,
+    readonly kind: 'upstream_error' | 'upstream_unavailable' | 'upstream_timeout' = 'upstream_error',
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
   }
 }

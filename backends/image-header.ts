@@ -32,7 +32,8 @@ function u32be(bytes: Uint8Array, at: number): number {
 }
 
 function png(bytes: Uint8Array): [number, number] | null {
-  if (bytes.length < 24 || PNG_SIGNATURE.some((byte, i) => bytes[i] !== byte) || ascii(bytes, 12, 4) !== 'IHDR') return null;
+  if (bytes.length < 24 || PNG_SIGNATURE.some((byte, i) => bytes[i] !== byte) || ascii(bytes, 12, 4) !== 'IHDR')
+    return null;
   return [u32be(bytes, 16), u32be(bytes, 20)];
 }
 

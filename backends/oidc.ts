@@ -13,7 +13,8 @@ export interface AccessTokenClaims {
 }
 
 /** Why an access token was refused: callers answer 401 for all but `unavailable` (the issuer could not be reached). */
-export type AccessTokenFailure = 'malformed' | 'signature' | 'algorithm' | 'issuer' | 'audience' | 'expired' | 'not_yet_valid' | 'unavailable';
+export type AccessTokenFailure =
+  'malformed' | 'signature' | 'algorithm' | 'issuer' | 'audience' | 'expired' | 'not_yet_valid' | 'unavailable';
 
 /** A refused access token. The message names the failed check, never the token. */
 export class AccessTokenError extends Error {

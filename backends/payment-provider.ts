@@ -7,7 +7,8 @@ export interface HostedCheckout {
 }
 
 /** A subscription status as the provider reports it (Stripe's vocabulary). */
-export type ProviderSubscriptionStatus = 'active' | 'trialing' | 'past_due' | 'unpaid' | 'incomplete' | 'incomplete_expired' | 'canceled' | 'paused';
+export type ProviderSubscriptionStatus =
+  'active' | 'trialing' | 'past_due' | 'unpaid' | 'incomplete' | 'incomplete_expired' | 'canceled' | 'paused';
 
 /** A subscription as a verified provider event describes it. */
 export interface ProviderSubscription {
@@ -30,11 +31,37 @@ export interface ProviderSubscription {
  * - `ignored`: a verified event of a type the service does not act on.
  */
 export type PaymentEvent =
-  | { kind: 'topup_paid'; eventId: string; created: number; checkoutId: string; accountId: string | null; customerId: string | null; amountCents: number; currency: string; paymentIntentId: string | null }
+  | {
+      kind: 'topup_paid';
+      eventId: string;
+      created: number;
+      checkoutId: string;
+      accountId: string | null;
+      customerId: string | null;
+      amountCents: number;
+      currency: string;
+      paymentIntentId: string | null;
+    }
   /** Money of a paid top-up taken back: a refund (`refundedCents`: the payment's refunded total so far) or a dispute opened (`amountCents` of dispute `disputeId`). */
   | { kind: 'refund'; eventId: string; created: number; paymentIntentId: string | null; refundedCents: number }
-  | { kind: 'dispute'; eventId: string; created: number; paymentIntentId: string | null; disputeId: string; amountCents: number; status: 'opened' | 'won' | 'lost' }
-  | { kind: 'subscription_checkout'; eventId: string; created: number; checkoutId: string; accountId: string | null; customerId: string | null; subscriptionId: string | null }
+  | {
+      kind: 'dispute';
+      eventId: string;
+      created: number;
+      paymentIntentId: string | null;
+      disputeId: string;
+      amountCents: number;
+      status: 'opened' | 'won' | 'lost';
+    }
+  | {
+      kind: 'subscription_checkout';
+      eventId: string;
+      created: number;
+      checkoutId: string;
+      accountId: string | null;
+      customerId: string | null;
+      subscriptionId: string | null;
+    }
   | { kind: 'subscription'; eventId: string; created: number; deleted: boolean; subscription: ProviderSubscription }
   | { kind: 'ignored'; eventId: string; created: number; type: string };
 
@@ -54,9 +81,23 @@ export interface PaymentProvider {
   /** Creates the provider's customer for an account (idempotent per account). */
   createCustomer(input: { accountId: string; email: string }): Promise<{ customerId: string }>;
   /** Opens a one-off checkout of `amountCents` USD that credits `accountId` once paid. */
-  createTopUpCheckout(input: { accountId: string; customerId: string; amountCents: number; successUrl: string; cancelUrl: string; idempotencyKey: string }): Promise<HostedCheckout>;
+  createTopUpCheckout(input: {
+    accountId: string;
+    customerId: string;
+    amountCents: number;
+    successUrl: string;
+    cancelUrl: string;
+    idempotencyKey: string;
+  }): Promise<HostedCheckout>;
   /** Opens a subscription checkout for `plan` (the lookup key of a recurring price). */
-  createSubscriptionCheckout(input: { accountId: string; customerId: string; plan: string; successUrl: string; cancelUrl: string; idempotencyKey: string }): Promise<HostedCheckout>;
+  createSubscriptionCheckout(input: {
+    accountId: string;
+    customerId: string;
+    plan: string;
+    successUrl: string;
+    cancelUrl: string;
+    idempotencyKey: string;
+  }): Promise<HostedCheckout>;
   /** Moves a subscription to `plan`, prorated by the provider. */
   changeSubscription(input: { subscriptionId: string; plan: string; idempotencyKey: string }): Promise<void>;
   /** Cancels a subscription at the end of its paid period. */

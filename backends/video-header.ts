@@ -57,7 +57,13 @@ function child(view: DataView, bytes: Uint8Array, parent: Box, type: string): Bo
 /** Duration from `mvhd`, dimensions from the first `tkhd` that has any (16.16 fixed point). */
 function isoMedia(bytes: Uint8Array, container: VideoContainer): VideoHeader {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const header: VideoHeader = { container, mediaType: MEDIA_TYPES[container], width: null, height: null, durationSeconds: null };
+  const header: VideoHeader = {
+    container,
+    mediaType: MEDIA_TYPES[container],
+    width: null,
+    height: null,
+    durationSeconds: null,
+  };
   const moov = boxes(view, bytes, 0, bytes.length).find((box) => box.type === 'moov');
   if (!moov) return header;
   const mvhd = child(view, bytes, moov, 'mvhd');
@@ -88,7 +94,13 @@ function isoMedia(bytes: Uint8Array, container: VideoContainer): VideoHeader {
 
 /** AVI: frame count, frame time and size from the `avih` main header near the start. */
 function avi(bytes: Uint8Array): VideoHeader {
-  const header: VideoHeader = { container: 'avi', mediaType: MEDIA_TYPES.avi, width: null, height: null, durationSeconds: null };
+  const header: VideoHeader = {
+    container: 'avi',
+    mediaType: MEDIA_TYPES.avi,
+    width: null,
+    height: null,
+    durationSeconds: null,
+  };
   const at = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, 4096)).indexOf('avih');
   if (at < 0 || at + 48 > bytes.length) return header;
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);

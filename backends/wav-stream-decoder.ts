@@ -23,11 +23,14 @@ export class WavStreamDecoder {
       this.head = Buffer.concat([this.head, data]);
       const header = readWavHeader(this.head);
       if (!header) {
-        if (this.head.length > MAX_HEADER_BYTES) throw new Error('not a WAV stream (no RIFF/WAVE header with fmt and data chunks)');
+        if (this.head.length > MAX_HEADER_BYTES)
+          throw new Error('not a WAV stream (no RIFF/WAVE header with fmt and data chunks)');
         return Buffer.alloc(0);
       }
       if (header.formatTag !== 1 || header.bitsPerSample !== 16 || header.channels !== 1) {
-        throw new Error(`unsupported WAV stream: format ${header.formatTag}, ${header.bitsPerSample}-bit, ${header.channels} channels (want 16-bit mono PCM)`);
+        throw new Error(
+          `unsupported WAV stream: format ${header.formatTag}, ${header.bitsPerSample}-bit, ${header.channels} channels (want 16-bit mono PCM)`,
+        );
       }
       this.resample = createPcm16Resampler(header.sampleRate, this.toRate);
       body = this.head.subarray(header.dataOffset);

@@ -45,7 +45,11 @@ function buildRouter(): Router<string> {
 /** A finished tinybench run as rows, each task under the group and baseline flag it was added with. */
 export function microResults(bench: Bench, groups: Record<string, { name: string; baseline: boolean }>): MicroResult[] {
   return bench.tasks.map((task) => {
-    const result = task.result as unknown as { latency?: { p50: number; p99: number; samplesCount?: number }; throughput?: { mean: number }; samplesCount?: number };
+    const result = task.result as unknown as {
+      latency?: { p50: number; p99: number; samplesCount?: number };
+      throughput?: { mean: number };
+      samplesCount?: number;
+    };
     return {
       group: groups[task.name]!.name,
       name: task.name,
@@ -63,7 +67,12 @@ export async function runMicro(options: { timeMs: number }): Promise<MicroResult
   const dir = tempDataDir();
   const store = LmdbStore.open(dir);
   const services = new AccountServices(store, systemClock, { sessionTtlMs: 60_000, usageFlushMs: 0 });
-  const created = await services.createAccount({ email: 'bench@example.com', password: null, creditMicros: 1e12, tokenLabel: 'bench' });
+  const created = await services.createAccount({
+    email: 'bench@example.com',
+    password: null,
+    creditMicros: 1e12,
+    tokenLabel: 'bench',
+  });
   const accountId = created!.account.id;
   const tokenId = created!.token!.record.id;
   const tokenValue = created!.token!.value;
@@ -80,14 +89,25 @@ export async function runMicro(options: { timeMs: number }): Promise<MicroResult
 
   add('router', 'router.match /v1/chat/sessions/:id', false, () => router.match('GET', '/v1/chat/sessions/sess_123'));
   add('router', 'baseline: Map.get of the full path', true, () => flat.get('GET /v1/chat/sessions/sess_123'));
-  add('chat request', 'JSON.parse + zod ChatCompletionRequest', false, () => ChatCompletionRequestSchema.safeParse(JSON.parse(CHAT_BODY)));
+  add('chat request', 'JSON.parse + zod ChatCompletionRequest', false, () =>
+    ChatCompletionRequestSchema.safeParse(JSON.parse(CHAT_BODY)),
+  );
   add('chat request', 'baseline: JSON.parse only', true, () => JSON.parse(CHAT_BODY));
   add('perimeter', 'token lookup (sha256 + LMDB get)', false, () => services.tokens.findByValue(tokenValue));
   add('ledger', 'hold + settle (one LMDB transaction)', false, async () => {
     const hold = services.ledger.hold({ accountId, tokenId, amount: 5000 });
-    await services.ledger.settle(hold, { charge: 1234, description: 'bench', requestId: null, model: 'pro-1', promptTokens: 10, completionTokens: 20 });
+    await services.ledger.settle(hold, {
+      charge: 1234,
+      description: 'bench',
+      requestId: null,
+      model: 'pro-1',
+      promptTokens: 10,
+      completionTokens: 20,
+    });
   });
-  add('ledger', 'baseline: bare LMDB transaction with one put', true, () => store.transaction(() => void kv.put('k', { n: 1 })));
+  add('ledger', 'baseline: bare LMDB transaction with one put', true, () =>
+    store.transaction(() => void kv.put('k', { n: 1 })),
+  );
   add('ledger', 'hold + release (in memory, no charge)', false, () => {
     services.ledger.release(services.ledger.hold({ accountId, tokenId, amount: 5000 }));
   });

@@ -33,17 +33,31 @@ function main(): void {
       catalog: { type: 'string', default: 'bench/evidence-catalog.json' },
     },
   });
-  if (!values.key || !values.out) throw new Error('usage: npm run bench:evidence -- --key <ed25519 private key PEM> --out <new directory> [--reports dir] [--catalog file]');
-  if (existsSync(values.out)) throw new Error(`${values.out} exists: packages are immutable, publish to a new directory`);
+  if (!values.key || !values.out)
+    throw new Error(
+      'usage: npm run bench:evidence -- --key <ed25519 private key PEM> --out <new directory> [--reports dir] [--catalog file]',
+    );
+  if (existsSync(values.out))
+    throw new Error(`${values.out} exists: packages are immutable, publish to a new directory`);
   const privateKey = createPrivateKey(readFileSync(values.key));
-  if (privateKey.asymmetricKeyType !== 'ed25519') throw new Error(`${values.key} is a ${privateKey.asymmetricKeyType} key, not Ed25519`);
+  if (privateKey.asymmetricKeyType !== 'ed25519')
+    throw new Error(`${values.key} is a ${privateKey.asymmetricKeyType} key, not Ed25519`);
   const declared = CatalogFileSchema.parse(JSON.parse(readFileSync(values.catalog, 'utf8')));
   const reports = readdirSync(values.reports)
     .filter((name) => name.endsWith('.json'))
     .map((name) => ({ name, bytes: readFileSync(join(values.reports, name)) }));
-  const built = buildEvidence({ reports, catalog: declared.catalog, participants: declared.participants, publishedAt: new Date(), generator: 'svc bench:evidence', privateKey });
+  const built = buildEvidence({
+    reports,
+    catalog: declared.catalog,
+    participants: declared.participants,
+    publishedAt: new Date(),
+    generator: 'svc bench:evidence',
+    privateKey,
+  });
   writePackage(values.out, built.files);
-  process.stdout.write(`${built.manifest.package_id}: ${built.manifest.catalog.length} benchmark(s), ${built.manifest.files.length} report(s), key ${built.manifest.key_id} → ${values.out}\n`);
+  process.stdout.write(
+    `${built.manifest.package_id}: ${built.manifest.catalog.length} benchmark(s), ${built.manifest.files.length} report(s), key ${built.manifest.key_id} → ${values.out}\n`,
+  );
   if (built.omitted.length > 0) process.stdout.write(`no run found for: ${built.omitted.join(', ')}\n`);
 }
 

@@ -31,7 +31,14 @@ import { formatScenario } from './load/report-table.js';
 import { FANOUT_SCENARIO, runSessionFanout, type FanoutReport } from './load/session-fanout.js';
 import { formatSseHold } from './load/sse-hold-table.js';
 import { HOLD_SCENARIO, runSseHold, type HoldReport } from './load/sse-hold.js';
-import { runScenario, SCENARIO_NAMES, type BaselineId, type LoadSettings, type ScenarioName, type ScenarioReport } from './load/scenarios.js';
+import {
+  runScenario,
+  SCENARIO_NAMES,
+  type BaselineId,
+  type LoadSettings,
+  type ScenarioName,
+  type ScenarioReport,
+} from './load/scenarios.js';
 import { runMicro, type MicroResult } from './micro.js';
 import { runAccountsBench } from './accounts/accounts-bench.js';
 import { formatUpload, runUploadBench, type UploadReport } from './files/upload-bench.js';
@@ -84,13 +91,16 @@ function fail(message: string): never {
 
 function positive(name: string, text: string, max: number): number {
   const value = Number(text);
-  if (!Number.isFinite(value) || value <= 0 || value > max) fail(`--${name} must be a number in (0, ${max}], got ${text}`);
+  if (!Number.isFinite(value) || value <= 0 || value > max)
+    fail(`--${name} must be a number in (0, ${max}], got ${text}`);
   return value;
 }
 
 function commit(): string {
   try {
-    return execSync('git rev-parse --short HEAD', { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+    return execSync('git rev-parse --short HEAD', { stdio: ['ignore', 'pipe', 'ignore'] })
+      .toString()
+      .trim();
   } catch {
     return 'unknown';
   }
@@ -101,25 +111,58 @@ function microTable(results: MicroResult[]): string {
   for (const r of results) {
     const base = results.find((b) => b.group === r.group && b.baseline);
     const factor = base ? base.opsPerSecond / r.opsPerSecond : 0;
-    const ratio = r.baseline ? '(baseline)' : !base ? '' : factor >= 1 ? `${factor.toFixed(2)}× slower` : `${(1 / factor).toFixed(2)}× faster`;
-    lines.push(`| ${r.group} | ${r.name} | ${r.opsPerSecond.toLocaleString('en-US')} | ${r.p50Us} | ${r.p99Us} | ${ratio} |`);
+    const ratio = r.baseline
+      ? '(baseline)'
+      : !base
+        ? ''
+        : factor >= 1
+          ? `${factor.toFixed(2)}× slower`
+          : `${(1 / factor).toFixed(2)}× faster`;
+    lines.push(
+      `| ${r.group} | ${r.name} | ${r.opsPerSecond.toLocaleString('en-US')} | ${r.p50Us} | ${r.p99Us} | ${ratio} |`,
+    );
   }
   return lines.join('\n');
 }
 
-const LOAD = [...SCENARIO_NAMES, FANOUT_SCENARIO, HOLD_SCENARIO, 'upload', 'search', IDLE_SCENARIO, ACTIVE_SCENARIO, 'proxy', 'audio', 'media'];
-const requested = values.scenario.split(',').flatMap((name) => (name === 'all' ? ['micro', 'accounts', 'host', ...LOAD] : name === 'load' ? LOAD : [name]));
+const LOAD = [
+  ...SCENARIO_NAMES,
+  FANOUT_SCENARIO,
+  HOLD_SCENARIO,
+  'upload',
+  'search',
+  IDLE_SCENARIO,
+  ACTIVE_SCENARIO,
+  'proxy',
+  'audio',
+  'media',
+];
+const requested = values.scenario
+  .split(',')
+  .flatMap((name) => (name === 'all' ? ['micro', 'accounts', 'host', ...LOAD] : name === 'load' ? LOAD : [name]));
 // Minutes long: only when asked for by name, never part of `all` or `load`.
 const ON_REQUEST = ['soak', CLUSTER_SCENARIO];
-for (const name of requested) if (name !== 'micro' && name !== 'accounts' && name !== 'host' && !LOAD.includes(name) && !ON_REQUEST.includes(name)) fail(`unknown scenario ${name} (micro, accounts, host, ${LOAD.join(', ')}, load, all, ${ON_REQUEST.join(', ')})`);
+for (const name of requested)
+  if (name !== 'micro' && name !== 'accounts' && name !== 'host' && !LOAD.includes(name) && !ON_REQUEST.includes(name))
+    fail(`unknown scenario ${name} (micro, accounts, host, ${LOAD.join(', ')}, load, all, ${ON_REQUEST.join(', ')})`);
 if (values.target && !values.token) fail('--target needs --token (an API token of an account with credit)');
 if (values.target && !/^https?:\/\//.test(values.target)) fail('--target must be an http(s) URL');
 const baselines: BaselineId[] | undefined =
-  values.baselines === 'all' ? undefined : values.baselines === 'none' ? [] : (values.baselines.split(',') as BaselineId[]);
+  values.baselines === 'all'
+    ? undefined
+    : values.baselines === 'none'
+      ? []
+      : (values.baselines.split(',') as BaselineId[]);
 
 const settings: LoadSettings = {
   // Chat scenarios keep their 10,000-connection cap; the others check their own limits below.
-  connections: Math.round(positive('connections', values.connections ?? '32', requested.some((name) => (SCENARIO_NAMES as readonly string[]).includes(name)) ? 10_000 : 100_000)),
+  connections: Math.round(
+    positive(
+      'connections',
+      values.connections ?? '32',
+      requested.some((name) => (SCENARIO_NAMES as readonly string[]).includes(name)) ? 10_000 : 100_000,
+    ),
+  ),
   durationMs: positive('duration', values.duration ?? '5', 3600) * 1000,
   warmupMs: Number(values.warmup) >= 0 ? Number(values.warmup) * 1000 : fail('--warmup must be ≥ 0'),
   rate: positive('rate', values.rate, 1_000_000),
@@ -136,15 +179,19 @@ const wantsIdleBaseline = !baselines || baselines.includes('uws-ws-idle');
 const wantsActiveBaseline = !baselines || baselines.includes('uws-ws-audio');
 const wantsHoldBaseline = !baselines || baselines.includes('uws-sse-hold');
 // The client threads share the machine with the server: on two cores one client thread, beside one server core.
-const clientThreads = Math.round(positive('client-threads', values['client-threads'] ?? (cpus().length >= 3 ? '2' : '1'), 8));
+const clientThreads = Math.round(
+  positive('client-threads', values['client-threads'] ?? (cpus().length >= 3 ? '2' : '1'), 8),
+);
 // The realtime scenarios and sse-hold default to a 10 s hold or window rather than 5 s.
 const realtimeDurationMs = positive('duration', values.duration ?? '10', 3600) * 1000;
 settings.onProgress = createProgressLine(settings);
 const followers = Math.round(positive('connections', values.connections ?? '1000', 100_000));
 const rehydrate = Number(values.rehydrate);
-if (!Number.isInteger(rehydrate) || rehydrate < 0 || rehydrate > 10_000_000) fail(`--rehydrate must be an integer in [0, 10000000], got ${values.rehydrate}`);
+if (!Number.isInteger(rehydrate) || rehydrate < 0 || rehydrate > 10_000_000)
+  fail(`--rehydrate must be an integer in [0, 10000000], got ${values.rehydrate}`);
 const inputs = Number(values.inputs);
-if (!Number.isInteger(inputs) || inputs < 0 || inputs > 100_000) fail(`--inputs must be an integer in [0, 100000], got ${values.inputs}`);
+if (!Number.isInteger(inputs) || inputs < 0 || inputs > 100_000)
+  fail(`--inputs must be an integer in [0, 100000], got ${values.inputs}`);
 const step = (text: string) => {
   if (!values.json) process.stderr.write(`${text}\n`);
 };
@@ -157,12 +204,31 @@ const report: {
   micro?: MicroResult[];
   accounts?: MicroResult[];
   host?: HostReport;
-  load: (ProxyReport | SoakReport | ClusterReport | ScenarioReport | FanoutReport | HoldReport | UploadReport | SearchReport | IdleReport | ActiveReport | AudioReport | MediaReport | { scenario: string; error: string })[];
+  load: (
+    | ProxyReport
+    | SoakReport
+    | ClusterReport
+    | ScenarioReport
+    | FanoutReport
+    | HoldReport
+    | UploadReport
+    | SearchReport
+    | IdleReport
+    | ActiveReport
+    | AudioReport
+    | MediaReport
+    | { scenario: string; error: string }
+  )[];
 } = {
   when: new Date().toISOString(),
   commit: commit(),
   node: process.version,
-  machine: { cpus: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', memory_gib: Math.round(totalmem() / 1024 ** 3), loadavg_at_start: loadavg().map((l) => Math.round(l * 100) / 100) },
+  machine: {
+    cpus: cpus().length,
+    cpu: cpus()[0]?.model ?? 'unknown',
+    memory_gib: Math.round(totalmem() / 1024 ** 3),
+    loadavg_at_start: loadavg().map((l) => Math.round(l * 100) / 100),
+  },
   load: [],
 };
 
@@ -185,7 +251,10 @@ for (const name of requested) {
   }
   try {
     if (name === 'host') {
-      report.host = await runHostBench({ timeMs: Number(values.time), parallel: 1000, burst: 10, followers: 1000, rehydrate }, step);
+      report.host = await runHostBench(
+        { timeMs: Number(values.time), parallel: 1000, burst: 10, followers: 1000, rehydrate },
+        step,
+      );
       print(formatHost(report.host));
     } else if (name === FANOUT_SCENARIO) {
       step(`${FANOUT_SCENARIO}: ${followers.toLocaleString('en-US')} followers`);
@@ -282,13 +351,21 @@ for (const name of requested) {
     } else if (name === 'upload') {
       const bytes = Math.round(positive('bytes', values.bytes, 5 * 1024 ** 3));
       step(`upload: ${Math.round(bytes / 1024 ** 2)} MiB`);
-      const result = await runUploadBench({ bytes, concurrency: Math.round(positive('connections', values.connections ?? '4', 64)), target: settings.target, baselines: wantsUploadBaselines });
+      const result = await runUploadBench({
+        bytes,
+        concurrency: Math.round(positive('connections', values.connections ?? '4', 64)),
+        target: settings.target,
+        baselines: wantsUploadBaselines,
+      });
       report.load.push(result);
       print(formatUpload(result));
     } else if (name === 'search') {
       const files = Math.round(positive('files', values.files, 1_000_000));
       step(`search: indexing ${files.toLocaleString('en-US')} files`);
-      const result = { scenario: 'search' as const, ...(await benchSearch({ files, queries: Math.round(positive('queries', values.queries, 1_000_000)) })) };
+      const result = {
+        scenario: 'search' as const,
+        ...(await benchSearch({ files, queries: Math.round(positive('queries', values.queries, 1_000_000)) })),
+      };
       report.load.push(result);
       print(formatSearch(result));
     } else if (name === IDLE_SCENARIO) {

@@ -147,9 +147,18 @@ async function loadDocPages(): Promise<{ path: string; text: string }[]> {
 }
 
 /** MCP: docs and product tools over the feature facades, OAuth access when an issuer is configured. */
-function createMcp(config: Config, parts: { clock: Clock; logger: Logger; orders: OrderService; contract: ApiContract } & Pick<AppDeps, 'completions' | 'chat' | 'media' | 'services' | 'auth'>): McpWiring {
+function createMcp(
+  config: Config,
+  parts: { clock: Clock; logger: Logger; orders: OrderService; contract: ApiContract } & Pick<
+    AppDeps,
+    'completions' | 'chat' | 'media' | 'services' | 'auth'
+  >,
+): McpWiring {
   const { clock, logger, orders, contract } = parts;
-  const issuer = config.SVC_OIDC_ISSUER && config.SVC_OIDC_AUDIENCE ? new JoseOidcIssuer({ issuer: config.SVC_OIDC_ISSUER, audience: config.SVC_OIDC_AUDIENCE, clock }) : null;
+  const issuer =
+    config.SVC_OIDC_ISSUER && config.SVC_OIDC_AUDIENCE
+      ? new JoseOidcIssuer({ issuer: config.SVC_OIDC_ISSUER, audience: config.SVC_OIDC_AUDIENCE, clock })
+      : null;
   const access = new McpAccess({
     auth: parts.auth,
     accounts: parts.services.accounts,
@@ -162,7 +171,13 @@ function createMcp(config: Config, parts: { clock: Clock; logger: Logger; orders
   });
   return {
     docsTools: docsTools({ library: new DocsLibrary(loadDocPages), contract: () => contract.document() }),
-    productTools: productTools({ completions: parts.completions, latency: parts.chat.latency, media: parts.media, orders, earlyAccess: parts.services.earlyAccess }),
+    productTools: productTools({
+      completions: parts.completions,
+      latency: parts.chat.latency,
+      media: parts.media,
+      orders,
+      earlyAccess: parts.services.earlyAccess,
+    }),
     access,
     orders,
     capabilities: new ClientCapabilities(clock, { maxEntries: 10_000, ttlMs: 24 * 3600 * 1000 }),
@@ -203,14 +218,26 @@ export function buildApp(config: Config, options: { clock?: Clock; logger?: Logg
   services.ledger.meter = (op, micros) => inspection.metrics.billing(op, micros);
   // The step history behind the inspector's time travel is kept while the inspector is on.
   // Cluster mode: parked actors are this node's only while it is their account's home.
-  const host = new ActorHost(store, clock, logger, { history: Boolean(config.SVC_ADMIN_KEY), ...(cluster && { serves: servedHere(cluster.node) }) });
+  const host = new ActorHost(store, clock, logger, {
+    history: Boolean(config.SVC_ADMIN_KEY),
+    ...(cluster && { serves: servedHere(cluster.node) }),
+  });
   const inspection = createInspection(host, clock, { withPage: Boolean(config.SVC_ADMIN_KEY) });
-  const retention = new ActorRetention(host, clock, logger, { retentionMs: config.SVC_ACTOR_RETENTION_S * 1000, everyMs: config.SVC_ACTOR_RETENTION_SWEEP_S * 1000 });
-  const chat = meterChatBackend(createChatBackend(config), (backend, kind, failed) => inspection.metrics.upstream(backend, kind, failed));
+  const retention = new ActorRetention(host, clock, logger, {
+    retentionMs: config.SVC_ACTOR_RETENTION_S * 1000,
+    everyMs: config.SVC_ACTOR_RETENTION_SWEEP_S * 1000,
+  });
+  const chat = meterChatBackend(createChatBackend(config), (backend, kind, failed) =>
+    inspection.metrics.upstream(backend, kind, failed),
+  );
   // Cluster mode keeps blobs on a path every node shares (SVC_BLOB_DIR).
   const blobs = new BlobStore(config.SVC_BLOB_DIR ?? config.SVC_DATA_DIR);
   blobs.openSync();
-  const extractor = createLocalTextExtractor({ maxSourceBytes: config.SVC_EXTRACT_MAX_SOURCE_BYTES, maxTextChars: config.SVC_EXTRACT_MAX_CHARS, timeoutMs: config.SVC_EXTRACT_TIMEOUT_MS });
+  const extractor = createLocalTextExtractor({
+    maxSourceBytes: config.SVC_EXTRACT_MAX_SOURCE_BYTES,
+    maxTextChars: config.SVC_EXTRACT_MAX_CHARS,
+    timeoutMs: config.SVC_EXTRACT_TIMEOUT_MS,
+  });
   const library = new FileLibrary(store, blobs, extractor, clock, logger);
   host.register(new UploadRuntime(library).hosted());
   const files = new FileService(library, { maxFileBytes: config.SVC_FILE_MAX_BYTES });
@@ -219,8 +246,13 @@ export function buildApp(config: Config, options: { clock?: Clock; logger?: Logg
     host,
     billing: services.ledger,
     chat,
-    speech: createSpeechBackend(config.SVC_SPEECH_BACKEND, { simRealTime: config.SVC_SIM_SPEECH_REALTIME, upstream: upstreamVoiceOptions(config, config.SVC_UPSTREAM_SPEECH_MODEL) }),
-    transcription: createTranscriptionBackend(config.SVC_TRANSCRIPTION_BACKEND, { upstream: upstreamVoiceOptions(config, config.SVC_UPSTREAM_TRANSCRIPTION_MODEL) }),
+    speech: createSpeechBackend(config.SVC_SPEECH_BACKEND, {
+      simRealTime: config.SVC_SIM_SPEECH_REALTIME,
+      upstream: upstreamVoiceOptions(config, config.SVC_UPSTREAM_SPEECH_MODEL),
+    }),
+    transcription: createTranscriptionBackend(config.SVC_TRANSCRIPTION_BACKEND, {
+      upstream: upstreamVoiceOptions(config, config.SVC_UPSTREAM_TRANSCRIPTION_MODEL),
+    }),
     clock,
     logger,
     holdStepMicros: config.SVC_REALTIME_HOLD_MICROS,
@@ -238,48 +270,166 @@ export function buildApp(config: Config, options: { clock?: Clock; logger?: Logg
   const publicUrl = config.SVC_PUBLIC_URL ?? `http://${config.HOST}:${config.PORT}`;
   const waitlistRepo = new WaitlistRepo(store);
   const accounts = createAccountFacades(services, {
-    auth, secondFactor, mailer, background, waitlist: waitlistRepo, clock, publicUrl,
-    resetTtlMs: config.SVC_PASSWORD_RESET_TTL_S * 1000, verificationTtlMs: config.SVC_EMAIL_VERIFICATION_TTL_S * 1000,
+    auth,
+    secondFactor,
+    mailer,
+    background,
+    waitlist: waitlistRepo,
+    clock,
+    publicUrl,
+    resetTtlMs: config.SVC_PASSWORD_RESET_TTL_S * 1000,
+    verificationTtlMs: config.SVC_EMAIL_VERIFICATION_TTL_S * 1000,
   });
-  const waitlist = new WaitlistService({ repo: waitlistRepo, mailer, sms, box: secrets, background, clock, codeTtlMs: config.SVC_WAITLIST_CODE_TTL_S * 1000 });
-  const provider = config.SVC_STRIPE_SECRET_KEY && config.SVC_STRIPE_WEBHOOK_SECRET
-    ? new StripePaymentProvider({ secretKey: config.SVC_STRIPE_SECRET_KEY, webhookSecret: config.SVC_STRIPE_WEBHOOK_SECRET, apiUrl: config.SVC_STRIPE_API_URL })
-    : null;
+  const waitlist = new WaitlistService({
+    repo: waitlistRepo,
+    mailer,
+    sms,
+    box: secrets,
+    background,
+    clock,
+    codeTtlMs: config.SVC_WAITLIST_CODE_TTL_S * 1000,
+  });
+  const provider =
+    config.SVC_STRIPE_SECRET_KEY && config.SVC_STRIPE_WEBHOOK_SECRET
+      ? new StripePaymentProvider({
+          secretKey: config.SVC_STRIPE_SECRET_KEY,
+          webhookSecret: config.SVC_STRIPE_WEBHOOK_SECRET,
+          apiUrl: config.SVC_STRIPE_API_URL,
+        })
+      : null;
   const payments = createPaymentFacades({ services, host, provider, clock, logger, publicUrl });
   const parts = createPartResolverOptions(config, createMediaAnalysisBackends(), { files });
-  const sessions = new SessionService({ host, billing: services.ledger, backend: chat, store, clock, parts, approvalTtlMs: config.SVC_SESSION_APPROVAL_TTL_S * 1000, idleTtlMs: config.SVC_SESSION_IDLE_TTL_S * 1000 });
+  const sessions = new SessionService({
+    host,
+    billing: services.ledger,
+    backend: chat,
+    store,
+    clock,
+    parts,
+    approvalTtlMs: config.SVC_SESSION_APPROVAL_TTL_S * 1000,
+    idleTtlMs: config.SVC_SESSION_IDLE_TTL_S * 1000,
+  });
   host.register(sessions.hosted());
   const chatCache = new ResponseCache(store, clock, config.SVC_CHAT_CACHE_TTL_S * 1000);
-  const completions = new ChatService({ billing: services.ledger, backend: chat, registry: host.registry, cache: chatCache, parts, clock, logger, linked: sessions });
+  const completions = new ChatService({
+    billing: services.ledger,
+    backend: chat,
+    registry: host.registry,
+    cache: chatCache,
+    parts,
+    clock,
+    logger,
+    linked: sessions,
+  });
   const media = new MediaEstimates();
   // Images and video: backends, media behind signed URLs, the job actors and projects, estimates.
   const generation = createMediaGenerationBackends(config, clock);
   const mediaLinks = new MediaLinks(store, blobs, clock, logger);
-  const images = new ImageService({ backend: generation.images, ocr: generation.ocr, billing: services.ledger, links: mediaLinks, clock, files, fetch: parts.fetch, urlTtlMs: config.SVC_MEDIA_URL_TTL_S * 1000 });
-  const videos = new VideoJobService({ host, billing: services.ledger, backend: generation.video, links: mediaLinks, store, clock, logger, pollMs: config.SVC_VIDEO_POLL_MS, maxRunning: config.SVC_VIDEO_MAX_RUNNING });
+  const images = new ImageService({
+    backend: generation.images,
+    ocr: generation.ocr,
+    billing: services.ledger,
+    links: mediaLinks,
+    clock,
+    files,
+    fetch: parts.fetch,
+    urlTtlMs: config.SVC_MEDIA_URL_TTL_S * 1000,
+  });
+  const videos = new VideoJobService({
+    host,
+    billing: services.ledger,
+    backend: generation.video,
+    links: mediaLinks,
+    store,
+    clock,
+    logger,
+    pollMs: config.SVC_VIDEO_POLL_MS,
+    maxRunning: config.SVC_VIDEO_MAX_RUNNING,
+  });
   host.register(videos.hosted());
   const videoProjects = new VideoProjectService({ store, clock, jobs: videos });
   media.register('image', imageEstimator(generation.images, 'image'));
   media.register('image_edit', imageEstimator(generation.images, 'image_edit'));
   media.register('video', videoEstimator(generation.video));
-  const audio = new AudioFeature({ engines: createAudioEngines(config), billing: services.ledger, store, blobs, clock, logger });
+  const audio = new AudioFeature({
+    engines: createAudioEngines(config),
+    billing: services.ledger,
+    store,
+    blobs,
+    clock,
+    logger,
+  });
   audio.registerEstimates(media);
   // MCP and the marketplace orders its tools place; the API contract; the benchmark views.
-  const orders = new OrderService({ host, billing: services.ledger, store, clock, approvalTtlMs: config.SVC_ORDER_APPROVAL_TTL_S * 1000 });
+  const orders = new OrderService({
+    host,
+    billing: services.ledger,
+    store,
+    clock,
+    approvalTtlMs: config.SVC_ORDER_APPROVAL_TTL_S * 1000,
+  });
   orders.listings.seedSync();
   host.register(orders.hosted());
   const contract = new ApiContract({ version: MODEL_VERSION, serverUrl: config.SVC_PUBLIC_URL ?? '/' });
   const mcp = createMcp(config, { clock, logger, orders, contract, completions, chat, media, services, auth });
-  const evidence = config.SVC_BENCH_EVIDENCE_DIR && config.SVC_BENCH_EVIDENCE_PUBLIC_KEY
-    ? { source: directoryEvidenceSource(config.SVC_BENCH_EVIDENCE_DIR), publicKey: parsePublicKey(config.SVC_BENCH_EVIDENCE_PUBLIC_KEY) }
-    : { source: null, publicKey: null };
-  const benchmarks = new BenchmarkService({ ...evidence, clock, logger, reverifyMs: config.SVC_BENCH_REVERIFY_S * 1000 });
-  const deps: AppDeps = { images, videos, videoProjects, mediaLinks, payments, waitlist, mailer, sms, media, config, clock, logger, store, services, accounts, auth, chat, actors: host.registry, completions, host, sessions, files, uploads, realtime: { tickets, calls }, audio, mcp, benchmarks, contract, inspection, cluster };
+  const evidence =
+    config.SVC_BENCH_EVIDENCE_DIR && config.SVC_BENCH_EVIDENCE_PUBLIC_KEY
+      ? {
+          source: directoryEvidenceSource(config.SVC_BENCH_EVIDENCE_DIR),
+          publicKey: parsePublicKey(config.SVC_BENCH_EVIDENCE_PUBLIC_KEY),
+        }
+      : { source: null, publicKey: null };
+  const benchmarks = new BenchmarkService({
+    ...evidence,
+    clock,
+    logger,
+    reverifyMs: config.SVC_BENCH_REVERIFY_S * 1000,
+  });
+  const deps: AppDeps = {
+    images,
+    videos,
+    videoProjects,
+    mediaLinks,
+    payments,
+    waitlist,
+    mailer,
+    sms,
+    media,
+    config,
+    clock,
+    logger,
+    store,
+    services,
+    accounts,
+    auth,
+    chat,
+    actors: host.registry,
+    completions,
+    host,
+    sessions,
+    files,
+    uploads,
+    realtime: { tickets, calls },
+    audio,
+    mcp,
+    benchmarks,
+    contract,
+    inspection,
+    cluster,
+  };
   const bootedAt = Date.now();
   const rehydrated = host.rehydrate(cluster ? servedHere(cluster.node) : undefined);
   if (cluster) {
     // Realtime calls that were open on a node taken over are closed and charged by the new home.
-    placeActors(cluster.node, host, logger, () => void calls.closeOrphans(clock.now()).catch((err: unknown) => logger.error('closing taken-over realtime calls failed', { err })));
+    placeActors(
+      cluster.node,
+      host,
+      logger,
+      () =>
+        void calls
+          .closeOrphans(clock.now())
+          .catch((err: unknown) => logger.error('closing taken-over realtime calls failed', { err })),
+    );
   }
   if (rehydrated > 0) logger.info('actors rehydrated', { count: rehydrated });
   // Calls open at the stop lost their sockets: close and charge them before serving, so a
@@ -296,7 +446,12 @@ export function buildApp(config: Config, options: { clock?: Clock; logger?: Logg
   const perimeter = new Perimeter(auth, config.SVC_ADMIN_KEY);
   const dispatchDeps = { router, perimeter, logger, maxBodyBytes: config.SVC_MAX_BODY_BYTES };
   const forwarder = cluster
-    ? new ClusterForwarder(cluster.node, auth, { logger, leaseMs: cluster.leaseMs, adminKey: config.SVC_ADMIN_KEY, maxBodyBytes: Math.max(config.SVC_MAX_BODY_BYTES, config.SVC_FILE_MAX_BYTES) })
+    ? new ClusterForwarder(cluster.node, auth, {
+        logger,
+        leaseMs: cluster.leaseMs,
+        adminKey: config.SVC_ADMIN_KEY,
+        maxBodyBytes: Math.max(config.SVC_MAX_BODY_BYTES, config.SVC_FILE_MAX_BYTES),
+      })
     : null;
   let inFlight = 0;
 
@@ -311,9 +466,13 @@ export function buildApp(config: Config, options: { clock?: Clock; logger?: Logg
     const gate = perimeter.forRequest(ex, Buffer.from(res.getRemoteAddressAsText()).toString());
     const started = performance.now();
     inFlight++;
-    const answered = forwarder ? forwardOrDispatch(ex, forwarder, { ...dispatchDeps, perimeter: gate }) : dispatch(ex, { ...dispatchDeps, perimeter: gate });
+    const answered = forwarder
+      ? forwardOrDispatch(ex, forwarder, { ...dispatchDeps, perimeter: gate })
+      : dispatch(ex, { ...dispatchDeps, perimeter: gate });
     void answered
-      .then((route) => inspection.metrics.request(route ?? '(unmatched)', ex.method, ex.status, (performance.now() - started) / 1000))
+      .then((route) =>
+        inspection.metrics.request(route ?? '(unmatched)', ex.method, ex.status, (performance.now() - started) / 1000),
+      )
       .finally(() => {
         inFlight--;
         gate.finish();

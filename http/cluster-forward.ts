@@ -9,7 +9,17 @@ import { dispatch, sendError } from './dispatch.js';
 import type { Exchange } from './exchange.js';
 
 /** Request headers that belong to one connection, not to the request. */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'proxy-authorization', 'proxy-connection', 'host']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'upgrade',
+  'te',
+  'trailer',
+  'proxy-authorization',
+  'proxy-connection',
+  'host',
+]);
 /** Answer headers the exchange writes itself. */
 const OWN_ANSWER_HEADERS = new Set([...HOP_BY_HOP, 'content-length', 'date', 'x-request-id', 'uwebsockets']);
 /** Names the node a forwarded request came from (a node never forwards a forwarded request). */
@@ -53,13 +63,20 @@ export class ClusterForwarder {
     let body: PassThrough | Buffer | undefined | null = null;
     for (;;) {
       let home = await this.node.homeOf(accountId);
-      if (home === null) throw new ApiError('cluster_unavailable', 'This node is shutting down; retry (another node will serve the account).', { headers: { 'retry-after': '1' } });
+      if (home === null)
+        throw new ApiError(
+          'cluster_unavailable',
+          'This node is shutting down; retry (another node will serve the account).',
+          { headers: { 'retry-after': '1' } },
+        );
       if (home === this.node.id) return false;
       if (ex.headers[FORWARDED_BY] !== undefined) {
         await this.node.store.sync();
         home = await this.node.homeOf(accountId);
         if (home === this.node.id) return false;
-        throw new ApiError('cluster_unavailable', 'The account is moving between nodes; retry.', { headers: { 'retry-after': '1' } });
+        throw new ApiError('cluster_unavailable', 'The account is moving between nodes; retry.', {
+          headers: { 'retry-after': '1' },
+        });
       }
       const url = this.node.nodes.get(home ?? '')?.url;
       try {
@@ -70,7 +87,11 @@ export class ClusterForwarder {
       } catch (err) {
         if (!(err instanceof Unreachable)) throw err;
         if (performance.now() > deadline || ex.signal.aborted) {
-          throw new ApiError('cluster_unavailable', `The node serving this account (${home}) cannot be reached and has not been taken over yet; retry.`, { headers: { 'retry-after': '1' } });
+          throw new ApiError(
+            'cluster_unavailable',
+            `The node serving this account (${home}) cannot be reached and has not been taken over yet; retry.`,
+            { headers: { 'retry-after': '1' } },
+          );
         }
         await sleep(200);
       }
@@ -79,7 +100,10 @@ export class ClusterForwarder {
 
   /** The request body to send on: whole when small (so it can be sent again), else a stream read once. */
   private async requestBody(ex: Exchange): Promise<PassThrough | Buffer | undefined> {
-    const hasBody = ex.method !== 'GET' && ex.method !== 'HEAD' && (Number(ex.headers['content-length'] ?? 0) > 0 || ex.headers['transfer-encoding'] !== undefined);
+    const hasBody =
+      ex.method !== 'GET' &&
+      ex.method !== 'HEAD' &&
+      (Number(ex.headers['content-length'] ?? 0) > 0 || ex.headers['transfer-encoding'] !== undefined);
     const length = Number(ex.headers['content-length'] ?? -1);
     // A small body is read whole, so the request can be sent again if the home turns out to be gone.
     if (!hasBody) return undefined;
@@ -87,14 +111,22 @@ export class ClusterForwarder {
     const sink = new PassThrough();
     // Body bytes are read only once: a retry after they started flowing could not resend them.
     void ex
-      .pipeBody((chunk) => (sink.write(chunk) ? undefined : new Promise<void>((resolve) => sink.once('drain', () => resolve()))), this.options.maxBodyBytes)
-      .then(() => sink.end(), (err: unknown) => sink.destroy(err instanceof Error ? err : new Error(String(err))));
+      .pipeBody(
+        (chunk) =>
+          sink.write(chunk) ? undefined : new Promise<void>((resolve) => sink.once('drain', () => resolve())),
+        this.options.maxBodyBytes,
+      )
+      .then(
+        () => sink.end(),
+        (err: unknown) => sink.destroy(err instanceof Error ? err : new Error(String(err))),
+      );
     return sink;
   }
 
   private pool(url: string): Pool {
     let pool = this.pools.get(url);
-    if (!pool) this.pools.set(url, (pool = new Pool(url, { connections: 64, pipelining: 1, keepAliveTimeout: 30_000 })));
+    if (!pool)
+      this.pools.set(url, (pool = new Pool(url, { connections: 64, pipelining: 1, keepAliveTimeout: 30_000 })));
     return pool;
   }
 
@@ -112,9 +144,15 @@ export class ClusterForwarder {
       if (ex.signal.aborted) return;
       const code = (err as { code?: string }).code ?? '';
       // Never reached the home: safe to send again. A reset after sending is only retried for reads.
-      const unsent = /ECONNREFUSED|EHOSTUNREACH|UND_ERR_CONNECT_TIMEOUT/.test(code) || ((ex.method === 'GET' || ex.method === 'HEAD') && /ECONNRESET|UND_ERR_SOCKET/.test(code));
+      const unsent =
+        /ECONNREFUSED|EHOSTUNREACH|UND_ERR_CONNECT_TIMEOUT/.test(code) ||
+        ((ex.method === 'GET' || ex.method === 'HEAD') && /ECONNRESET|UND_ERR_SOCKET/.test(code));
       if (!(body instanceof PassThrough) && unsent) throw new Unreachable(code);
-      throw new ApiError('cluster_unavailable', `The node serving this account could not answer (${code || 'error'}); retry.`, { headers: { 'retry-after': '1' } });
+      throw new ApiError(
+        'cluster_unavailable',
+        `The node serving this account could not answer (${code || 'error'}); retry.`,
+        { headers: { 'retry-after': '1' } },
+      );
     }
     const out: Record<string, string> = {};
     for (const [name, value] of Object.entries(answer.headers)) {
@@ -133,7 +171,10 @@ export class ClusterForwarder {
     } catch (err) {
       // The home went away mid-answer: end what was started, as a crashed server would.
       this.options.logger.warn('forwarded answer cut', { request_id: ex.requestId, err });
-      if (!ex.started) throw new ApiError('cluster_unavailable', 'The node serving this account went away; retry.', { headers: { 'retry-after': '1' } });
+      if (!ex.started)
+        throw new ApiError('cluster_unavailable', 'The node serving this account went away; retry.', {
+          headers: { 'retry-after': '1' },
+        });
       ex.end();
     }
   }
@@ -151,7 +192,11 @@ export function forwardedRequestId(req: HttpRequest): string | null {
 }
 
 /** Cluster mode: forwards a request whose account lives on another node, else dispatches it here. */
-export async function forwardOrDispatch(ex: Exchange, forwarder: ClusterForwarder, deps: Parameters<typeof dispatch>[1]): Promise<string | null> {
+export async function forwardOrDispatch(
+  ex: Exchange,
+  forwarder: ClusterForwarder,
+  deps: Parameters<typeof dispatch>[1],
+): Promise<string | null> {
   try {
     if (await forwarder.handle(ex)) return '(forwarded)';
   } catch (err) {

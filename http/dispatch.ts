@@ -24,7 +24,9 @@ export function sendError(ex: Exchange, thrown: unknown, logger: Logger): void {
     const cause = ensureError(thrown);
     if (ex.signal.aborted) return; // the client left; nothing to answer
     logger.error('unhandled error', { request_id: ex.requestId, method: ex.method, path: ex.path, err: cause });
-    err = new ApiError('internal_error', `Internal error; report request_id ${ex.requestId} if it persists.`, { cause });
+    err = new ApiError('internal_error', `Internal error; report request_id ${ex.requestId} if it persists.`, {
+      cause,
+    });
   }
   if (ex.started) {
     logger.warn('error after response started', { request_id: ex.requestId, code: err.code });
@@ -37,7 +39,10 @@ export function sendError(ex: Exchange, thrown: unknown, logger: Logger): void {
 function parseJsonBody(raw: Buffer, contentType: string | undefined): unknown {
   // Any declared type is read as JSON (curl -d sends form-urlencoded), except multipart, which is not JSON.
   if (contentType && /^multipart\//i.test(contentType)) {
-    throw new ApiError('unsupported_media_type', `Unsupported Content-Type "${quoted(contentType)}": this route takes application/json.`);
+    throw new ApiError(
+      'unsupported_media_type',
+      `Unsupported Content-Type "${quoted(contentType)}": this route takes application/json.`,
+    );
   }
   if (raw.length === 0) throw new ApiError('invalid_json', 'Request body is empty: send a JSON object.');
   let value: unknown;
@@ -71,7 +76,11 @@ function assertPlausibleParams(params: Record<string, string>): void {
   for (const name in params) {
     const value = params[name]!;
     if (value.length > MAX_PARAM_LENGTH || value.includes('\u0000')) {
-      throw new ApiError('not_found', `No resource has the ${name} given (longer than ${MAX_PARAM_LENGTH} characters or containing NUL).`, { param: name });
+      throw new ApiError(
+        'not_found',
+        `No resource has the ${name} given (longer than ${MAX_PARAM_LENGTH} characters or containing NUL).`,
+        { param: name },
+      );
     }
   }
 }
@@ -88,17 +97,23 @@ export async function dispatch(
   let pattern: string | null = null;
   try {
     if (ex.framingError) throw new ApiError('invalid_request', `Malformed request: ${ex.framingError}.`);
-    if (!KNOWN_METHODS.has(ex.method)) throw new ApiError('not_implemented', `Method ${ex.method} is not implemented by this server.`);
+    if (!KNOWN_METHODS.has(ex.method))
+      throw new ApiError('not_implemented', `Method ${ex.method} is not implemented by this server.`);
     // HEAD is GET without the body (the exchange leaves the body out).
     const match = deps.router.match(ex.method === 'HEAD' ? 'GET' : ex.method, ex.path);
-    if (match.kind === 'not_found') throw new ApiError('not_found', `Unknown route: ${ex.method} ${quoted(ex.path, 200)}`);
+    if (match.kind === 'not_found')
+      throw new ApiError('not_found', `Unknown route: ${ex.method} ${quoted(ex.path, 200)}`);
     if (match.kind === 'method_not_allowed') {
       const allow = allowHeader(match.allowed);
       if (ex.method === 'OPTIONS') {
         ex.send(204, { allow }, '');
         return null;
       }
-      throw new ApiError('method_not_allowed', `Method ${ex.method} is not allowed on ${quoted(ex.path, 200)}; allowed: ${allow}.`, { headers: { allow } });
+      throw new ApiError(
+        'method_not_allowed',
+        `Method ${ex.method} is not allowed on ${quoted(ex.path, 200)}; allowed: ${allow}.`,
+        { headers: { allow } },
+      );
     }
     const route = match.route;
     pattern = route.path;
@@ -109,9 +124,12 @@ export async function dispatch(
       ex,
       params: match.params,
       principal,
-      json: async <S extends z.ZodType>(schema: S) => parseOrThrow(schema, parseJsonBody(await ex.readBody(limit), ex.headers['content-type'])),
+      json: async <S extends z.ZodType>(schema: S) =>
+        parseOrThrow(schema, parseJsonBody(await ex.readBody(limit), ex.headers['content-type'])),
       optionalJson: async <S extends z.ZodType>(schema: S) =>
-        Number(ex.headers['content-length'] ?? 0) > 0 || ex.headers['transfer-encoding'] !== undefined ? await ctx.json(schema) : undefined,
+        Number(ex.headers['content-length'] ?? 0) > 0 || ex.headers['transfer-encoding'] !== undefined
+          ? await ctx.json(schema)
+          : undefined,
       query: <S extends z.ZodType>(schema: S) => parseOrThrow(schema, Object.fromEntries(ex.query), 'query'),
     };
     const reply = await route.handler(ctx);

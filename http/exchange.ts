@@ -42,5 +42,10 @@ export interface Exchange {
    * pulling the next chunk only once the client has taken the previous one. Resolves when done
    * or when the client has gone.
    */
-  sendSized(status: number, headers: Record<string, string>, size: number, chunks: AsyncIterable<Buffer>): Promise<void>;
+  sendSized(
+    status: number,
+    headers: Record<string, string>,
+    size: number,
+    chunks: AsyncIterable<Buffer>,
+  ): Promise<void>;
 }

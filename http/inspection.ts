@@ -19,7 +19,16 @@ export interface Inspection {
 }
 
 const PAGE_DIR = fileURLToPath(new URL('./inspector/', import.meta.url));
-const PAGE_FILES = ['index.html', 'inspector.css', 'main.js', 'api.js', 'actor-list.js', 'actor-view.js', 'chart.js', 'tree.js'];
+const PAGE_FILES = [
+  'index.html',
+  'inspector.css',
+  'main.js',
+  'api.js',
+  'actor-list.js',
+  'actor-view.js',
+  'chart.js',
+  'tree.js',
+];
 
 /** The page's files: its plain ES modules, and elkjs (the layout library) straight from node_modules. */
 function pageFiles(): Record<string, string> {
@@ -32,7 +41,8 @@ function pageFiles(): Record<string, string> {
 export function hostMetricSources(host: ActorHost): Pick<MetricSources, 'actors' | 'parkedActors' | 'transitions'> {
   return {
     *actors() {
-      for (const record of host.loadedRecords()) yield { machine: record.machine, state: statePaths((record.snapshot as { value?: unknown } | null)?.value) };
+      for (const record of host.loadedRecords())
+        yield { machine: record.machine, state: statePaths((record.snapshot as { value?: unknown } | null)?.value) };
     },
     parkedActors: () => host.parkedByMachine(),
     transitions: () => host.transitions,

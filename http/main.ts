@@ -17,10 +17,14 @@ async function main(): Promise<void> {
   }
   const logger = createLogger(config.SVC_LOG_LEVEL);
   if (!isNativeUws) {
-    logger.error('uWebSockets.js native build did not load: running on the slow JS fallback. Use Node 20 (see package.json engines).');
+    logger.error(
+      'uWebSockets.js native build did not load: running on the slow JS fallback. Use Node 20 (see package.json engines).',
+    );
   }
   // Cluster mode only: NATS is loaded (and joined) when SVC_NATS_URL is set.
-  const cluster = config.SVC_NATS_URL ? await (await import('../runtime/cluster/start-cluster.js')).startCluster(config, logger) : undefined;
+  const cluster = config.SVC_NATS_URL
+    ? await (await import('../runtime/cluster/start-cluster.js')).startCluster(config, logger)
+    : undefined;
   if (cluster) {
     // A fenced node's writes no longer land, and one that cannot apply the log cannot read right:
     // it stops, and comes back (restarted by its supervisor) as a new incarnation.
@@ -31,7 +35,13 @@ async function main(): Promise<void> {
   }
   const app = buildApp(config, { logger, cluster });
   const port = await app.listen();
-  logger.info('listening', { url: `http://${config.HOST}:${port}`, data_dir: config.SVC_DATA_DIR, backend: app.deps.chat.name, admin_api: Boolean(config.SVC_ADMIN_KEY), node: config.SVC_NODE_ID ?? null });
+  logger.info('listening', {
+    url: `http://${config.HOST}:${port}`,
+    data_dir: config.SVC_DATA_DIR,
+    backend: app.deps.chat.name,
+    admin_api: Boolean(config.SVC_ADMIN_KEY),
+    node: config.SVC_NODE_ID ?? null,
+  });
   // Machine-readable line for harnesses that start the server on PORT=0.
   process.stdout.write(`svc listening on ${port}\n`);
 

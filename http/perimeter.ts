@@ -16,7 +16,11 @@ export function clientAddressOf(ex: Exchange): string {
 
 /** The secret of an `Authorization: Bearer …` header; 401 when missing or malformed. */
 export function bearerSecret(header: string | undefined): string {
-  if (!header) throw new ApiError('missing_authorization', 'Missing Authorization header: send "Authorization: Bearer <API token>".');
+  if (!header)
+    throw new ApiError(
+      'missing_authorization',
+      'Missing Authorization header: send "Authorization: Bearer <API token>".',
+    );
   const match = /^Bearer[ \t]+([\x21-\x7e]{1,512})[ \t]*$/i.exec(header);
   if (!match) throw new ApiError('invalid_api_key', 'Malformed Authorization header: expected "Bearer <token>".');
   return match[1]!;
@@ -50,11 +54,16 @@ export class Perimeter {
     if (mode === 'public') return PUBLIC;
     const secret = bearerSecret(authorization);
     if (mode === 'admin') {
-      if (!this.adminKey || !constantTimeEqual(secret, this.adminKey)) throw new ApiError('invalid_api_key', 'Invalid admin key.');
+      if (!this.adminKey || !constantTimeEqual(secret, this.adminKey))
+        throw new ApiError('invalid_api_key', 'Invalid admin key.');
       return { kind: 'admin', account: null, token: null, sessionToken: null };
     }
     if (isApiTokenValue(secret)) {
-      if (mode === 'session') throw new ApiError('session_required', 'This route needs a session token from POST /v1/auth/login, not an API token.');
+      if (mode === 'session')
+        throw new ApiError(
+          'session_required',
+          'This route needs a session token from POST /v1/auth/login, not an API token.',
+        );
       const caller = this.auth.apiToken(secret);
       if (mode === 'token' && this.perRequest) this.admit(caller);
       return { kind: 'token', account: caller.account, token: caller.token, sessionToken: null };

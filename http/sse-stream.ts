@@ -10,7 +10,11 @@ const HEARTBEAT_MS = 15_000;
  * producer and ends the response once. `start` subscribes, pushing encoded SSE text, and returns
  * its stop.
  */
-export function streamSse(ex: Exchange, hello: string, start: (push: (text: string) => void, close: () => void) => () => void): void {
+export function streamSse(
+  ex: Exchange,
+  hello: string,
+  start: (push: (text: string) => void, close: () => void) => () => void,
+): void {
   const writer = new SseWriter(ex);
   writer.open();
   writer.push(sseComment(hello));

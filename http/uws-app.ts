@@ -15,6 +15,9 @@ export function createUwsApp(config: Pick<Config, 'SVC_TLS_CERT_FILE' | 'SVC_TLS
   try {
     return uws.SSLApp({ cert_file_name: certFile, key_file_name: keyFile });
   } catch (err) {
-    throw new Error(`TLS: uWS could not load SVC_TLS_CERT_FILE (${certFile}) with SVC_TLS_KEY_FILE (${keyFile}): both must be readable PEM files and the key must match the certificate`, { cause: err });
+    throw new Error(
+      `TLS: uWS could not load SVC_TLS_CERT_FILE (${certFile}) with SVC_TLS_KEY_FILE (${keyFile}): both must be readable PEM files and the key must match the certificate`,
+      { cause: err },
+    );
   }
 }

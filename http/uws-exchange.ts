@@ -62,7 +62,11 @@ export class UwsExchange implements Exchange {
   private rawQuery: string;
   private parsedQuery: URLSearchParams | null = null;
 
-  constructor(private readonly res: HttpResponse, req: HttpRequest, readonly requestId: string) {
+  constructor(
+    private readonly res: HttpResponse,
+    req: HttpRequest,
+    readonly requestId: string,
+  ) {
     this.method = req.getCaseSensitiveMethod().toUpperCase();
     const url = req.getUrl();
     this.path = url.length > 1 && url.endsWith('/') ? url.slice(0, -1) : url;
@@ -71,7 +75,8 @@ export class UwsExchange implements Exchange {
     req.forEach((key, value) => {
       // uWS frames the body by the first Content-Length; a second, different one means a proxy in
       // front may frame it otherwise (request smuggling): RFC 9112 §6.3 says reject and close.
-      if (key === 'content-length' && key in this.headers && this.headers[key] !== value) framingError = 'conflicting Content-Length headers';
+      if (key === 'content-length' && key in this.headers && this.headers[key] !== value)
+        framingError = 'conflicting Content-Length headers';
       this.headers[key] = value;
     });
     this.framingError = framingError;
@@ -255,7 +260,12 @@ export class UwsExchange implements Exchange {
     this.flushDrainWaiters();
   }
 
-  async sendSized(status: number, headers: Record<string, string>, size: number, chunks: AsyncIterable<Buffer>): Promise<void> {
+  async sendSized(
+    status: number,
+    headers: Record<string, string>,
+    size: number,
+    chunks: AsyncIterable<Buffer>,
+  ): Promise<void> {
     this.beginStream(status, this.method === 'HEAD' ? { ...headers, 'content-length': String(size) } : headers);
     if (this.method === 'HEAD') return;
     if (size === 0) {

@@ -31,7 +31,10 @@ export const LoginRequestSchema = z.looseObject({
 });
 
 /** POST /v1/account/password */
-export const ChangePasswordRequestSchema = z.looseObject({ current_password: z.string().max(256), new_password: PasswordSchema });
+export const ChangePasswordRequestSchema = z.looseObject({
+  current_password: z.string().max(256),
+  new_password: PasswordSchema,
+});
 
 const RequestsPerMinuteSchema = z.number().int().min(1).max(1_000_000).nullable();
 const LabelSchema = z.string().trim().min(1).max(100);
@@ -124,7 +127,10 @@ export const SessionRevokedObjectSchema = z.strictObject({ object: z.literal('se
 export type SessionRevokedObject = z.output<typeof SessionRevokedObjectSchema>;
 
 /** GET /v1/account/tokens. */
-export const ApiTokenListObjectSchema = z.strictObject({ object: z.literal('list'), data: z.array(ApiTokenObjectSchema) });
+export const ApiTokenListObjectSchema = z.strictObject({
+  object: z.literal('list'),
+  data: z.array(ApiTokenObjectSchema),
+});
 
 /** A token list on the wire. */
 export type ApiTokenListObject = z.output<typeof ApiTokenListObjectSchema>;
@@ -136,7 +142,11 @@ export const CreatedApiTokenObjectSchema = ApiTokenObjectSchema.extend({ token: 
 export type CreatedApiTokenObject = z.output<typeof CreatedApiTokenObjectSchema>;
 
 /** DELETE /v1/account/tokens/{token}. */
-export const ApiTokenDeletedObjectSchema = z.strictObject({ id: z.string(), object: z.literal('api_token'), deleted: z.literal(true) });
+export const ApiTokenDeletedObjectSchema = z.strictObject({
+  id: z.string(),
+  object: z.literal('api_token'),
+  deleted: z.literal(true),
+});
 
 /** A deleted token on the wire. */
 export type ApiTokenDeletedObject = z.output<typeof ApiTokenDeletedObjectSchema>;
@@ -222,13 +232,20 @@ export const TwoFactorDisableSchema = z.looseObject({ password: z.string().max(2
 export type TwoFactorDisable = z.output<typeof TwoFactorDisableSchema>;
 
 /** The answer to a reset request: always this, whether or not the address has an account. */
-export const PasswordResetRequestedObjectSchema = z.strictObject({ object: z.literal('password_reset.request'), status: z.literal('ok') });
+export const PasswordResetRequestedObjectSchema = z.strictObject({
+  object: z.literal('password_reset.request'),
+  status: z.literal('ok'),
+});
 
 /** A reset request on the wire. */
 export type PasswordResetRequestedObject = z.output<typeof PasswordResetRequestedObjectSchema>;
 
 /** A completed reset: the password is set and every session ended. */
-export const PasswordResetObjectSchema = z.strictObject({ object: z.literal('password_reset'), status: z.literal('completed'), sessions_revoked: z.literal(true) });
+export const PasswordResetObjectSchema = z.strictObject({
+  object: z.literal('password_reset'),
+  status: z.literal('completed'),
+  sessions_revoked: z.literal(true),
+});
 
 /** A completed reset on the wire. */
 export type PasswordResetObject = z.output<typeof PasswordResetObjectSchema>;
@@ -244,7 +261,11 @@ export const EmailVerificationRequestedObjectSchema = z.strictObject({
 export type EmailVerificationRequestedObject = z.output<typeof EmailVerificationRequestedObjectSchema>;
 
 /** A confirmed address. */
-export const EmailVerificationObjectSchema = z.strictObject({ object: z.literal('email_verification'), email: z.string(), email_verified: z.literal(true) });
+export const EmailVerificationObjectSchema = z.strictObject({
+  object: z.literal('email_verification'),
+  email: z.string(),
+  email_verified: z.literal(true),
+});
 
 /** A confirmed address on the wire. */
 export type EmailVerificationObject = z.output<typeof EmailVerificationObjectSchema>;

@@ -37,13 +37,22 @@ export const AdminEarlyAccessSchema = z.looseObject({ product: z.enum(EARLY_ACCE
 export type AdminEarlyAccess = z.output<typeof AdminEarlyAccessSchema>;
 
 /** GET /admin/v1/waitlist query. */
-export const AdminWaitlistQuerySchema = z.object({ product: z.enum(EARLY_ACCESS_PRODUCTS).optional(), limit: z.coerce.number().int().min(1).max(1000).default(100) });
+export const AdminWaitlistQuerySchema = z.object({
+  product: z.enum(EARLY_ACCESS_PRODUCTS).optional(),
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+});
 
 /** The account's early-access grants, as the admin API shows them. */
 export const AdminEarlyAccessObjectSchema = z.strictObject({
   object: z.literal('early_access.grants'),
   account_id: z.string(),
-  products: z.array(z.strictObject({ product: z.enum(EARLY_ACCESS_PRODUCTS), granted_at: z.number().int(), source: z.enum(['operator', 'plan']) })),
+  products: z.array(
+    z.strictObject({
+      product: z.enum(EARLY_ACCESS_PRODUCTS),
+      granted_at: z.number().int(),
+      source: z.enum(['operator', 'plan']),
+    }),
+  ),
 });
 
 /** Grants on the admin wire. */
@@ -52,7 +61,14 @@ export type AdminEarlyAccessObject = z.output<typeof AdminEarlyAccessObjectSchem
 /** GET /admin/v1/waitlist: confirmed sign-ups, newest first, contacts in full (the operator reaches them). */
 export const AdminWaitlistObjectSchema = z.strictObject({
   object: z.literal('list'),
-  data: z.array(z.strictObject({ product: z.enum(EARLY_ACCESS_PRODUCTS), channel: z.enum(['email', 'sms']), contact: z.string(), confirmed_at: z.number().int() })),
+  data: z.array(
+    z.strictObject({
+      product: z.enum(EARLY_ACCESS_PRODUCTS),
+      channel: z.enum(['email', 'sms']),
+      contact: z.string(),
+      confirmed_at: z.number().int(),
+    }),
+  ),
 });
 
 /** The waitlist on the admin wire. */
@@ -89,7 +105,10 @@ export const AdminCreditedObjectSchema = z.strictObject({ account: AccountObject
 export type AdminCreditedObject = z.output<typeof AdminCreditedObjectSchema>;
 
 /** GET /admin/v1/machines: every machine's definition by name, as XState's JSON. */
-export const MachineDefinitionsObjectSchema = z.strictObject({ object: z.literal('list'), data: z.record(z.string(), z.unknown()) });
+export const MachineDefinitionsObjectSchema = z.strictObject({
+  object: z.literal('list'),
+  data: z.record(z.string(), z.unknown()),
+});
 
 /** Machine definitions on the admin wire. */
 export type MachineDefinitionsObject = z.output<typeof MachineDefinitionsObjectSchema>;

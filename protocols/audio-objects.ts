@@ -30,7 +30,11 @@ export type AudioSvc = z.output<typeof AudioSvcSchema>;
 const DurationUsageSchema = z.strictObject({ type: z.literal('duration'), seconds: z.number() });
 
 /** `response_format: json`. */
-export const TranscriptionObjectSchema = z.strictObject({ text: z.string(), usage: DurationUsageSchema, svc: AudioSvcSchema });
+export const TranscriptionObjectSchema = z.strictObject({
+  text: z.string(),
+  usage: DurationUsageSchema,
+  svc: AudioSvcSchema,
+});
 
 /** A segment of `verbose_json` (Whisper's shape; `speaker` with `diarization`). */
 export const TranscriptionSegmentSchema = z.strictObject({
@@ -68,17 +72,32 @@ export const TranscriptionDiarizedObjectSchema = z.strictObject({
   duration: z.number(),
   text: z.string(),
   segments: z.array(
-    z.strictObject({ type: z.literal('transcript.text.segment'), id: z.string(), start: z.number(), end: z.number(), text: z.string(), speaker: z.string() }),
+    z.strictObject({
+      type: z.literal('transcript.text.segment'),
+      id: z.string(),
+      start: z.number(),
+      end: z.number(),
+      text: z.string(),
+      speaker: z.string(),
+    }),
   ),
   usage: DurationUsageSchema,
   svc: AudioSvcSchema,
 });
 
 /** SSE `transcript.text.delta`: the next piece of the transcript. */
-export const TranscriptTextDeltaSchema = z.strictObject({ type: z.literal('transcript.text.delta'), delta: z.string() });
+export const TranscriptTextDeltaSchema = z.strictObject({
+  type: z.literal('transcript.text.delta'),
+  delta: z.string(),
+});
 
 /** SSE `transcript.text.done`: the whole transcript, its usage and the charge; the last event. */
-export const TranscriptTextDoneSchema = z.strictObject({ type: z.literal('transcript.text.done'), text: z.string(), usage: DurationUsageSchema, svc: AudioSvcSchema });
+export const TranscriptTextDoneSchema = z.strictObject({
+  type: z.literal('transcript.text.done'),
+  text: z.string(),
+  usage: DurationUsageSchema,
+  svc: AudioSvcSchema,
+});
 
 /** A cloned voice on the wire (`svc` only on the answer that created it). */
 export const VoiceObjectSchema = z.strictObject({
@@ -109,7 +128,11 @@ export const VoiceListObjectSchema = z.strictObject({
 });
 
 /** DELETE /v1/audio/voices/{voice_id}. */
-export const VoiceDeletedObjectSchema = z.strictObject({ id: z.string(), object: z.literal('audio.voice.deleted'), deleted: z.literal(true) });
+export const VoiceDeletedObjectSchema = z.strictObject({
+  id: z.string(),
+  object: z.literal('audio.voice.deleted'),
+  deleted: z.literal(true),
+});
 
 /**
  * The verification manifest of a sound effect: the request, the output's SHA-256 and what made

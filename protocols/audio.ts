@@ -49,7 +49,21 @@ export const AUDIO_OUTPUT_FORMATS = ['mp3', 'opus', 'aac', 'flac', 'wav', 'pcm']
 export type AudioOutputFormat = (typeof AUDIO_OUTPUT_FORMATS)[number];
 
 /** The built-in voices (OpenAI's names); cloned voices are `voice_…` ids. */
-export const BUILTIN_VOICES = ['alloy', 'ash', 'ballad', 'coral', 'echo', 'fable', 'nova', 'onyx', 'sage', 'shimmer', 'verse', 'marin', 'cedar'] as const;
+export const BUILTIN_VOICES = [
+  'alloy',
+  'ash',
+  'ballad',
+  'coral',
+  'echo',
+  'fable',
+  'nova',
+  'onyx',
+  'sage',
+  'shimmer',
+  'verse',
+  'marin',
+  'cedar',
+] as const;
 
 /**
  * The values of `backend` (spec: `<default_backend>` and `<premium_backend>`): `standard` is the
@@ -96,13 +110,27 @@ const SpeechFields = z.object({
   model: ModelSchema,
   // The SDK also sends a custom voice as `{ "id": "voice_…" }`.
   voice: z
-    .union([z.string().min(1).max(100), z.strictObject({ id: z.string().min(1).max(100) }).transform((voice) => voice.id)])
+    .union([
+      z.string().min(1).max(100),
+      z.strictObject({ id: z.string().min(1).max(100) }).transform((voice) => voice.id),
+    ])
     .nullish()
     .transform((voice) => voice ?? 'alloy'),
-  response_format: z.enum(AUDIO_OUTPUT_FORMATS).nullish().transform((format) => format ?? 'mp3'),
-  speed: z.number().min(0.25).max(4).nullish().transform((speed) => speed ?? 1),
+  response_format: z
+    .enum(AUDIO_OUTPUT_FORMATS)
+    .nullish()
+    .transform((format) => format ?? 'mp3'),
+  speed: z
+    .number()
+    .min(0.25)
+    .max(4)
+    .nullish()
+    .transform((speed) => speed ?? 1),
   instructions: optional(z.string().max(AUDIO_MAX_INSTRUCTIONS_CHARS)),
-  backend: z.enum(AUDIO_BACKENDS).nullish().transform((backend) => backend ?? 'standard'),
+  backend: z
+    .enum(AUDIO_BACKENDS)
+    .nullish()
+    .transform((backend) => backend ?? 'standard'),
   language: optional(LanguageSchema),
   metadata: MetadataSchema.nullish(),
   // OpenAI's `sse` stream format is not served: the body is always the audio itself.
@@ -116,7 +144,8 @@ export const SpeechRequestSchema = z
   .looseObject(SpeechFields.shape)
   .superRefine((body, ctx) => {
     for (const key of Object.keys(body)) {
-      if (!SPEECH_FIELDS.has(key)) ctx.addIssue({ code: 'custom', path: [key], message: 'Extra inputs are not permitted' });
+      if (!SPEECH_FIELDS.has(key))
+        ctx.addIssue({ code: 'custom', path: [key], message: 'Extra inputs are not permitted' });
     }
   })
   // Past the refinement no other key is left: the body is exactly the fields.
@@ -132,10 +161,21 @@ export const TRANSCRIPTION_FORMATS = ['json', 'text', 'srt', 'verbose_json', 'vt
 export type TranscriptionFormat = (typeof TRANSCRIPTION_FORMATS)[number];
 
 /** A boolean as a form field sends it ("true", "false", "1", "0") or as JSON. */
-const FormBoolean = z.union([z.boolean(), z.enum(['true', 'false', '1', '0', 'True', 'False']).transform((text) => text === 'true' || text === '1' || text === 'True')]);
+const FormBoolean = z.union([
+  z.boolean(),
+  z
+    .enum(['true', 'false', '1', '0', 'True', 'False'])
+    .transform((text) => text === 'true' || text === '1' || text === 'True'),
+]);
 
 /** A number as a form field sends it or as JSON. */
-const FormNumber = z.union([z.number(), z.string().regex(/^-?\d+(\.\d+)?$/, 'must be a number').transform(Number)]);
+const FormNumber = z.union([
+  z.number(),
+  z
+    .string()
+    .regex(/^-?\d+(\.\d+)?$/, 'must be a number')
+    .transform(Number),
+]);
 
 /** The options of a transcription, whichever way the file came (form fields or JSON); extra properties are accepted. */
 export const TranscriptionOptionsSchema = z
@@ -143,7 +183,10 @@ export const TranscriptionOptionsSchema = z
     model: ModelSchema,
     language: optional(LanguageSchema),
     prompt: optional(z.string().max(AUDIO_MAX_INSTRUCTIONS_CHARS)),
-    response_format: z.enum(TRANSCRIPTION_FORMATS).nullish().transform((format) => format ?? 'json'),
+    response_format: z
+      .enum(TRANSCRIPTION_FORMATS)
+      .nullish()
+      .transform((format) => format ?? 'json'),
     timestamp_granularities: z
       .array(z.enum(['word', 'segment']))
       .max(2)
@@ -168,7 +211,10 @@ export type TranscriptionOptions = z.output<typeof TranscriptionOptionsSchema>;
 const Base64Schema = z
   .string()
   .min(1, 'must not be empty')
-  .refine((data) => /^[A-Za-z0-9+/_-]*={0,2}$/.test(stripBase64DataUrl(data)), 'must be base64 (or a data: URL with a base64 payload)');
+  .refine(
+    (data) => /^[A-Za-z0-9+/_-]*={0,2}$/.test(stripBase64DataUrl(data)),
+    'must be base64 (or a data: URL with a base64 payload)',
+  );
 
 /** The base64 payload of `data`, whether bare or a `data:…;base64,` URL, without whitespace. */
 export function stripBase64DataUrl(data: string): string {
@@ -179,16 +225,35 @@ export function stripBase64DataUrl(data: string): string {
 /** POST /v1/audio/transcriptions as JSON (spec 2.9): the file as base64 in `file_data`. */
 export const TranscriptionJsonSchema = z.looseObject({
   file_data: Base64Schema,
-  filename: z.string().min(1).max(255).nullish().transform((name) => name ?? 'audio.wav'),
+  filename: z
+    .string()
+    .min(1)
+    .max(255)
+    .nullish()
+    .transform((name) => name ?? 'audio.wav'),
 });
 
 /** POST /v1/music/generations (spec 2.10); extra properties are accepted. */
 export const MusicRequestSchema = z.looseObject({
   prompt: nonEmpty(MUSIC_MAX_PROMPT_CHARS),
   model: ModelSchema,
-  response_format: z.enum(AUDIO_OUTPUT_FORMATS).nullish().transform((format) => format ?? 'mp3'),
-  duration_seconds: z.number().min(MUSIC_MIN_SECONDS).max(MUSIC_MAX_SECONDS).nullish().transform((seconds) => seconds ?? MUSIC_DEFAULT_SECONDS),
-  seed: z.number().int().min(0).max(2 ** 32 - 1).nullish().transform((seed) => seed ?? null),
+  response_format: z
+    .enum(AUDIO_OUTPUT_FORMATS)
+    .nullish()
+    .transform((format) => format ?? 'mp3'),
+  duration_seconds: z
+    .number()
+    .min(MUSIC_MIN_SECONDS)
+    .max(MUSIC_MAX_SECONDS)
+    .nullish()
+    .transform((seconds) => seconds ?? MUSIC_DEFAULT_SECONDS),
+  seed: z
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 32 - 1)
+    .nullish()
+    .transform((seed) => seed ?? null),
   backend: z.literal('standard').nullish(),
   metadata: MetadataSchema.nullish(),
 });
@@ -206,9 +271,20 @@ export const SoundEffectRequestSchema = z.looseObject({
     .max(SOUND_EFFECT_MAX_SECONDS)
     .nullish()
     .transform((seconds) => seconds ?? SOUND_EFFECT_DEFAULT_SECONDS),
-  loop: z.boolean().nullish().transform((loop) => loop ?? false),
-  prompt_influence: z.number().min(0).max(1).nullish().transform((influence) => influence ?? 0.3),
-  response_format: z.enum(AUDIO_OUTPUT_FORMATS).nullish().transform((format) => format ?? 'mp3'),
+  loop: z
+    .boolean()
+    .nullish()
+    .transform((loop) => loop ?? false),
+  prompt_influence: z
+    .number()
+    .min(0)
+    .max(1)
+    .nullish()
+    .transform((influence) => influence ?? 0.3),
+  response_format: z
+    .enum(AUDIO_OUTPUT_FORMATS)
+    .nullish()
+    .transform((format) => format ?? 'mp3'),
   backend: z.literal('standard').nullish(),
   metadata: MetadataSchema.nullish(),
 });
@@ -219,7 +295,10 @@ export type SoundEffectRequest = z.output<typeof SoundEffectRequestSchema>;
 /** POST /v1/audio/voices (spec 2.12); extra properties are accepted. */
 export const VoiceCloneRequestSchema = z.looseObject({
   name: z.string().trim().min(1, 'must not be empty').max(100),
-  samples: z.array(Base64Schema).min(1, 'send at least one sample').max(VOICE_MAX_SAMPLES, `at most ${VOICE_MAX_SAMPLES} samples`),
+  samples: z
+    .array(Base64Schema)
+    .min(1, 'send at least one sample')
+    .max(VOICE_MAX_SAMPLES, `at most ${VOICE_MAX_SAMPLES} samples`),
   description: optional(z.string().max(1000)),
   // Cloned voices live on the premium backend.
   backend: z.literal('premium').nullish(),

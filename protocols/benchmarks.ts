@@ -8,11 +8,18 @@ export const MANIFEST_FILE = 'manifest.json';
 export const SIGNATURE_FILE = 'manifest.sig';
 
 /** A benchmark id: the scenario name of `npm run bench` (`chat`, `sse-hold`, `micro`, …). */
-export const BenchIdSchema = z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/, 'must be a benchmark id (lower-case letters, digits and dashes)');
+export const BenchIdSchema = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9-]{0,63}$/, 'must be a benchmark id (lower-case letters, digits and dashes)');
 
 /** One file of a package: where it is, its SHA-256 (hex) and its size. */
 export const ManifestFileSchema = z.strictObject({
-  path: z.string().regex(/^(?!\/)(?!.*(^|\/)\.\.?(\/|$))[A-Za-z0-9._\/-]{1,200}$/, 'must be a relative path without . or .. segments'),
+  path: z
+    .string()
+    .regex(
+      /^(?!\/)(?!.*(^|\/)\.\.?(\/|$))[A-Za-z0-9._\/-]{1,200}$/,
+      'must be a relative path without . or .. segments',
+    ),
   sha256: z.string().regex(/^[0-9a-f]{64}$/),
   bytes: z.number().int().min(0),
 });

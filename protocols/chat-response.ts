@@ -54,7 +54,11 @@ export type FinishReason = z.output<typeof FinishReasonSchema>;
 
 const FunctionCallSchema = z.strictObject({ name: z.string(), arguments: z.string() });
 
-const MessageToolCallSchema = z.strictObject({ id: z.string(), type: z.literal('function'), function: FunctionCallSchema });
+const MessageToolCallSchema = z.strictObject({
+  id: z.string(),
+  type: z.literal('function'),
+  function: FunctionCallSchema,
+});
 
 /** The assistant message of a non-streamed choice; `function_call` answers the legacy `functions`. */
 export const AssistantMessageSchema = z.strictObject({
@@ -179,9 +183,15 @@ export interface CompletionHeader {
 }
 
 /** The `svc` block, with the run's status when it did not simply complete. */
-export function runSvc(priceMicros: number, extra: { cached: boolean; depth: string; status: ChatSvc['status']; cancelReason: string | null }): ChatSvc {
+export function runSvc(
+  priceMicros: number,
+  extra: { cached: boolean; depth: string; status: ChatSvc['status']; cancelReason: string | null },
+): ChatSvc {
   // pricing.ts builds the tariff part (shared with media); ChatSvcSchema pins its shape in the wire test.
-  const base = svcBlock(priceMicros, extra.cached) as Pick<ChatSvc, 'model_version' | 'price_usd' | 'billing' | 'cached'>;
+  const base = svcBlock(priceMicros, extra.cached) as Pick<
+    ChatSvc,
+    'model_version' | 'price_usd' | 'billing' | 'cached'
+  >;
   return {
     ...base,
     depth: extra.depth,
@@ -191,17 +201,29 @@ export function runSvc(priceMicros: number, extra: { cached: boolean; depth: str
 }
 
 function usageView(usage: TokenUsage): ChatUsage {
-  return { prompt_tokens: usage.promptTokens, completion_tokens: usage.completionTokens, total_tokens: usage.promptTokens + usage.completionTokens };
+  return {
+    prompt_tokens: usage.promptTokens,
+    completion_tokens: usage.completionTokens,
+    total_tokens: usage.promptTokens + usage.completionTokens,
+  };
 }
 
 const costView = (usage: TokenUsage): ChatCost => costBlock(usage) as ChatCost;
 
 function messageView(choice: ChoiceView, legacyFunctions: boolean): AssistantMessage {
-  const message: AssistantMessage = { role: 'assistant', content: choice.toolCalls.length ? null : choice.text, refusal: null };
+  const message: AssistantMessage = {
+    role: 'assistant',
+    content: choice.toolCalls.length ? null : choice.text,
+    refusal: null,
+  };
   if (choice.toolCalls.length && legacyFunctions) {
     message.function_call = { name: choice.toolCalls[0]!.name, arguments: choice.toolCalls[0]!.arguments };
   } else if (choice.toolCalls.length) {
-    message.tool_calls = choice.toolCalls.map((call) => ({ id: call.id, type: 'function' as const, function: { name: call.name, arguments: call.arguments } }));
+    message.tool_calls = choice.toolCalls.map((call) => ({
+      id: call.id,
+      type: 'function' as const,
+      function: { name: call.name, arguments: call.arguments },
+    }));
   }
   return message;
 }
@@ -211,7 +233,12 @@ function finishReason(choice: ChoiceView, legacyFunctions: boolean): FinishReaso
 }
 
 /** The non-streaming `chat.completion` object (spec 2.2). */
-export function completionObject(header: CompletionHeader, choices: readonly ChoiceView[], usage: TokenUsage, svc: ChatSvc): ChatCompletionObject {
+export function completionObject(
+  header: CompletionHeader,
+  choices: readonly ChoiceView[],
+  usage: TokenUsage,
+  svc: ChatSvc,
+): ChatCompletionObject {
   return {
     id: header.id,
     object: 'chat.completion',
@@ -234,7 +261,11 @@ export function completionObject(header: CompletionHeader, choices: readonly Cho
 type ChunkExtra = Pick<ChatCompletionChunk, 'usage' | 'progress' | 'svc' | 'cost'>;
 
 /** A `chat.completion.chunk` with the given choices (spec 2.3). */
-export function chunkObject(header: CompletionHeader, choices: ChunkChoice[], extra: ChunkExtra = {}): ChatCompletionChunk {
+export function chunkObject(
+  header: CompletionHeader,
+  choices: ChunkChoice[],
+  extra: ChunkExtra = {},
+): ChatCompletionChunk {
   return {
     id: header.id,
     object: 'chat.completion.chunk',
@@ -252,8 +283,14 @@ export function deltaChoice(index: number, delta: ChunkDelta, finish: FinishReas
 }
 
 /** The delta of a tool-call fragment, in the shape the request asked for. */
-export function toolCallDelta(legacyFunctions: boolean, fragment: { index: number; id?: string; name?: string; arguments: string }): ChunkDelta {
-  if (legacyFunctions) return { function_call: { ...(fragment.name !== undefined && { name: fragment.name }), arguments: fragment.arguments } };
+export function toolCallDelta(
+  legacyFunctions: boolean,
+  fragment: { index: number; id?: string; name?: string; arguments: string },
+): ChunkDelta {
+  if (legacyFunctions)
+    return {
+      function_call: { ...(fragment.name !== undefined && { name: fragment.name }), arguments: fragment.arguments },
+    };
   return {
     tool_calls: [
       {

@@ -16,7 +16,10 @@ export const SessionEventsQuerySchema = z.object({
 });
 
 /** DELETE /v1/chat/sessions/{id} */
-export const SessionDeleteQuerySchema = z.object({ force: z.stringbool().default(false), delete_artifacts: z.stringbool().default(true) });
+export const SessionDeleteQuerySchema = z.object({
+  force: z.stringbool().default(false),
+  delete_artifacts: z.stringbool().default(true),
+});
 
 /** The sheets every workbook has, in order; `Turns` is the default of the CSV export. */
 export const WORKBOOK_SHEET_NAMES = ['Turns', 'Budget', 'LiveInputs'] as const;
@@ -47,7 +50,11 @@ export const SessionObjectSchema = z.strictObject({
   require_approval: z.boolean(),
   quote: SessionQuoteSchema.extend({ expires_at: SecondsSchema.nullable() }),
   question: z.strictObject({ id: z.string(), text: z.string(), expires_at: SecondsSchema.nullable() }).nullable(),
-  usage: z.strictObject({ prompt_tokens: z.number().int(), completion_tokens: z.number().int(), total_tokens: z.number().int() }),
+  usage: z.strictObject({
+    prompt_tokens: z.number().int(),
+    completion_tokens: z.number().int(),
+    total_tokens: z.number().int(),
+  }),
   price_usd: z.number().nullable(),
   cancel_reason: z.string().nullable(),
   error: z.string().nullable(),
@@ -62,11 +69,20 @@ export const SessionLiveInputAckSchema = SessionObjectSchema.extend({ accepted: 
 export type SessionLiveInputAck = z.output<typeof SessionLiveInputAckSchema>;
 
 /** GET /v1/chat/sessions */
-export const SessionListSchema = z.strictObject({ object: z.literal('list'), data: z.array(SessionObjectSchema), has_more: z.boolean() });
+export const SessionListSchema = z.strictObject({
+  object: z.literal('list'),
+  data: z.array(SessionObjectSchema),
+  has_more: z.boolean(),
+});
 export type SessionList = z.output<typeof SessionListSchema>;
 
 /** DELETE /v1/chat/sessions/{id} */
-export const SessionDeletedSchema = z.strictObject({ id: z.string(), object: z.literal('chat.session'), deleted: z.literal(true), artifacts_deleted: z.boolean() });
+export const SessionDeletedSchema = z.strictObject({
+  id: z.string(),
+  object: z.literal('chat.session'),
+  deleted: z.literal(true),
+  artifacts_deleted: z.boolean(),
+});
 export type SessionDeleted = z.output<typeof SessionDeletedSchema>;
 
 /** GET …/result: the final completion in the chat.completion shape, with its session. */
@@ -94,9 +110,19 @@ export const SessionEventSchema = z.discriminatedUnion('type', [
   event('awaiting_approval', z.strictObject({ quote: SessionQuoteSchema, expires_at: SecondsSchema.nullable() })),
   event('approved', z.strictObject({})),
   event('phase', z.strictObject({ phase: z.enum(['planning', 'drafting', 'checking', 'judging']) })),
-  event('awaiting_user', z.strictObject({ question: z.string().nullable(), question_id: z.string().nullable(), expires_at: SecondsSchema.nullable() })),
+  event(
+    'awaiting_user',
+    z.strictObject({
+      question: z.string().nullable(),
+      question_id: z.string().nullable(),
+      expires_at: SecondsSchema.nullable(),
+    }),
+  ),
   event('live_input', z.strictObject({ seq: z.number().int().positive() })),
-  event('answer', z.strictObject({ text: z.string(), finish_reason: z.enum(['stop', 'length', 'tool_calls']).nullable() })),
+  event(
+    'answer',
+    z.strictObject({ text: z.string(), finish_reason: z.enum(['stop', 'length', 'tool_calls']).nullable() }),
+  ),
   ...ENDINGS.map((type) => event(type, EndedData)),
   event('acknowledged', z.strictObject({})),
 ]);
@@ -128,7 +154,12 @@ export const WorkbookObjectSchema = z.strictObject({
       rows: z.array(
         z.strictObject({
           row: z.number().int().min(2),
-          cells: z.array(z.strictObject({ value: z.union([z.string(), z.number(), z.null()]), formula: z.string().startsWith('=').optional() })),
+          cells: z.array(
+            z.strictObject({
+              value: z.union([z.string(), z.number(), z.null()]),
+              formula: z.string().startsWith('=').optional(),
+            }),
+          ),
         }),
       ),
     }),

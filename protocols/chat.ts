@@ -13,16 +13,30 @@ const InputAudioPart = z.looseObject({
 const FilePart = z.looseObject({
   type: z.literal('file'),
   file: z
-    .looseObject({ file_id: z.string().min(1).optional(), file_data: z.string().optional(), filename: z.string().optional() })
+    .looseObject({
+      file_id: z.string().min(1).optional(),
+      file_data: z.string().optional(),
+      filename: z.string().optional(),
+    })
     .refine((file) => file.file_id !== undefined || file.file_data !== undefined, 'file needs file_id or file_data'),
 });
 const InputVideoPart = z.looseObject({
   type: z.literal('input_video'),
-  input_video: z.looseObject({ url: z.string().optional(), file_id: z.string().optional(), data: z.string().optional() }),
+  input_video: z.looseObject({
+    url: z.string().optional(),
+    file_id: z.string().optional(),
+    data: z.string().optional(),
+  }),
 });
 
 /** One part of a message's content. */
-export const ContentPartSchema = z.discriminatedUnion('type', [TextPart, ImageUrlPart, InputAudioPart, FilePart, InputVideoPart]);
+export const ContentPartSchema = z.discriminatedUnion('type', [
+  TextPart,
+  ImageUrlPart,
+  InputAudioPart,
+  FilePart,
+  InputVideoPart,
+]);
 export type ContentPart = z.infer<typeof ContentPartSchema>;
 
 const ToolCallSchema = z.looseObject({
@@ -57,20 +71,34 @@ export const RESPONSE_MODES = ['auto', 'simple', 'complex'] as const;
 export const ChatCompletionRequestSchema = z.looseObject({
   model: z.string().min(1),
   messages: z.array(ChatMessageSchema).min(1, 'must contain at least one message').max(4096),
-  stream: z.boolean().nullish().transform((value) => value ?? false),
-  stream_options: z.looseObject({ include_usage: z.boolean().optional(), include_progress_text: z.boolean().optional() }).nullish(),
+  stream: z
+    .boolean()
+    .nullish()
+    .transform((value) => value ?? false),
+  stream_options: z
+    .looseObject({ include_usage: z.boolean().optional(), include_progress_text: z.boolean().optional() })
+    .nullish(),
   temperature: z.number().min(0).max(2).nullish(),
   top_p: z.number().min(0).max(1).nullish(),
   max_tokens: z.number().int().min(1).max(1_000_000).nullish(),
   max_completion_tokens: z.number().int().min(1).max(1_000_000).nullish(),
-  n: z.number().int().min(1).max(8).nullish().transform((value) => value ?? 1),
+  n: z
+    .number()
+    .int()
+    .min(1)
+    .max(8)
+    .nullish()
+    .transform((value) => value ?? 1),
   stop: z.union([z.string(), z.array(z.string()).max(4), z.null()]).optional(),
   user: z.string().nullish(),
   response_format: z
     .union([
       z.looseObject({ type: z.literal('text') }),
       z.looseObject({ type: z.literal('json_object') }),
-      z.looseObject({ type: z.literal('json_schema'), json_schema: z.looseObject({ name: z.string(), schema: z.record(z.string(), z.unknown()).optional() }) }),
+      z.looseObject({
+        type: z.literal('json_schema'),
+        json_schema: z.looseObject({ name: z.string(), schema: z.record(z.string(), z.unknown()).optional() }),
+      }),
     ])
     .nullish(),
   metadata: MetadataSchema.nullish(),
@@ -79,9 +107,15 @@ export const ChatCompletionRequestSchema = z.looseObject({
   tool_choice: z.union([z.enum(['none', 'auto', 'required']), NamedChoice]).nullish(),
   functions: z.array(FunctionDefSchema).max(128).nullish(),
   function_call: z.union([z.enum(['none', 'auto']), z.looseObject({ name: z.string() })]).nullish(),
-  enable_judge: z.boolean().nullish().transform((value) => value ?? false),
+  enable_judge: z
+    .boolean()
+    .nullish()
+    .transform((value) => value ?? false),
   target_variant_id: z.string().nullish(),
-  require_approval: z.boolean().nullish().transform((value) => value ?? false),
+  require_approval: z
+    .boolean()
+    .nullish()
+    .transform((value) => value ?? false),
 });
 
 /** A validated chat request. */

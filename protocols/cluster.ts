@@ -28,7 +28,9 @@ export const ClusterObjectSchema = z.object({
   /** How far this node has applied the replicated log. */
   applied_seq: z.number().int().nullable(),
   /** The log now: the first entry it still holds (it is trimmed behind snapshots), its last, and the newest snapshot's position. */
-  log: z.object({ first_seq: z.number().int(), last_seq: z.number().int(), snapshot_seq: z.number().int().nullable() }).nullable(),
+  log: z
+    .object({ first_seq: z.number().int(), last_seq: z.number().int(), snapshot_seq: z.number().int().nullable() })
+    .nullable(),
   nodes: z.array(ClusterNodeViewSchema),
   /** Unfinished actors whose account has no live home right now (taken over on the next sweep or request). */
   orphaned_actors: z.number().int(),

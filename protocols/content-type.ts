@@ -50,7 +50,15 @@ register('application/graphql', 'code', 'graphql gql');
 register('text/x-protobuf', 'code', 'proto');
 
 /** Extension-less file names that are source code. */
-const CODE_NAMES = new Set(['makefile', 'dockerfile', 'containerfile', 'gemfile', 'rakefile', 'jenkinsfile', 'procfile']);
+const CODE_NAMES = new Set([
+  'makefile',
+  'dockerfile',
+  'containerfile',
+  'gemfile',
+  'rakefile',
+  'jenkinsfile',
+  'procfile',
+]);
 
 /** MIME essence to extraction kind, for the types we name and the ones clients commonly send. */
 const KIND_OF_TYPE = new Map<string, ExtractionKind>([
@@ -112,7 +120,8 @@ function magicType(filename: string, head: Buffer): string | null {
   if (startsWith(head, 'RIFF') && startsWith(head, 'AVI ', 8)) return 'video/x-msvideo';
   if (startsWith(head, 'ID3')) return 'audio/mpeg';
   // An MPEG audio frame: 11 sync bits, then layer III (01) so ADTS AAC (layer 00) is not taken for MP3.
-  if (head.length >= 2 && head[0] === 0xff && (head[1]! & 0xe0) === 0xe0 && (head[1]! & 0x06) === 0x02) return 'audio/mpeg';
+  if (head.length >= 2 && head[0] === 0xff && (head[1]! & 0xe0) === 0xe0 && (head[1]! & 0x06) === 0x02)
+    return 'audio/mpeg';
   if (startsWith(head, 'ftyp', 4)) return isoMediaType(head);
   if (startsWith(head, '\x1a\x45\xdf\xa3')) return 'video/webm';
   if (startsWith(head, 'OggS')) return 'audio/ogg';
@@ -132,7 +141,8 @@ function utf16Charset(head: Buffer): string | null {
 /** Whether more than 1 % of `head` are control bytes text never has (all but tab, LF, VT, FF, CR, ESC). */
 function hasBinaryControls(head: Buffer): boolean {
   let controls = 0;
-  for (const byte of head) if ((byte < 0x20 && (byte < 0x09 || (byte > 0x0d && byte !== 0x1b))) || byte === 0x7f) controls++;
+  for (const byte of head)
+    if ((byte < 0x20 && (byte < 0x09 || (byte > 0x0d && byte !== 0x1b))) || byte === 0x7f) controls++;
   return controls > head.length / 100;
 }
 

@@ -100,7 +100,12 @@ export class ApiError extends Error {
   constructor(
     code: ErrorCode,
     message: string,
-    options: { param?: string | null; headers?: Record<string, string>; detail?: ValidationDetail[]; cause?: unknown } = {},
+    options: {
+      param?: string | null;
+      headers?: Record<string, string>;
+      detail?: ValidationDetail[];
+      cause?: unknown;
+    } = {},
   ) {
     super(message, { cause: options.cause });
     this.name = 'ApiError';

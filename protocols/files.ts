@@ -31,7 +31,10 @@ export const UploadFileJsonSchema = z.looseObject({
   file_data: z
     .string()
     .min(1, 'must not be empty')
-    .refine((data) => /^[A-Za-z0-9+/_-]*={0,2}$/.test(stripDataUrl(data)), 'must be base64 (or a data: URL with a base64 payload)'),
+    .refine(
+      (data) => /^[A-Za-z0-9+/_-]*={0,2}$/.test(stripDataUrl(data)),
+      'must be base64 (or a data: URL with a base64 payload)',
+    ),
   purpose: FilePurposeSchema.default('assistants'),
 });
 
@@ -45,12 +48,19 @@ export function stripDataUrl(data: string): string {
 }
 
 /** The fields of a multipart POST /v1/files besides the file part (its filename comes from the part). */
-export const MultipartFileFieldsSchema = z.looseObject({ filename: FilenameSchema, purpose: FilePurposeSchema.default('assistants') });
+export const MultipartFileFieldsSchema = z.looseObject({
+  filename: FilenameSchema,
+  purpose: FilePurposeSchema.default('assistants'),
+});
 
 /** POST /v1/files/uploads (spec §2.13): reserve an upload of `bytes`. */
 export const CreateUploadSchema = z.looseObject({
   filename: FilenameSchema,
-  bytes: z.number().int().min(1, 'must be at least 1 byte').max(MAX_UPLOAD_BYTES, `must be at most ${MAX_UPLOAD_BYTES} bytes (5 GiB)`),
+  bytes: z
+    .number()
+    .int()
+    .min(1, 'must be at least 1 byte')
+    .max(MAX_UPLOAD_BYTES, `must be at most ${MAX_UPLOAD_BYTES} bytes (5 GiB)`),
   purpose: FilePurposeSchema.default('assistants'),
 });
 
@@ -80,7 +90,13 @@ export type ListFilesQuery = z.output<typeof ListFilesQuerySchema>;
 
 /** What text extraction made of a file, on the wire. */
 export const ExtractionSchema = z.discriminatedUnion('status', [
-  z.object({ status: z.literal('extracted'), kind: z.string(), chars: z.number().int(), truncated: z.boolean(), pages: z.number().int().optional() }),
+  z.object({
+    status: z.literal('extracted'),
+    kind: z.string(),
+    chars: z.number().int(),
+    truncated: z.boolean(),
+    pages: z.number().int().optional(),
+  }),
   z.object({ status: z.literal('unsupported'), reason: z.string() }),
   z.object({ status: z.literal('failed'), reason: z.string() }),
 ]);
@@ -117,7 +133,11 @@ export const FileListObjectSchema = z.strictObject({
 export type FileListObject = z.output<typeof FileListObjectSchema>;
 
 /** DELETE /v1/files/{file_id}. */
-export const FileDeletedObjectSchema = z.strictObject({ id: z.string(), object: z.literal('file'), deleted: z.literal(true) });
+export const FileDeletedObjectSchema = z.strictObject({
+  id: z.string(),
+  object: z.literal('file'),
+  deleted: z.literal(true),
+});
 
 /** A deleted file on the wire. */
 export type FileDeletedObject = z.output<typeof FileDeletedObjectSchema>;
@@ -149,7 +169,16 @@ export const FileSearchResultsObjectSchema = z.strictObject({
 export type FileSearchResultsObject = z.output<typeof FileSearchResultsObjectSchema>;
 
 /** Where a resumable upload is: open (`reserved`, `receiving`), busy, or finished. */
-export const UploadStatusSchema = z.enum(['reserved', 'receiving', 'assembling', 'cancelling', 'expiring', 'completed', 'cancelled', 'expired']);
+export const UploadStatusSchema = z.enum([
+  'reserved',
+  'receiving',
+  'assembling',
+  'cancelling',
+  'expiring',
+  'completed',
+  'cancelled',
+  'expired',
+]);
 
 /** An upload's status name. */
 export type UploadStatus = z.output<typeof UploadStatusSchema>;

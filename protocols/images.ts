@@ -27,9 +27,12 @@ const NAMED_RESOLUTIONS: Record<string, number> = { '1k': 1024, '2k': 2048, '4k'
 /** Why `width`×`height` is outside `limits`, or null when it is supported. */
 export function geometryProblem({ width, height }: Geometry, limits: GeometryLimits): string | null {
   const { multiple, minSide, maxSide, maxAspect } = limits;
-  if (width % multiple !== 0 || height % multiple !== 0) return `both sides must be multiples of ${multiple} (got ${width}x${height})`;
-  if (Math.min(width, height) < minSide || Math.max(width, height) > maxSide) return `each side must be from ${minSide} to ${maxSide} pixels (got ${width}x${height})`;
-  if (Math.max(width, height) > maxAspect * Math.min(width, height)) return `the aspect ratio must be at most ${maxAspect}:1 (got ${width}x${height})`;
+  if (width % multiple !== 0 || height % multiple !== 0)
+    return `both sides must be multiples of ${multiple} (got ${width}x${height})`;
+  if (Math.min(width, height) < minSide || Math.max(width, height) > maxSide)
+    return `each side must be from ${minSide} to ${maxSide} pixels (got ${width}x${height})`;
+  if (Math.max(width, height) > maxAspect * Math.min(width, height))
+    return `the aspect ratio must be at most ${maxAspect}:1 (got ${width}x${height})`;
   return null;
 }
 
@@ -62,7 +65,11 @@ export function resolveGeometry(fields: GeometryFields, fallback: Geometry, limi
   const explicit = size.toLowerCase() !== 'auto';
   if (explicit) {
     const parsed = parseSizeText(size);
-    if (!parsed) throw fieldError(['body', 'size'], `must be WIDTHxHEIGHT (for example 1024x1024) or auto, got ${JSON.stringify(size.slice(0, 32))}`);
+    if (!parsed)
+      throw fieldError(
+        ['body', 'size'],
+        `must be WIDTHxHEIGHT (for example 1024x1024) or auto, got ${JSON.stringify(size.slice(0, 32))}`,
+      );
     const problem = geometryProblem(parsed, limits);
     if (problem) throw fieldError(['body', 'size'], `unsupported size: ${problem}`);
     if (fields.aspect_ratio) throw fieldError(['body', 'aspect_ratio'], 'give either size or aspect_ratio, not both');
@@ -75,8 +82,13 @@ export function resolveGeometry(fields: GeometryFields, fallback: Geometry, limi
     const match = /^(\d{1,3}):(\d{1,3})$/.exec(fields.aspect_ratio.trim());
     const w = Number(match?.[1] ?? 0);
     const h = Number(match?.[2] ?? 0);
-    if (!match || w === 0 || h === 0) throw fieldError(['body', 'aspect_ratio'], `must be W:H (for example 16:9), got ${JSON.stringify(fields.aspect_ratio.slice(0, 16))}`);
-    if (Math.max(w, h) > limits.maxAspect * Math.min(w, h)) throw fieldError(['body', 'aspect_ratio'], `the aspect ratio must be at most ${limits.maxAspect}:1`);
+    if (!match || w === 0 || h === 0)
+      throw fieldError(
+        ['body', 'aspect_ratio'],
+        `must be W:H (for example 16:9), got ${JSON.stringify(fields.aspect_ratio.slice(0, 16))}`,
+      );
+    if (Math.max(w, h) > limits.maxAspect * Math.min(w, h))
+      throw fieldError(['body', 'aspect_ratio'], `the aspect ratio must be at most ${limits.maxAspect}:1`);
     ratio = { w, h };
   }
   let long = Math.max(fallback.width, fallback.height);
@@ -84,7 +96,11 @@ export function resolveGeometry(fields: GeometryFields, fallback: Geometry, limi
     const text = fields.resolution.trim().toLowerCase();
     const named = NAMED_RESOLUTIONS[text];
     const pixels = /^\d{1,5}(px)?$/.test(text) ? Number.parseInt(text, 10) : null;
-    if (named === undefined && pixels === null) throw fieldError(['body', 'resolution'], `must be 1K, 2K, 4K or the long side in pixels, got ${JSON.stringify(fields.resolution.slice(0, 16))}`);
+    if (named === undefined && pixels === null)
+      throw fieldError(
+        ['body', 'resolution'],
+        `must be 1K, 2K, 4K or the long side in pixels, got ${JSON.stringify(fields.resolution.slice(0, 16))}`,
+      );
     long = named ?? pixels!;
   }
   const geometry =
@@ -92,7 +108,8 @@ export function resolveGeometry(fields: GeometryFields, fallback: Geometry, limi
       ? { width: long, height: snap((long * ratio.h) / ratio.w, limits.multiple) }
       : { width: snap((long * ratio.w) / ratio.h, limits.multiple), height: long };
   const problem = geometryProblem(geometry, limits);
-  if (problem) throw fieldError(['body', fields.resolution ? 'resolution' : 'aspect_ratio'], `unsupported geometry: ${problem}`);
+  if (problem)
+    throw fieldError(['body', fields.resolution ? 'resolution' : 'aspect_ratio'], `unsupported geometry: ${problem}`);
   return geometry;
 }
 
@@ -100,9 +117,14 @@ export function resolveGeometry(fields: GeometryFields, fallback: Geometry, limi
 export const InputReferenceSchema = z
   .looseObject({
     file_id: z.string().min(1).max(200).optional(),
-    image_url: z.union([z.string().min(1).max(30_000_000), z.looseObject({ url: z.string().min(1).max(30_000_000) })]).optional(),
+    image_url: z
+      .union([z.string().min(1).max(30_000_000), z.looseObject({ url: z.string().min(1).max(30_000_000) })])
+      .optional(),
   })
-  .refine((ref) => (ref.file_id === undefined) !== (ref.image_url === undefined), 'give exactly one of file_id or image_url');
+  .refine(
+    (ref) => (ref.file_id === undefined) !== (ref.image_url === undefined),
+    'give exactly one of file_id or image_url',
+  );
 
 /** One reference as parsed. */
 export type InputReference = z.output<typeof InputReferenceSchema>;
@@ -137,7 +159,13 @@ const imageRequestShape = {
   negative_prompt: optionalText(32_000),
   user: optionalText(),
   output_compression: z.number().int().min(0).max(100).nullable().optional(),
-  seed: z.number().int().min(0).max(2 ** 32 - 1).nullable().optional(),
+  seed: z
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 32 - 1)
+    .nullable()
+    .optional(),
   input_references: z.array(InputReferenceSchema).max(16).optional(),
   expected_text: z.array(z.string().trim().min(1, 'must not be empty').max(80)).min(1).max(4).nullable().optional(),
   max_repairs: z.number().int().min(0).max(5).default(1),
@@ -188,7 +216,11 @@ export const ImageSvcSchema = z.strictObject({
   backend: z.string(),
   price_usd: z.number(),
   our_cost_usd: z.number(),
-  billing: z.strictObject({ pricing_version: z.string(), billing_basis: z.literal('cost_plus'), markup_percent: z.number() }),
+  billing: z.strictObject({
+    pricing_version: z.string(),
+    billing_basis: z.literal('cost_plus'),
+    markup_percent: z.number(),
+  }),
   text_policy: z.enum(TEXT_POLICIES),
   seed: z.number().int(),
   attempts: z.array(ImageAttemptSchema),
@@ -198,7 +230,13 @@ export const ImageSvcSchema = z.strictObject({
 /** POST /v1/images/generations and /v1/images/edits: the images and what they cost. */
 export const ImagesResponseSchema = z.strictObject({
   created: z.number().int(),
-  data: z.array(z.strictObject({ b64_json: z.string().optional(), url: z.string().optional(), revised_prompt: z.string().optional() })),
+  data: z.array(
+    z.strictObject({
+      b64_json: z.string().optional(),
+      url: z.string().optional(),
+      revised_prompt: z.string().optional(),
+    }),
+  ),
   background: z.enum(['transparent', 'opaque']),
   output_format: z.enum(['png', 'jpeg', 'webp']),
   quality: z.enum(['low', 'medium', 'high']),

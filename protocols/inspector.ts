@@ -81,7 +81,12 @@ export const ActorDetailObjectSchema = ActorSummarySchema.extend({
 });
 
 /** One entry of an actor's event log, as stored. */
-export const ActorEventSchema = z.strictObject({ seq: z.number().int().min(1), type: z.string(), ts: Count, data: z.record(z.string(), z.unknown()) });
+export const ActorEventSchema = z.strictObject({
+  seq: z.number().int().min(1),
+  type: z.string(),
+  ts: Count,
+  data: z.record(z.string(), z.unknown()),
+});
 
 /** One step of the history: the state and context after it. */
 export const ActorStepSchema = z.strictObject({
@@ -100,13 +105,26 @@ export const ActorStepSchema = z.strictObject({
 export type ActorStepWire = z.output<typeof ActorStepSchema>;
 
 /** GET /admin/v1/actors/{id}/events (a page). */
-export const ActorEventsPageSchema = z.strictObject({ object: z.literal('actor.events'), data: z.array(ActorEventSchema), next_after: Count, has_more: z.boolean() });
+export const ActorEventsPageSchema = z.strictObject({
+  object: z.literal('actor.events'),
+  data: z.array(ActorEventSchema),
+  next_after: Count,
+  has_more: z.boolean(),
+});
 
 /** GET /admin/v1/actors/{id}/steps */
-export const ActorStepsPageSchema = z.strictObject({ object: z.literal('actor.steps'), data: z.array(ActorStepSchema), next_after: Count, has_more: z.boolean() });
+export const ActorStepsPageSchema = z.strictObject({
+  object: z.literal('actor.steps'),
+  data: z.array(ActorStepSchema),
+  next_after: Count,
+  has_more: z.boolean(),
+});
 
 /** GET /admin/v1/actors/{id}/at/{seq}: the first step that includes event `seq`. */
-export const ActorAtObjectSchema = ActorStepSchema.extend({ object: z.literal('actor.step'), seq: z.number().int().min(1) });
+export const ActorAtObjectSchema = ActorStepSchema.extend({
+  object: z.literal('actor.step'),
+  seq: z.number().int().min(1),
+});
 
 /**
  * GET /admin/v1/actors/{id}/events as SSE; the `event:` line names which: `event` (a log entry,
@@ -121,13 +139,30 @@ export const ActorStreamEventSchema = z.union([
 ]);
 
 /** What a call's turn timeline marks. */
-export const TURN_MARK_KINDS = ['speech_started', 'speech_stopped', 'audio_committed', 'response_started', 'response_done', 'barge_in', 'hang_up', 'closed'] as const;
+export const TURN_MARK_KINDS = [
+  'speech_started',
+  'speech_stopped',
+  'audio_committed',
+  'response_started',
+  'response_done',
+  'barge_in',
+  'hang_up',
+  'closed',
+] as const;
 
 /** GET /admin/v1/actors/{id}/timeline: a realtime call's turns, from its log (`seq`) and history (`step`). */
 export const ActorTimelineObjectSchema = z.strictObject({
   object: z.literal('actor.timeline'),
   actor_id: z.string(),
-  data: z.array(z.strictObject({ ts: Count, kind: z.enum(TURN_MARK_KINDS), label: z.string(), seq: z.number().int().nullable(), step: z.number().int().nullable() })),
+  data: z.array(
+    z.strictObject({
+      ts: Count,
+      kind: z.enum(TURN_MARK_KINDS),
+      label: z.string(),
+      seq: z.number().int().nullable(),
+      step: z.number().int().nullable(),
+    }),
+  ),
 });
 
 /** GET /admin/v1/machines/{name} as JSON: states, the transition table and the definition itself. */
@@ -135,7 +170,15 @@ export const MachineExportObjectSchema = z.strictObject({
   object: z.literal('machine'),
   name: z.string(),
   states: z.array(z.strictObject({ path: z.string(), type: z.string(), invokes: z.array(z.string()) })),
-  transitions: z.array(z.strictObject({ state: z.string(), event: z.string(), guard: z.string().nullable(), targets: z.array(z.string()), actions: z.array(z.string()) })),
+  transitions: z.array(
+    z.strictObject({
+      state: z.string(),
+      event: z.string(),
+      guard: z.string().nullable(),
+      targets: z.array(z.string()),
+      actions: z.array(z.string()),
+    }),
+  ),
   /** XState's JSON of the machine, with its eventless transitions. */
   definition: z.unknown(),
 });

@@ -35,9 +35,11 @@ export function pathBeyondDepth(value: unknown, maxDepth: number): (string | num
       continue;
     }
     if (Array.isArray(current)) {
-      for (let i = current.length - 1; i >= 0; i--) stack.push({ value: current[i], depth: frame.depth + 1, key: i, parent: frame });
+      for (let i = current.length - 1; i >= 0; i--)
+        stack.push({ value: current[i], depth: frame.depth + 1, key: i, parent: frame });
     } else {
-      for (const [key, child] of Object.entries(current)) stack.push({ value: child, depth: frame.depth + 1, key, parent: frame });
+      for (const [key, child] of Object.entries(current))
+        stack.push({ value: child, depth: frame.depth + 1, key, parent: frame });
     }
   }
   return null;
@@ -47,6 +49,15 @@ export function pathBeyondDepth(value: unknown, maxDepth: number): (string | num
 export const MetadataSchema = z
   .record(z.string(), z.unknown())
   .refine((value) => Object.keys(value).length <= METADATA_LIMITS.maxKeys, `at most ${METADATA_LIMITS.maxKeys} keys`)
-  .refine((value) => Object.keys(value).every((key) => key.length <= METADATA_LIMITS.maxKeyLength), `keys are at most ${METADATA_LIMITS.maxKeyLength} characters`)
-  .refine((value) => pathBeyondDepth(value, METADATA_LIMITS.maxDepth) === null, `nested more than ${METADATA_LIMITS.maxDepth} levels deep`)
-  .refine((value) => Buffer.byteLength(JSON.stringify(value)) <= METADATA_LIMITS.maxBytes, `at most ${METADATA_LIMITS.maxBytes} bytes as JSON`);
+  .refine(
+    (value) => Object.keys(value).every((key) => key.length <= METADATA_LIMITS.maxKeyLength),
+    `keys are at most ${METADATA_LIMITS.maxKeyLength} characters`,
+  )
+  .refine(
+    (value) => pathBeyondDepth(value, METADATA_LIMITS.maxDepth) === null,
+    `nested more than ${METADATA_LIMITS.maxDepth} levels deep`,
+  )
+  .refine(
+    (value) => Buffer.byteLength(JSON.stringify(value)) <= METADATA_LIMITS.maxBytes,
+    `at most ${METADATA_LIMITS.maxBytes} bytes as JSON`,
+  );

@@ -13,13 +13,19 @@ export const ORDER_ACTIONS = ['order', 'accept', 'cancel'] as const;
 export type OrderAction = (typeof ORDER_ACTIONS)[number];
 
 /** A listing id: `lst_` and 20 letters or digits. */
-export const ListingIdSchema = z.string().regex(/^lst_[0-9A-Za-z]{20}$/, 'must be a listing id (lst_ and 20 letters or digits)');
+export const ListingIdSchema = z
+  .string()
+  .regex(/^lst_[0-9A-Za-z]{20}$/, 'must be a listing id (lst_ and 20 letters or digits)');
 
 /** An order id: `ord_` and 20 letters or digits. */
-export const OrderIdSchema = z.string().regex(/^ord_[0-9A-Za-z]{20}$/, 'must be an order id (ord_ and 20 letters or digits)');
+export const OrderIdSchema = z
+  .string()
+  .regex(/^ord_[0-9A-Za-z]{20}$/, 'must be an order id (ord_ and 20 letters or digits)');
 
 /** An approval id: `act_` and 20 letters or digits. */
-export const ApprovalIdSchema = z.string().regex(/^act_[0-9A-Za-z]{20}$/, 'must be an approval id (act_ and 20 letters or digits) from the first call');
+export const ApprovalIdSchema = z
+  .string()
+  .regex(/^act_[0-9A-Za-z]{20}$/, 'must be an approval id (act_ and 20 letters or digits) from the first call');
 
 /** The most units one order may have. */
 export const MAX_ORDER_QUANTITY = 100;
@@ -41,13 +47,20 @@ export const ListingObjectSchema = z.strictObject({
 export type ListingObject = z.output<typeof ListingObjectSchema>;
 
 /** The listing catalogue. */
-export const ListingListObjectSchema = z.strictObject({ object: z.literal('list'), data: z.array(ListingObjectSchema) });
+export const ListingListObjectSchema = z.strictObject({
+  object: z.literal('list'),
+  data: z.array(ListingObjectSchema),
+});
 
 /** The listing catalogue on the wire. */
 export type ListingListObject = z.output<typeof ListingListObjectSchema>;
 
 /** What confirming an action moves, in USD: held from the balance, charged, or given back. */
-export const MoneyEffectSchema = z.strictObject({ holds_usd: z.number(), charges_usd: z.number(), releases_usd: z.number() });
+export const MoneyEffectSchema = z.strictObject({
+  holds_usd: z.number(),
+  charges_usd: z.number(),
+  releases_usd: z.number(),
+});
 
 /**
  * A state-changing action that waits for the caller's explicit approval: what it will do and cost,

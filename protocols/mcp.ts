@@ -25,8 +25,18 @@ export const SearchDocsInputSchema = z.strictObject({
 
 /** fetch_doc: one page of the public docs, as Markdown, in slices. */
 export const FetchDocInputSchema = z.strictObject({
-  path: z.string().trim().min(1).max(200).describe('The page, as search_docs names it (for example "docs/chat.md"), or its short name ("chat").'),
-  offset: z.number().int().min(0).default(0).describe('Character offset to start at (for pages longer than max_chars).'),
+  path: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .describe('The page, as search_docs names it (for example "docs/chat.md"), or its short name ("chat").'),
+  offset: z
+    .number()
+    .int()
+    .min(0)
+    .default(0)
+    .describe('Character offset to start at (for pages longer than max_chars).'),
   max_chars: z.number().int().min(200).max(100_000).default(20_000).describe('Most characters to return.'),
 });
 
@@ -38,7 +48,9 @@ export const ApiContractInputSchema = z.strictObject({
     .min(1)
     .max(300)
     .optional()
-    .describe('One operation: "METHOD /path" as in the document (for example "POST /v1/chat/completions") or its operationId.'),
+    .describe(
+      'One operation: "METHOD /path" as in the document (for example "POST /v1/chat/completions") or its operationId.',
+    ),
   full: z.boolean().default(false).describe('The whole OpenAPI 3.1 document instead of the index.'),
 });
 
@@ -66,7 +78,10 @@ export const ListModelsInputSchema = z.strictObject({});
 
 /** estimate: what a request would cost and take (no model call, no balance needed), as POST /v1/estimate. */
 export const EstimateInputSchema = z.looseObject({
-  modality: z.enum(['chat', ...MEDIA_MODALITIES]).optional().describe('chat (default) or a media modality.'),
+  modality: z
+    .enum(['chat', ...MEDIA_MODALITIES])
+    .optional()
+    .describe('chat (default) or a media modality.'),
   model: z.string().optional(),
   messages: z.array(z.unknown()).optional().describe('For chat: the messages; may be left out.'),
 });
@@ -113,7 +128,9 @@ export const McpErrorDataSchema = z.strictObject({
   type: z.string(),
   param: z.string().nullable(),
   request_id: z.string(),
-  detail: z.array(z.strictObject({ loc: z.array(z.union([z.string(), z.number()])), msg: z.string(), type: z.string() })).optional(),
+  detail: z
+    .array(z.strictObject({ loc: z.array(z.union([z.string(), z.number()])), msg: z.string(), type: z.string() }))
+    .optional(),
 });
 
 /** The error data on the wire. */

@@ -69,7 +69,12 @@ export function findModel(id: string): ModelCard | undefined {
 /** Throws 404 `model_not_found` for an id the catalogue does not have. */
 export function requireModel(id: string, param = 'model'): ModelCard {
   const model = findModel(id);
-  if (!model) throw new ApiError('model_not_found', `The model '${quoted(id)}' does not exist. Use pro-1 or a dated snapshot listed by GET /v1/models.`, { param });
+  if (!model)
+    throw new ApiError(
+      'model_not_found',
+      `The model '${quoted(id)}' does not exist. Use pro-1 or a dated snapshot listed by GET /v1/models.`,
+      { param },
+    );
   return model;
 }
 
@@ -83,6 +88,12 @@ export function requireVariant(variantId: string | null | undefined, model: Mode
   if (variant && (variant.id === model.id || variant.snapshot_of === model.id)) return;
   throw new ApiError('validation_error', `target_variant_id '${quoted(variantId)}' is not a variant of ${model.id}.`, {
     param: 'target_variant_id',
-    detail: [{ loc: ['body', 'target_variant_id'], msg: `not a variant of ${model.id}; use one of its dated snapshots`, type: 'value_error' }],
+    detail: [
+      {
+        loc: ['body', 'target_variant_id'],
+        msg: `not a variant of ${model.id}; use one of its dated snapshots`,
+        type: 'value_error',
+      },
+    ],
   });
 }

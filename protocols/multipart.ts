@@ -116,7 +116,8 @@ function decodeExtValue(extValue: string): string {
   const match = /^([^']*)'[^']*'(.*)$/.exec(extValue);
   const charset = match?.[1]?.toLowerCase();
   const encoded = match?.[2] ?? '';
-  if (charset !== 'utf-8' && charset !== 'iso-8859-1') throw new MultipartError(`unsupported filename* value: ${extValue}`);
+  if (charset !== 'utf-8' && charset !== 'iso-8859-1')
+    throw new MultipartError(`unsupported filename* value: ${extValue}`);
   const bytes: number[] = [];
   for (let at = 0; at < encoded.length; at++) {
     if (encoded[at] === '%') {
@@ -154,7 +155,8 @@ function partHead(lines: string[]): MultipartPartHead {
   }
   if (disposition === undefined) throw new MultipartError('a part has no Content-Disposition');
   const type = /^\s*([^\s;]+)\s*/.exec(disposition);
-  if (!type || type[1]?.toLowerCase() !== 'form-data') throw new MultipartError(`Content-Disposition is not form-data: ${disposition}`);
+  if (!type || type[1]?.toLowerCase() !== 'form-data')
+    throw new MultipartError(`Content-Disposition is not form-data: ${disposition}`);
   const params = parseParameters(disposition, type[0].length);
   if (!params) throw new MultipartError(`malformed Content-Disposition: ${disposition}`);
   const name = params.get('name');
@@ -324,7 +326,8 @@ export class MultipartParser {
       if (read.line.length === 0) break;
       const text = read.line.toString('utf8');
       const last = this.#headerLines.length - 1;
-      if ((text[0] === ' ' || text[0] === '\t') && last >= 0) this.#headerLines[last] += ` ${text.trim()}`; // obsolete folding
+      if ((text[0] === ' ' || text[0] === '\t') && last >= 0)
+        this.#headerLines[last] += ` ${text.trim()}`; // obsolete folding
       else this.#headerLines.push(text);
     }
     const head = partHead(this.#headerLines);
@@ -361,6 +364,7 @@ export class MultipartParser {
 
   #countHeaderBytes(count: number): void {
     this.#headerBytes += count;
-    if (this.#headerBytes > this.#maxHeaderBytes) throw new MultipartError(`a part header block exceeds ${this.#maxHeaderBytes} bytes`);
+    if (this.#headerBytes > this.#maxHeaderBytes)
+      throw new MultipartError(`a part header block exceeds ${this.#maxHeaderBytes} bytes`);
   }
 }

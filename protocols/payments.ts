@@ -30,10 +30,38 @@ export interface TierDefinition {
 /** The ladder, lowest first. Operator credits do not count as paid: only provider payments do. */
 export const TIER_LADDER: readonly TierDefinition[] = [
   { id: 'free', name: 'Free', minPaidMicros: 0, minAccountAgeDays: 0, requestsPerMinute: 60, maxConcurrentRequests: 4 },
-  { id: 'tier-1', name: 'Tier 1', minPaidMicros: 5_000_000, minAccountAgeDays: 0, requestsPerMinute: 500, maxConcurrentRequests: 16 },
-  { id: 'tier-2', name: 'Tier 2', minPaidMicros: 50_000_000, minAccountAgeDays: 7, requestsPerMinute: 2_000, maxConcurrentRequests: 64 },
-  { id: 'tier-3', name: 'Tier 3', minPaidMicros: 250_000_000, minAccountAgeDays: 30, requestsPerMinute: 5_000, maxConcurrentRequests: 128 },
-  { id: 'tier-4', name: 'Tier 4', minPaidMicros: 1_000_000_000, minAccountAgeDays: 90, requestsPerMinute: 10_000, maxConcurrentRequests: 256 },
+  {
+    id: 'tier-1',
+    name: 'Tier 1',
+    minPaidMicros: 5_000_000,
+    minAccountAgeDays: 0,
+    requestsPerMinute: 500,
+    maxConcurrentRequests: 16,
+  },
+  {
+    id: 'tier-2',
+    name: 'Tier 2',
+    minPaidMicros: 50_000_000,
+    minAccountAgeDays: 7,
+    requestsPerMinute: 2_000,
+    maxConcurrentRequests: 64,
+  },
+  {
+    id: 'tier-3',
+    name: 'Tier 3',
+    minPaidMicros: 250_000_000,
+    minAccountAgeDays: 30,
+    requestsPerMinute: 5_000,
+    maxConcurrentRequests: 128,
+  },
+  {
+    id: 'tier-4',
+    name: 'Tier 4',
+    minPaidMicros: 1_000_000_000,
+    minAccountAgeDays: 90,
+    requestsPerMinute: 10_000,
+    maxConcurrentRequests: 256,
+  },
 ];
 
 /** The tier `id` of the ladder. */
@@ -41,7 +69,10 @@ export function tierDefinition(id: TierId): TierDefinition {
   return TIER_LADDER.find((tier) => tier.id === id)!;
 }
 
-const TierLimitsSchema = z.strictObject({ requests_per_minute: z.number().int(), max_concurrent_requests: z.number().int() });
+const TierLimitsSchema = z.strictObject({
+  requests_per_minute: z.number().int(),
+  max_concurrent_requests: z.number().int(),
+});
 
 /** A rung of the ladder on the wire. */
 export const TierObjectSchema = z.strictObject({
@@ -115,8 +146,22 @@ export interface PlanDefinition {
 
 /** Purchasable plans. None includes usage credits: usage is pay as you go only (spec §1.4). */
 export const PLANS: readonly PlanDefinition[] = [
-  { id: 'plus-2026-07', name: 'Plus', version: '2026-07', priceMicrosPerMonth: 20_000_000, tierFloor: 'tier-2', earlyAccess: ['marketplace'] },
-  { id: 'team-2026-07', name: 'Team', version: '2026-07', priceMicrosPerMonth: 100_000_000, tierFloor: 'tier-3', earlyAccess: ['marketplace', 'ai-companies'] },
+  {
+    id: 'plus-2026-07',
+    name: 'Plus',
+    version: '2026-07',
+    priceMicrosPerMonth: 20_000_000,
+    tierFloor: 'tier-2',
+    earlyAccess: ['marketplace'],
+  },
+  {
+    id: 'team-2026-07',
+    name: 'Team',
+    version: '2026-07',
+    priceMicrosPerMonth: 100_000_000,
+    tierFloor: 'tier-3',
+    earlyAccess: ['marketplace', 'ai-companies'],
+  },
 ];
 
 /** Ids of the purchasable plans. */
@@ -172,7 +217,9 @@ export const SubscriptionObjectSchema = z.strictObject({
   /** Access lasts until then (set once cancelled at period end). */
   cancel_at: z.number().int().nullable(),
   /** A cancel or change sent to the provider and not yet confirmed by its webhook. */
-  pending: z.strictObject({ action: z.enum(['cancel', 'change']), plan: z.string().nullable(), requested_at: z.number().int() }).nullable(),
+  pending: z
+    .strictObject({ action: z.enum(['cancel', 'change']), plan: z.string().nullable(), requested_at: z.number().int() })
+    .nullable(),
   created_at: z.number().int(),
   updated_at: z.number().int(),
 });

@@ -38,7 +38,11 @@ export interface RealtimeUsage extends TokenUsage {
 
 /** A realtime call's price: its tokens at chat prices plus its audio cost-plus, in micro-USD. */
 export function realtimePriceMicros(usage: RealtimeUsage): number {
-  const audioCost = Math.ceil((usage.audioInMs * REALTIME_AUDIO_IN_COST_PER_MINUTE_MICROS + usage.audioOutMs * REALTIME_AUDIO_OUT_COST_PER_MINUTE_MICROS) / 60_000);
+  const audioCost = Math.ceil(
+    (usage.audioInMs * REALTIME_AUDIO_IN_COST_PER_MINUTE_MICROS +
+      usage.audioOutMs * REALTIME_AUDIO_OUT_COST_PER_MINUTE_MICROS) /
+      60_000,
+  );
   return chatPriceMicros(usage) + mediaPriceMicros(audioCost);
 }
 
@@ -108,7 +112,11 @@ export function audioCostMicros(units: number, costMicrosPerBlock: number, block
   return Math.ceil((units * costMicrosPerBlock) / blockUnits);
 }
 
-function audioItem(basis: string, modality: AudioRatedModality, rates: AudioRateTable): z.output<typeof AudioItemSchema> {
+function audioItem(
+  basis: string,
+  modality: AudioRatedModality,
+  rates: AudioRateTable,
+): z.output<typeof AudioItemSchema> {
   const block = AUDIO_RATE_BLOCKS[modality];
   return {
     basis,
@@ -143,7 +151,12 @@ export function imageCostMicros(perMegapixel: number, width: number, height: num
 
 function mediaRates(table: Record<string, { standard: number; premium: number }>): z.output<typeof MediaRatesSchema> {
   return Object.entries(table).flatMap(([backend, rates]) =>
-    (['standard', 'premium'] as const).map((tier) => ({ backend, tier, cost_usd: microsToUsd(rates[tier]), price_usd: microsToUsd(mediaPriceMicros(rates[tier])) })),
+    (['standard', 'premium'] as const).map((tier) => ({
+      backend,
+      tier,
+      cost_usd: microsToUsd(rates[tier]),
+      price_usd: microsToUsd(mediaPriceMicros(rates[tier])),
+    })),
   );
 }
 
@@ -168,8 +181,18 @@ export function tariff(audioRates: AudioRateTable = NO_AUDIO_RATES): PricingObje
       markup_percent: MEDIA_MARKUP_PERCENT,
       rounding: 'up to the next micro-USD',
       items: {
-        image: { basis: 'backend_cost_per_megapixel', tiers: ['standard', 'premium'], per: 'megapixel', backends: mediaRates(IMAGE_COST_PER_MEGAPIXEL_MICROS) },
-        video: { basis: 'backend_cost_per_second', charged: 'once_on_completion', per: 'second', backends: mediaRates(VIDEO_COST_PER_SECOND_MICROS) },
+        image: {
+          basis: 'backend_cost_per_megapixel',
+          tiers: ['standard', 'premium'],
+          per: 'megapixel',
+          backends: mediaRates(IMAGE_COST_PER_MEGAPIXEL_MICROS),
+        },
+        video: {
+          basis: 'backend_cost_per_second',
+          charged: 'once_on_completion',
+          per: 'second',
+          backends: mediaRates(VIDEO_COST_PER_SECOND_MICROS),
+        },
         speech: audioItem('backend_cost_per_input_character', 'speech', audioRates),
         transcription: audioItem('backend_cost_per_audio_second', 'transcription', audioRates),
         music: audioItem('backend_cost_per_output_second', 'music', audioRates),
@@ -198,12 +221,21 @@ export function tariff(audioRates: AudioRateTable = NO_AUDIO_RATES): PricingObje
 const Basis = z.strictObject({ basis: z.string() });
 
 /** Image and video rates per backend and tier: our cost and the price per unit (`per`). */
-const MediaRatesSchema = z.array(z.strictObject({ backend: z.string(), tier: z.enum(['standard', 'premium']), cost_usd: z.number(), price_usd: z.number() }));
+const MediaRatesSchema = z.array(
+  z.strictObject({
+    backend: z.string(),
+    tier: z.enum(['standard', 'premium']),
+    cost_usd: z.number(),
+    price_usd: z.number(),
+  }),
+);
 
 /** An audio item of the tariff: its rates per engine, cost and price per block (`per`). */
 const AudioItemSchema = Basis.extend({
   per: z.string(),
-  backends: z.array(z.strictObject({ backend: z.string(), engine: z.string(), cost_usd: z.number(), price_usd: z.number() })),
+  backends: z.array(
+    z.strictObject({ backend: z.string(), engine: z.string(), cost_usd: z.number(), price_usd: z.number() }),
+  ),
 });
 
 /** GET /v1/pricing: the machine-readable tariff. */
@@ -244,7 +276,12 @@ export const PricingObjectSchema = z.strictObject({
     charged: z.string(),
   }),
   holds: z.string(),
-  tiers: z.strictObject({ version: z.string(), basis: z.string(), note: z.string(), ladder: z.array(TierObjectSchema) }),
+  tiers: z.strictObject({
+    version: z.string(),
+    basis: z.string(),
+    note: z.string(),
+    ladder: z.array(TierObjectSchema),
+  }),
 });
 
 /** The tariff on the wire. */
@@ -272,7 +309,16 @@ export const EstimateObjectSchema = z.strictObject({
 export type EstimateObject = z.output<typeof EstimateObjectSchema>;
 
 /** The modalities `/v1/estimate` prices besides chat (`modality` in the request; absent means chat). */
-export const MEDIA_MODALITIES = ['speech', 'transcription', 'music', 'sound_effect', 'voice_clone', 'image', 'image_edit', 'video'] as const;
+export const MEDIA_MODALITIES = [
+  'speech',
+  'transcription',
+  'music',
+  'sound_effect',
+  'voice_clone',
+  'image',
+  'image_edit',
+  'video',
+] as const;
 
 /** A media modality. */
 export type MediaModality = (typeof MEDIA_MODALITIES)[number];

@@ -63,7 +63,11 @@ export const ResponseUsageViewSchema = z.strictObject({
   total_tokens: z.number().int().nonnegative(),
   input_tokens: z.number().int().nonnegative(),
   output_tokens: z.number().int().nonnegative(),
-  input_token_details: z.strictObject({ text_tokens: z.number().int(), audio_tokens: z.number().int(), cached_tokens: z.number().int() }),
+  input_token_details: z.strictObject({
+    text_tokens: z.number().int(),
+    audio_tokens: z.number().int(),
+    cached_tokens: z.number().int(),
+  }),
   output_token_details: z.strictObject({ text_tokens: z.number().int(), audio_tokens: z.number().int() }),
   svc: z.strictObject({ audio_out_seconds: z.number().nonnegative() }),
 });
@@ -76,8 +80,14 @@ export const ResponseViewSchema = z.strictObject({
   status: z.enum(['in_progress', 'completed', 'cancelled', 'failed']),
   status_details: z.union([
     z.null(),
-    z.strictObject({ type: z.literal('cancelled'), reason: z.enum(['turn_detected', 'client_cancelled', 'disconnected', 'insufficient_balance']) }),
-    z.strictObject({ type: z.literal('failed'), error: z.strictObject({ type: z.string(), code: z.string(), message: z.string() }) }),
+    z.strictObject({
+      type: z.literal('cancelled'),
+      reason: z.enum(['turn_detected', 'client_cancelled', 'disconnected', 'insufficient_balance']),
+    }),
+    z.strictObject({
+      type: z.literal('failed'),
+      error: z.strictObject({ type: z.string(), code: z.string(), message: z.string() }),
+    }),
   ]),
   output: z.array(ItemViewSchema),
   output_modalities: z.array(ModalitySchema),
@@ -105,18 +115,49 @@ export const RealtimeSvcSchema = z.strictObject({
 export type RealtimeSvc = z.output<typeof RealtimeSvcSchema>;
 
 const eventId = z.string();
-const contentRef = { response_id: z.string(), item_id: z.string(), output_index: z.number().int(), content_index: z.number().int() };
+const contentRef = {
+  response_id: z.string(),
+  item_id: z.string(),
+  output_index: z.number().int(),
+  content_index: z.number().int(),
+};
 
 /** Every server event the realtime socket sends, by `type`. */
 export const ServerEventSchema = z.discriminatedUnion('type', [
   z.strictObject({ event_id: eventId, type: z.literal('session.created'), session: SessionViewSchema }),
   z.strictObject({ event_id: eventId, type: z.literal('session.updated'), session: SessionViewSchema }),
-  z.strictObject({ event_id: eventId, type: z.literal('input_audio_buffer.speech_started'), audio_start_ms: z.number(), item_id: z.string() }),
-  z.strictObject({ event_id: eventId, type: z.literal('input_audio_buffer.speech_stopped'), audio_end_ms: z.number(), item_id: z.string() }),
-  z.strictObject({ event_id: eventId, type: z.literal('input_audio_buffer.committed'), previous_item_id: z.string().nullable(), item_id: z.string() }),
+  z.strictObject({
+    event_id: eventId,
+    type: z.literal('input_audio_buffer.speech_started'),
+    audio_start_ms: z.number(),
+    item_id: z.string(),
+  }),
+  z.strictObject({
+    event_id: eventId,
+    type: z.literal('input_audio_buffer.speech_stopped'),
+    audio_end_ms: z.number(),
+    item_id: z.string(),
+  }),
+  z.strictObject({
+    event_id: eventId,
+    type: z.literal('input_audio_buffer.committed'),
+    previous_item_id: z.string().nullable(),
+    item_id: z.string(),
+  }),
   z.strictObject({ event_id: eventId, type: z.literal('input_audio_buffer.cleared') }),
-  z.strictObject({ event_id: eventId, type: z.literal('conversation.item.added'), previous_item_id: z.string().nullable(), item: ItemViewSchema, client_event_id: z.string().optional() }),
-  z.strictObject({ event_id: eventId, type: z.literal('conversation.item.done'), previous_item_id: z.string().nullable(), item: ItemViewSchema }),
+  z.strictObject({
+    event_id: eventId,
+    type: z.literal('conversation.item.added'),
+    previous_item_id: z.string().nullable(),
+    item: ItemViewSchema,
+    client_event_id: z.string().optional(),
+  }),
+  z.strictObject({
+    event_id: eventId,
+    type: z.literal('conversation.item.done'),
+    previous_item_id: z.string().nullable(),
+    item: ItemViewSchema,
+  }),
   z.strictObject({
     event_id: eventId,
     type: z.literal('conversation.item.input_audio_transcription.completed'),
@@ -133,26 +174,83 @@ export const ServerEventSchema = z.discriminatedUnion('type', [
     error: z.strictObject({ type: z.string(), code: z.string(), message: z.string() }),
   }),
   z.strictObject({ event_id: eventId, type: z.literal('response.created'), response: ResponseViewSchema }),
-  z.strictObject({ event_id: eventId, type: z.literal('response.output_item.added'), response_id: z.string(), output_index: z.number().int(), item: ItemViewSchema }),
-  z.strictObject({ event_id: eventId, type: z.literal('response.content_part.added'), ...contentRef, part: ItemContentViewSchema }),
-  z.strictObject({ event_id: eventId, type: z.literal('response.output_text.delta'), ...contentRef, delta: z.string() }),
-  z.strictObject({ event_id: eventId, type: z.literal('response.output_audio_transcript.delta'), ...contentRef, delta: z.string() }),
+  z.strictObject({
+    event_id: eventId,
+    type: z.literal('response.output_item.added'),
+    response_id: z.string(),
+    output_index: z.number().int(),
+    item: ItemViewSchema,
+  }),
+  z.strictObject({
+    event_id: eventId,
+    type: z.literal('response.content_part.added'),
+    ...contentRef,
+    part: ItemContentViewSchema,
+  }),
+  z.strictObject({
+    event_id: eventId,
+    type: z.literal('response.output_text.delta'),
+    ...contentRef,
+    delta: z.string(),
+  }),
+  z.strictObject({
+    event_id: eventId,
+    type: z.literal('response.output_audio_transcript.delta'),
+    ...contentRef,
+    delta: z.string(),
+  }),
   // `svc_ts` (epoch ms at send) only with `?svc_timing=1`, for load tests measuring relay latency.
-  z.strictObject({ event_id: eventId, type: z.literal('response.output_audio.delta'), ...contentRef, delta: z.string(), svc_ts: z.number().optional() }),
+  z.strictObject({
+    event_id: eventId,
+    type: z.literal('response.output_audio.delta'),
+    ...contentRef,
+    delta: z.string(),
+    svc_ts: z.number().optional(),
+  }),
   z.strictObject({ event_id: eventId, type: z.literal('response.output_text.done'), ...contentRef, text: z.string() }),
   z.strictObject({ event_id: eventId, type: z.literal('response.output_audio.done'), ...contentRef }),
-  z.strictObject({ event_id: eventId, type: z.literal('response.output_audio_transcript.done'), ...contentRef, transcript: z.string() }),
-  z.strictObject({ event_id: eventId, type: z.literal('response.content_part.done'), ...contentRef, part: ItemContentViewSchema }),
-  z.strictObject({ event_id: eventId, type: z.literal('response.output_item.done'), response_id: z.string(), output_index: z.number().int(), item: ItemViewSchema }),
+  z.strictObject({
+    event_id: eventId,
+    type: z.literal('response.output_audio_transcript.done'),
+    ...contentRef,
+    transcript: z.string(),
+  }),
+  z.strictObject({
+    event_id: eventId,
+    type: z.literal('response.content_part.done'),
+    ...contentRef,
+    part: ItemContentViewSchema,
+  }),
+  z.strictObject({
+    event_id: eventId,
+    type: z.literal('response.output_item.done'),
+    response_id: z.string(),
+    output_index: z.number().int(),
+    item: ItemViewSchema,
+  }),
   z.strictObject({ event_id: eventId, type: z.literal('response.done'), response: ResponseViewSchema }),
   z.strictObject({ event_id: eventId, type: z.literal('error'), error: ErrorViewSchema }),
-  z.strictObject({ event_id: eventId, type: z.literal('svc.realtime.ending'), reason: z.enum(['farewell', 'hang_up_request']), language: z.string().nullable() }),
-  z.strictObject({ event_id: eventId, type: z.literal('svc.realtime.end_ready'), grace_ms: z.number().int().nonnegative() }),
+  z.strictObject({
+    event_id: eventId,
+    type: z.literal('svc.realtime.ending'),
+    reason: z.enum(['farewell', 'hang_up_request']),
+    language: z.string().nullable(),
+  }),
+  z.strictObject({
+    event_id: eventId,
+    type: z.literal('svc.realtime.end_ready'),
+    grace_ms: z.number().int().nonnegative(),
+  }),
   z.strictObject({
     event_id: eventId,
     type: z.literal('svc.realtime.closed'),
     reason: z.enum(['end_ack', 'grace', 'disconnected', 'insufficient_balance']).nullable(),
-    usage: z.strictObject({ audio_in_seconds: z.number(), audio_out_seconds: z.number(), prompt_tokens: z.number().int(), completion_tokens: z.number().int() }),
+    usage: z.strictObject({
+      audio_in_seconds: z.number(),
+      audio_out_seconds: z.number(),
+      prompt_tokens: z.number().int(),
+      completion_tokens: z.number().int(),
+    }),
     dropped_audio_frames: z.number().int().nonnegative(),
     svc: RealtimeSvcSchema,
   }),
@@ -165,4 +263,6 @@ export type ServerEvent = z.output<typeof ServerEventSchema>;
 export const SERVER_EVENT_TYPES = ServerEventSchema.options.map((option) => option.shape.type.value);
 
 /** A server event before the outbox stamps its `event_id`. */
-export type UnstampedEvent<T extends ServerEvent['type'] = ServerEvent['type']> = T extends unknown ? Omit<Extract<ServerEvent, { type: T }>, 'event_id'> : never;
+export type UnstampedEvent<T extends ServerEvent['type'] = ServerEvent['type']> = T extends unknown
+  ? Omit<Extract<ServerEvent, { type: T }>, 'event_id'>
+  : never;

@@ -39,10 +39,19 @@ export const SessionUpdateSchema = z.object({
         .object({
           format: PcmFormatSchema.optional(),
           turn_detection: TurnDetectionSchema.optional(),
-          transcription: z.object({ model: z.string().max(200).optional(), language: z.string().min(2).max(12).optional() }).nullable().optional(),
+          transcription: z
+            .object({ model: z.string().max(200).optional(), language: z.string().min(2).max(12).optional() })
+            .nullable()
+            .optional(),
         })
         .optional(),
-      output: z.object({ format: PcmFormatSchema.optional(), voice: z.string().min(1).max(64).optional(), speed: z.number().min(0.25).max(4).optional() }).optional(),
+      output: z
+        .object({
+          format: PcmFormatSchema.optional(),
+          voice: z.string().min(1).max(64).optional(),
+          speed: z.number().min(0.25).max(4).optional(),
+        })
+        .optional(),
     })
     .optional(),
 });
@@ -73,13 +82,22 @@ export const ClientEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('input_audio_buffer.append'), event_id: z.string().optional(), audio: base64 }),
   z.object({ type: z.literal('input_audio_buffer.commit'), event_id: z.string().optional() }),
   z.object({ type: z.literal('input_audio_buffer.clear'), event_id: z.string().optional() }),
-  z.object({ type: z.literal('conversation.item.create'), event_id: z.string().optional(), previous_item_id: z.string().nullable().optional(), item: ClientItemSchema }),
+  z.object({
+    type: z.literal('conversation.item.create'),
+    event_id: z.string().optional(),
+    previous_item_id: z.string().nullable().optional(),
+    item: ClientItemSchema,
+  }),
   z.object({
     type: z.literal('response.create'),
     event_id: z.string().optional(),
     response: z
       .object({
-        output_modalities: z.array(z.enum(['text', 'audio'])).min(1).max(2).optional(),
+        output_modalities: z
+          .array(z.enum(['text', 'audio']))
+          .min(1)
+          .max(2)
+          .optional(),
         instructions: z.string().max(100_000).optional(),
         max_output_tokens: z.union([z.number().int().min(1).max(4096), z.literal('inf')]).optional(),
         metadata: MetadataSchema.optional(),

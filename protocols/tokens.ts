@@ -21,7 +21,12 @@ export function partTokens(part: ContentPart): number {
       // Transcription work scales with the audio: about 1 token per 16 bytes of base64 PCM.
       return 50 + Math.ceil(part.input_audio.data.length / 16);
     case 'file':
-      return 50 + (part.file.file_data ? countTokens(Buffer.from(part.file.file_data.replace(/^data:[^,]*,/, ''), 'base64').toString('utf8')) : 0);
+      return (
+        50 +
+        (part.file.file_data
+          ? countTokens(Buffer.from(part.file.file_data.replace(/^data:[^,]*,/, ''), 'base64').toString('utf8'))
+          : 0)
+      );
     case 'input_video':
       return 1500;
   }

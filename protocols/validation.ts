@@ -14,7 +14,11 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
 }
 
 /** Maps zod issues to HTTPValidationError items; a missing field gets type `missing`. */
-export function issuesToDetail(issues: readonly z.core.$ZodIssue[], input: unknown, source: ValidationSource): ValidationDetail[] {
+export function issuesToDetail(
+  issues: readonly z.core.$ZodIssue[],
+  input: unknown,
+  source: ValidationSource,
+): ValidationDetail[] {
   return issues.map((issue) => {
     const path = issue.path.map((key) => (typeof key === 'symbol' ? String(key) : key));
     const missing = issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined;
@@ -27,7 +31,11 @@ export function issuesToDetail(issues: readonly z.core.$ZodIssue[], input: unkno
 }
 
 /** Parses `input` with `schema` or throws a 422 ApiError carrying the `detail` list. */
-export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, source: ValidationSource = 'body'): z.output<S> {
+export function parseOrThrow<S extends z.ZodType>(
+  schema: S,
+  input: unknown,
+  source: ValidationSource = 'body',
+): z.output<S> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   const detail = issuesToDetail(result.error.issues, input, source);
@@ -42,7 +50,14 @@ function throwValidation(message: string, detail: ValidationDetail[], param: str
 }
 
 /** A 422 for one field a schema cannot judge alone (a size known only at run time, a path parameter). */
-export function fieldError(loc: [ValidationSource, ...(string | number)[]], msg: string, type = 'value_error'): ApiError {
+export function fieldError(
+  loc: [ValidationSource, ...(string | number)[]],
+  msg: string,
+  type = 'value_error',
+): ApiError {
   const where = loc.slice(1).join('.');
-  return new ApiError('validation_error', `Invalid ${loc[0]} at ${where}: ${msg}`, { detail: [{ loc, msg, type }], param: where });
+  return new ApiError('validation_error', `Invalid ${loc[0]} at ${where}: ${msg}`, {
+    detail: [{ loc, msg, type }],
+    param: where,
+  });
 }

@@ -30,7 +30,13 @@ export const VideoGenerationRequestSchema = z.looseObject({
     .optional(),
   size: optionalText(32),
   quality: z.enum(VIDEO_QUALITIES).nullable().optional(),
-  seed: z.number().int().min(0).max(2 ** 32 - 1).nullable().optional(),
+  seed: z
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 32 - 1)
+    .nullable()
+    .optional(),
   user: optionalText(),
   metadata: z.record(z.string(), z.unknown()).optional(),
 });
@@ -56,7 +62,12 @@ export const VideoSvcSchema = z.strictObject({
   our_cost_usd: z.number(),
   hold_usd: z.number(),
   charged: z.boolean(),
-  billing: z.strictObject({ pricing_version: z.string(), billing_basis: z.literal('cost_plus'), markup_percent: z.number(), charged: z.literal('once_on_completion') }),
+  billing: z.strictObject({
+    pricing_version: z.string(),
+    billing_basis: z.literal('cost_plus'),
+    markup_percent: z.number(),
+    charged: z.literal('once_on_completion'),
+  }),
   state: z.string(),
 });
 
@@ -79,7 +90,14 @@ export const VideoJobSchema = z.strictObject({
   seed: z.number().int(),
   remixed_from_video_id: z.null(),
   error: z.strictObject({ code: z.string(), message: z.string() }).nullable(),
-  data: z.array(z.strictObject({ url: z.string(), expires_at: z.number().int(), content_type: z.string(), bytes: z.number().int() })),
+  data: z.array(
+    z.strictObject({
+      url: z.string(),
+      expires_at: z.number().int(),
+      content_type: z.string(),
+      bytes: z.number().int(),
+    }),
+  ),
   svc: VideoSvcSchema,
 });
 
@@ -103,7 +121,9 @@ export const VideoListQuerySchema = z.looseObject({
 });
 
 /** GET …/content query (the SDK's `variant`). */
-export const VideoContentQuerySchema = z.looseObject({ variant: z.enum(['video', 'thumbnail', 'spritesheet']).default('video') });
+export const VideoContentQuerySchema = z.looseObject({
+  variant: z.enum(['video', 'thumbnail', 'spritesheet']).default('video'),
+});
 
 /** GET …/events query: events after this seq (-1 from the start). */
 export const VideoEventsQuerySchema = z.looseObject({ after: z.coerce.number().int().min(-1).default(-1) });
@@ -117,7 +137,11 @@ export const VideoJobEventSchema = z.strictObject({
 });
 
 /** DELETE /v1/videos/{id}. */
-export const VideoDeletedSchema = z.strictObject({ id: z.string(), object: z.literal('video.deleted'), deleted: z.literal(true) });
+export const VideoDeletedSchema = z.strictObject({
+  id: z.string(),
+  object: z.literal('video.deleted'),
+  deleted: z.literal(true),
+});
 
 // ---- Video projects (spec §4.8; the bodies are ours, documented in docs/video.md) ----
 
@@ -145,7 +169,9 @@ export const VideoNodeInputSchema = z.looseObject({
 export type VideoNodeInput = z.output<typeof VideoNodeInputSchema>;
 
 /** Issues of a node graph: unique ids, known dependencies, no self-dependency, no cycle. */
-export function graphIssues(nodes: readonly { id: string; depends_on: readonly string[] }[]): { path: (string | number)[]; message: string }[] {
+export function graphIssues(
+  nodes: readonly { id: string; depends_on: readonly string[] }[],
+): { path: (string | number)[]; message: string }[] {
   const issues: { path: (string | number)[]; message: string }[] = [];
   const index = new Map<string, number>();
   nodes.forEach((node, i) => {
@@ -154,13 +180,19 @@ export function graphIssues(nodes: readonly { id: string; depends_on: readonly s
   });
   nodes.forEach((node, i) =>
     node.depends_on.forEach((dep, j) => {
-      if (dep === node.id) issues.push({ path: ['nodes', i, 'depends_on', j], message: 'a node cannot depend on itself' });
-      else if (!index.has(dep)) issues.push({ path: ['nodes', i, 'depends_on', j], message: `no node ${dep} in this project` });
+      if (dep === node.id)
+        issues.push({ path: ['nodes', i, 'depends_on', j], message: 'a node cannot depend on itself' });
+      else if (!index.has(dep))
+        issues.push({ path: ['nodes', i, 'depends_on', j], message: `no node ${dep} in this project` });
     }),
   );
   if (issues.length > 0) return issues;
   const cycle = findCycle(nodes);
-  if (cycle) issues.push({ path: ['nodes', index.get(cycle[0]!)!, 'depends_on'], message: `dependencies form a cycle: ${cycle.join(' → ')}` });
+  if (cycle)
+    issues.push({
+      path: ['nodes', index.get(cycle[0]!)!, 'depends_on'],
+      message: `dependencies form a cycle: ${cycle.join(' → ')}`,
+    });
   return issues;
 }
 
@@ -198,7 +230,8 @@ export const CreateVideoProjectSchema = z
     metadata: z.record(z.string(), z.unknown()).optional(),
   })
   .superRefine((body, ctx) => {
-    for (const issue of graphIssues(body.nodes)) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+    for (const issue of graphIssues(body.nodes))
+      ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
   });
 
 /** A parsed create-project body. */
@@ -227,7 +260,9 @@ export const VideoNodeActionSchema = z.looseObject({
 export const AttachJobSchema = z.looseObject({ job_id: z.string().min(1).max(200) });
 
 /** GET /v1/video-projects query (spec: limit default 50). */
-export const VideoProjectListQuerySchema = z.looseObject({ limit: z.coerce.number().int().min(1).max(200).default(50) });
+export const VideoProjectListQuerySchema = z.looseObject({
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+});
 
 /** A node on the wire. */
 export const VideoNodeSchema = z.strictObject({
@@ -248,7 +283,12 @@ export const VideoNodeSchema = z.strictObject({
 });
 
 /** Nodes per state. */
-const StatusCountsSchema = z.strictObject(Object.fromEntries(VIDEO_NODE_STATES.map((state) => [state, z.number().int()])) as Record<(typeof VIDEO_NODE_STATES)[number], z.ZodNumber>);
+const StatusCountsSchema = z.strictObject(
+  Object.fromEntries(VIDEO_NODE_STATES.map((state) => [state, z.number().int()])) as Record<
+    (typeof VIDEO_NODE_STATES)[number],
+    z.ZodNumber
+  >,
+);
 
 /** A project on the wire. */
 export const VideoProjectSchema = z.strictObject({

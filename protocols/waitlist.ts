@@ -16,7 +16,8 @@ const ContactFields = {
   phone: PhoneSchema.optional(),
 };
 
-const oneContact = (value: { email?: string | undefined; phone?: string | undefined }) => (value.email === undefined) !== (value.phone === undefined);
+const oneContact = (value: { email?: string | undefined; phone?: string | undefined }) =>
+  (value.email === undefined) !== (value.phone === undefined);
 const ONE_CONTACT = { message: 'send exactly one of email or phone', path: ['email'] };
 
 /** POST /v1/waitlist/request */

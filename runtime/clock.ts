@@ -81,7 +81,9 @@ export class SimulatedClock implements Clock {
     const until = this.current + ms;
     for (;;) {
       let next: SimulatedTimer | undefined;
-      for (const timer of this.timers) if (timer.at <= until && (!next || timer.at < next.at || (timer.at === next.at && timer.seq < next.seq))) next = timer;
+      for (const timer of this.timers)
+        if (timer.at <= until && (!next || timer.at < next.at || (timer.at === next.at && timer.seq < next.seq)))
+          next = timer;
       if (!next) break;
       this.timers.delete(next);
       this.current = Math.max(this.current, next.at);

@@ -95,7 +95,10 @@ export const ConfigSchema = z.object({
   SVC_WAITLIST_CODE_TTL_S: intFromEnv(600, 60, 3600),
   SVC_SECRETS_KEY: z
     .string()
-    .refine((value) => Buffer.from(value, 'base64').length === 32, 'must be 32 bytes, base64-encoded (openssl rand -base64 32)')
+    .refine(
+      (value) => Buffer.from(value, 'base64').length === 32,
+      'must be 32 bytes, base64-encoded (openssl rand -base64 32)',
+    )
     .optional(),
   // Payments through Stripe: both keys or neither (unset: checkout answers 503). The API URL is
   // for test doubles and proxies only.
@@ -119,11 +122,20 @@ export const ConfigSchema = z.object({
   // Cluster mode (docs/cluster.md): NATS servers (comma-separated; unset: one node, nothing of NATS
   // loaded), this node's id and the URL other nodes forward to, copies of the log, the lease after
   // which a silent node is fenced, the shared blob directory, and how long SIGTERM waits for answers.
-  SVC_NATS_URL: z.string().regex(/^(nats|tls):\/\/[^\s,]+(,(nats|tls):\/\/[^\s,]+)*$/, 'must be nats:// URLs separated by commas').optional(),
-  SVC_NODE_ID: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, _ or -').optional(),
+  SVC_NATS_URL: z
+    .string()
+    .regex(/^(nats|tls):\/\/[^\s,]+(,(nats|tls):\/\/[^\s,]+)*$/, 'must be nats:// URLs separated by commas')
+    .optional(),
+  SVC_NODE_ID: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, _ or -')
+    .optional(),
   SVC_NODE_URL: z.url({ protocol: /^https?$/ }).optional(),
   SVC_NATS_REPLICAS: z.coerce.number().int().min(1).max(5).optional(),
-  SVC_NATS_STREAM: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).default('SVC_STORE'),
+  SVC_NATS_STREAM: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/)
+    .default('SVC_STORE'),
   SVC_CLUSTER_LEASE_MS: intFromEnv(5000, 300, 600_000),
   SVC_BLOB_DIR: z.string().min(1).optional(),
   SVC_DRAIN_MS: intFromEnv(10_000, 0, 600_000),
@@ -155,17 +167,35 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 
 /** Rules across variables: the openai-compatible backend needs its upstream and model named; TLS needs both files. */
 function crossFieldIssues(config: Config): string[] {
-  const upstream = config.SVC_BACKEND !== 'openai-compatible' ? [] : UPSTREAM_REQUIRED.filter((name) => !config[name]).map((name) => `${name}: required when SVC_BACKEND is openai-compatible`);
-  return [...upstream, ...audioUpstreamIssues(config), ...mediaUpstreamIssues(config), ...tlsIssues(config), ...stripeIssues(config), ...pairIssues(config), ...evidenceKeyIssues(config), ...clusterIssues(config)];
+  const upstream =
+    config.SVC_BACKEND !== 'openai-compatible'
+      ? []
+      : UPSTREAM_REQUIRED.filter((name) => !config[name]).map(
+          (name) => `${name}: required when SVC_BACKEND is openai-compatible`,
+        );
+  return [
+    ...upstream,
+    ...audioUpstreamIssues(config),
+    ...mediaUpstreamIssues(config),
+    ...tlsIssues(config),
+    ...stripeIssues(config),
+    ...pairIssues(config),
+    ...evidenceKeyIssues(config),
+    ...clusterIssues(config),
+  ];
 }
 
 /** Cluster mode needs a node id, and one key for sealed secrets on every node (a per-node key file would not open another node's). */
 function clusterIssues(config: Config): string[] {
   if (!config.SVC_NATS_URL) return [];
-  const missing = (['SVC_NODE_ID', 'SVC_SECRETS_KEY'] as const).filter((name) => !config[name]).map((name) => `${name}: required when SVC_NATS_URL is set`);
+  const missing = (['SVC_NODE_ID', 'SVC_SECRETS_KEY'] as const)
+    .filter((name) => !config[name])
+    .map((name) => `${name}: required when SVC_NATS_URL is set`);
   // Other nodes forward to this URL: a wildcard listen address is not one they can reach.
   const wildcard = ['0.0.0.0', '::', '[::]'].includes(config.HOST) && !config.SVC_NODE_URL;
-  return wildcard ? [...missing, `SVC_NODE_URL: required when SVC_NATS_URL is set and HOST is ${config.HOST}`] : missing;
+  return wildcard
+    ? [...missing, `SVC_NODE_URL: required when SVC_NATS_URL is set and HOST is ${config.HOST}`]
+    : missing;
 }
 
 /** An upstream voice engine needs the upstream's URL (its model names have defaults). */
@@ -200,7 +230,9 @@ function tlsIssues({ SVC_TLS_CERT_FILE: certFile, SVC_TLS_KEY_FILE: keyFile }: C
   }
   try {
     const key = createPrivateKey(readFileSync(keyFile));
-    return cert.checkPrivateKey(key) ? [] : [`SVC_TLS_KEY_FILE: ${keyFile} is not the key of the certificate in SVC_TLS_CERT_FILE`];
+    return cert.checkPrivateKey(key)
+      ? []
+      : [`SVC_TLS_KEY_FILE: ${keyFile} is not the key of the certificate in SVC_TLS_CERT_FILE`];
   } catch (err) {
     return [`SVC_TLS_KEY_FILE: cannot use ${keyFile} as an unencrypted PEM private key (${reason(err)})`];
   }
@@ -215,8 +247,17 @@ function stripeIssues({ SVC_STRIPE_SECRET_KEY: key, SVC_STRIPE_WEBHOOK_SECRET: s
 
 /** Settings that only work together: the OIDC issuer and audience, the evidence directory and its key. */
 function pairIssues(config: Config): string[] {
-  const pairs = [['SVC_OIDC_ISSUER', 'SVC_OIDC_AUDIENCE'], ['SVC_BENCH_EVIDENCE_DIR', 'SVC_BENCH_EVIDENCE_PUBLIC_KEY']] as const;
-  return pairs.flatMap(([a, b]) => (config[a] && !config[b] ? [`${b}: required when ${a} is set`] : !config[a] && config[b] ? [`${a}: required when ${b} is set`] : []));
+  const pairs = [
+    ['SVC_OIDC_ISSUER', 'SVC_OIDC_AUDIENCE'],
+    ['SVC_BENCH_EVIDENCE_DIR', 'SVC_BENCH_EVIDENCE_PUBLIC_KEY'],
+  ] as const;
+  return pairs.flatMap(([a, b]) =>
+    config[a] && !config[b]
+      ? [`${b}: required when ${a} is set`]
+      : !config[a] && config[b]
+        ? [`${a}: required when ${b} is set`]
+        : [],
+  );
 }
 
 /** The evidence key must be an Ed25519 public key, so a typo stops the start instead of failing every view. */

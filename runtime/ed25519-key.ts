@@ -9,6 +9,7 @@ export function parseEd25519PublicKey(text: string): KeyObject {
   const key = trimmed.startsWith('-----BEGIN')
     ? createPublicKey(trimmed.replace(/\\n/g, '\n'))
     : createPublicKey({ key: Buffer.from(trimmed, 'base64'), format: 'der', type: 'spki' });
-  if (key.asymmetricKeyType !== 'ed25519') throw new Error(`the key is ${key.asymmetricKeyType ?? 'not asymmetric'}, not Ed25519`);
+  if (key.asymmetricKeyType !== 'ed25519')
+    throw new Error(`the key is ${key.asymmetricKeyType ?? 'not asymmetric'}, not Ed25519`);
   return key;
 }

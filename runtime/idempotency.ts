@@ -64,7 +64,12 @@ export class IdempotencyKeys {
     }
   }
 
-  private async claim<T>(name: string, key: [string, string], bodyHash: string, work: IdempotentWork<T>): Promise<IdempotentResult<T>> {
+  private async claim<T>(
+    name: string,
+    key: [string, string],
+    bodyHash: string,
+    work: IdempotentWork<T>,
+  ): Promise<IdempotentResult<T>> {
     let settle!: () => void;
     this.inflight.set(name, { bodyHash, settled: new Promise<void>((resolve) => (settle = resolve)) });
     const id = work.newId();

@@ -20,7 +20,10 @@ function serialise(fields: Record<string, unknown>): Record<string, unknown> {
 }
 
 /** Creates a logger that drops lines below `level`. */
-export function createLogger(level: LogLevel, sink: (line: string) => void = (line) => process.stderr.write(line)): Logger {
+export function createLogger(
+  level: LogLevel,
+  sink: (line: string) => void = (line) => process.stderr.write(line),
+): Logger {
   const emit = (at: Exclude<LogLevel, 'silent'>, msg: string, fields: Record<string, unknown> = {}) => {
     if (RANK[at] < RANK[level]) return;
     sink(`${JSON.stringify({ ts: new Date().toISOString(), level: at, msg, ...serialise(fields) })}\n`);

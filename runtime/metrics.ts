@@ -36,12 +36,43 @@ export class Metrics {
   constructor(sources: MetricSources) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 20 });
-    this.requests = new Counter({ name: 'svc_http_requests_total', help: 'HTTP requests answered, by route pattern, method and status.', labelNames: ['route', 'method', 'status'], registers });
-    this.latency = new Histogram({ name: 'svc_http_request_duration_seconds', help: 'Time to answer (to the first byte for streams), by route pattern and method.', labelNames: ['route', 'method'], buckets: LATENCY_BUCKETS, registers });
-    this.upstreamCalls = new Counter({ name: 'svc_upstream_calls_total', help: 'Calls to model backends, by backend and kind.', labelNames: ['backend', 'kind'], registers });
-    this.upstreamFailures = new Counter({ name: 'svc_upstream_failures_total', help: 'Backend calls that failed, by backend and kind.', labelNames: ['backend', 'kind'], registers });
-    this.billingOps = new Counter({ name: 'svc_billing_operations_total', help: 'Holds placed, holds released and charges settled.', labelNames: ['op'], registers });
-    this.billingMicros = new Counter({ name: 'svc_billing_micro_usd_total', help: 'Micro-USD held and charged.', labelNames: ['op'], registers });
+    this.requests = new Counter({
+      name: 'svc_http_requests_total',
+      help: 'HTTP requests answered, by route pattern, method and status.',
+      labelNames: ['route', 'method', 'status'],
+      registers,
+    });
+    this.latency = new Histogram({
+      name: 'svc_http_request_duration_seconds',
+      help: 'Time to answer (to the first byte for streams), by route pattern and method.',
+      labelNames: ['route', 'method'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.upstreamCalls = new Counter({
+      name: 'svc_upstream_calls_total',
+      help: 'Calls to model backends, by backend and kind.',
+      labelNames: ['backend', 'kind'],
+      registers,
+    });
+    this.upstreamFailures = new Counter({
+      name: 'svc_upstream_failures_total',
+      help: 'Backend calls that failed, by backend and kind.',
+      labelNames: ['backend', 'kind'],
+      registers,
+    });
+    this.billingOps = new Counter({
+      name: 'svc_billing_operations_total',
+      help: 'Holds placed, holds released and charges settled.',
+      labelNames: ['op'],
+      registers,
+    });
+    this.billingMicros = new Counter({
+      name: 'svc_billing_micro_usd_total',
+      help: 'Micro-USD held and charged.',
+      labelNames: ['op'],
+      registers,
+    });
     new Gauge({
       name: 'svc_actors_live',
       help: 'Actors in memory by machine and active state (parked ones are svc_actors_parked).',
@@ -49,7 +80,8 @@ export class Metrics {
       registers,
       collect() {
         this.reset();
-        for (const actor of sources.actors()) this.inc({ machine: actor.machine, state: actor.state.join(',') || '(running)' });
+        for (const actor of sources.actors())
+          this.inc({ machine: actor.machine, state: actor.state.join(',') || '(running)' });
       },
     });
     new Gauge({
@@ -75,8 +107,22 @@ export class Metrics {
         }
       },
     });
-    new Gauge({ name: 'svc_sse_streams_open', help: 'SSE responses open.', registers, collect() { this.set(sources.sseStreams()); } });
-    new Gauge({ name: 'svc_realtime_calls_open', help: 'Realtime calls open.', registers, collect() { this.set(sources.realtimeCalls()); } });
+    new Gauge({
+      name: 'svc_sse_streams_open',
+      help: 'SSE responses open.',
+      registers,
+      collect() {
+        this.set(sources.sseStreams());
+      },
+    });
+    new Gauge({
+      name: 'svc_realtime_calls_open',
+      help: 'Realtime calls open.',
+      registers,
+      collect() {
+        this.set(sources.realtimeCalls());
+      },
+    });
   }
 
   /** Counts one answered request; `route` is the pattern (`/v1/files/:id`), never the raw path. */

@@ -19,7 +19,10 @@ export class SecretBox {
   private readonly keyId: string;
   private readonly derived = new Map<string, Buffer>();
 
-  private constructor(private readonly key: Buffer, readonly source: SecretKeySource) {
+  private constructor(
+    private readonly key: Buffer,
+    readonly source: SecretKeySource,
+  ) {
     this.keyId = createHash('sha256').update(key).digest('hex').slice(0, 8);
   }
 
@@ -62,14 +65,23 @@ export class SecretBox {
     const cipher = createCipheriv('aes-256-gcm', this.key, nonce);
     cipher.setAAD(Buffer.from(context, 'utf8'));
     const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-    return [VERSION, this.keyId, nonce.toString('base64url'), cipher.getAuthTag().toString('base64url'), body.toString('base64url')].join('.');
+    return [
+      VERSION,
+      this.keyId,
+      nonce.toString('base64url'),
+      cipher.getAuthTag().toString('base64url'),
+      body.toString('base64url'),
+    ].join('.');
   }
 
   /** Opens a value sealed for `context`; throws when it was sealed under another key, for another record, or altered. */
   open(sealed: string, context: string): string {
     const [version, keyId, nonce, tag, body] = sealed.split('.');
     if (version !== VERSION || !nonce || !tag || body === undefined) throw new Error('not a sealed secret');
-    if (keyId !== this.keyId) throw new Error(`secret sealed under another key (${keyId}); the server key changed (SVC_SECRETS_KEY or secrets.key)`);
+    if (keyId !== this.keyId)
+      throw new Error(
+        `secret sealed under another key (${keyId}); the server key changed (SVC_SECRETS_KEY or secrets.key)`,
+      );
     const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(nonce, 'base64url'));
     decipher.setAAD(Buffer.from(context, 'utf8'));
     decipher.setAuthTag(Buffer.from(tag, 'base64url'));
@@ -79,7 +91,11 @@ export class SecretBox {
   /** A keyed hash (HMAC-SHA-256 under a key derived for `purpose`), hex: for low-entropy codes at rest. */
   keyedHash(purpose: string, value: string): string {
     let derived = this.derived.get(purpose);
-    if (!derived) this.derived.set(purpose, (derived = Buffer.from(hkdfSync('sha256', this.key, Buffer.alloc(0), `svc:${purpose}`, 32))));
+    if (!derived)
+      this.derived.set(
+        purpose,
+        (derived = Buffer.from(hkdfSync('sha256', this.key, Buffer.alloc(0), `svc:${purpose}`, 32))),
+      );
     return createHmac('sha256', derived).update(value).digest('hex');
   }
 }

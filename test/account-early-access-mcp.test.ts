@@ -5,13 +5,19 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ADMIN_KEY, startServer, type TestAccount, type TestServer } from './harness.js';
 
-const test = suite('early access: the marketplace refuses everyone without a grant (403 early_access_required), through the official MCP client');
+const test = suite(
+  'early access: the marketplace refuses everyone without a grant (403 early_access_required), through the official MCP client',
+);
 let server: TestServer;
 
 /** The official MCP client on /mcp with `account`'s API token. */
 async function connect(account: TestAccount): Promise<Client> {
   const client = new Client({ name: 'early-access-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${account.token}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${account.token}` } },
+    }),
+  );
   return client;
 }
 
@@ -46,7 +52,10 @@ test('without a grant the marketplace tools are 403 early_access_required; the g
     // What is not a work-in-progress product stays open.
     assert.is(await refusal(strangerClient, 'list_models'), null);
 
-    const granted = await server.request('POST', `/admin/v1/accounts/${member.id}/early-access`, { token: ADMIN_KEY, body: { product: 'marketplace' } });
+    const granted = await server.request('POST', `/admin/v1/accounts/${member.id}/early-access`, {
+      token: ADMIN_KEY,
+      body: { product: 'marketplace' },
+    });
     assert.is(granted.status, 200);
     assert.is(await refusal(memberClient, 'list_listings'), null);
     assert.equal(await refusal(strangerClient, 'list_listings'), { status: 403, code: 'early_access_required' });

@@ -54,7 +54,10 @@ test('resends are allowed (any unexpired link works) and limited to five an hour
   const mails = verifyMails(account.email);
   assert.is(mails.length, 5);
   const older = firstLink(mails[1]!.text).searchParams.get('token')!;
-  assert.is((await server.request('POST', '/v1/account/email-verification/confirm', { body: { token: older } })).status, 200);
+  assert.is(
+    (await server.request('POST', '/v1/account/email-verification/confirm', { body: { token: older } })).status,
+    200,
+  );
 });
 
 test('an expired link fails clearly', async () => {
@@ -71,21 +74,46 @@ test('a reset token is not a verification token, and unknown tokens are refused'
   const account = await server.account(0);
   await server.request('POST', '/v1/account/password-reset/request', { body: { email: account.email } });
   await server.app.deps.accounts.background.settled();
-  const resetToken = firstLink(mailer.messages(account.email).find((m) => m.kind === 'password_reset')!.text).searchParams.get('token')!;
-  const crossed = await server.request('POST', '/v1/account/email-verification/confirm', { body: { token: resetToken } });
+  const resetToken = firstLink(
+    mailer.messages(account.email).find((m) => m.kind === 'password_reset')!.text,
+  ).searchParams.get('token')!;
+  const crossed = await server.request('POST', '/v1/account/email-verification/confirm', {
+    body: { token: resetToken },
+  });
   assert.is(crossed.status, 400);
   assert.is(crossed.body.error.code, 'invalid_token');
-  assert.is((await server.request('POST', '/v1/account/email-verification/confirm', { body: { token: 'emv_nothing' } })).body.error.code, 'invalid_token');
+  assert.is(
+    (await server.request('POST', '/v1/account/email-verification/confirm', { body: { token: 'emv_nothing' } })).body
+      .error.code,
+    'invalid_token',
+  );
 });
 
 test('who may ask, and bad bodies', async () => {
   const account = await server.account(0);
-  assert.is((await server.request('POST', '/v1/account/email-verification/request')).body.error.code, 'missing_authorization');
-  assert.is((await server.request('POST', '/v1/account/email-verification/request', { token: account.token })).body.error.code, 'session_required');
-  assert.is((await server.request('POST', '/v1/account/email-verification/request', { token: 'sess_forged' })).status, 401);
-  assert.is((await server.request('POST', '/v1/account/email-verification/request', { token: account.session, body: [] })).status, 422);
+  assert.is(
+    (await server.request('POST', '/v1/account/email-verification/request')).body.error.code,
+    'missing_authorization',
+  );
+  assert.is(
+    (await server.request('POST', '/v1/account/email-verification/request', { token: account.token })).body.error.code,
+    'session_required',
+  );
+  assert.is(
+    (await server.request('POST', '/v1/account/email-verification/request', { token: 'sess_forged' })).status,
+    401,
+  );
+  assert.is(
+    (await server.request('POST', '/v1/account/email-verification/request', { token: account.session, body: [] }))
+      .status,
+    422,
+  );
   for (const body of [{}, { token: 7 }, { token: '' }]) {
-    assert.is((await server.request('POST', '/v1/account/email-verification/confirm', { body })).status, 422, JSON.stringify(body));
+    assert.is(
+      (await server.request('POST', '/v1/account/email-verification/confirm', { body })).status,
+      422,
+      JSON.stringify(body),
+    );
   }
 });
 

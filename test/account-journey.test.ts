@@ -15,7 +15,10 @@ let server: TestServer;
 test.before(async () => {
   inbox = await SmtpInbox.start();
   stripe = await StripeDouble.start(() => clock.now());
-  server = await startServer({ SVC_SMTP_URL: inbox.url, SVC_PUBLIC_URL: 'https://app.svc.test', ...stripe.env() }, { clock });
+  server = await startServer(
+    { SVC_SMTP_URL: inbox.url, SVC_PUBLIC_URL: 'https://app.svc.test', ...stripe.env() },
+    { clock },
+  );
 });
 test.after(async () => {
   await server.close();
@@ -42,7 +45,9 @@ test('register → verify the e-mail from the received mail → enable 2FA → l
   const mail = await inbox.waitFor((m) => m.to.includes(email) && m.headers['x-svc-mail'] === 'email_verification');
   const link = firstLink(mail.text);
   assert.is(link.origin + link.pathname, 'https://app.svc.test/account/verify-email');
-  const confirmed = await server.request('POST', '/v1/account/email-verification/confirm', { body: { token: link.searchParams.get('token') } });
+  const confirmed = await server.request('POST', '/v1/account/email-verification/confirm', {
+    body: { token: link.searchParams.get('token') },
+  });
   assert.is(confirmed.status, 200, JSON.stringify(confirmed.body));
   assert.is((await server.request('GET', '/v1/account', { token: session })).body.email_verified, true);
 
@@ -52,7 +57,10 @@ test('register → verify the e-mail from the received mail → enable 2FA → l
   assert.match(setup.body.otpauth_uri, /^otpauth:\/\/totp\/svc:/);
   const png = Buffer.from(setup.body.qr_code_png.replace(/^data:image\/png;base64,/, ''), 'base64');
   assert.equal([...png.subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47]);
-  const enabled = await server.request('POST', '/v1/account/2fa/enable', { token: session, body: { code: totpCode(setup.body.secret, clock.now()) } });
+  const enabled = await server.request('POST', '/v1/account/2fa/enable', {
+    token: session,
+    body: { code: totpCode(setup.body.secret, clock.now()) },
+  });
   assert.is(enabled.status, 200, JSON.stringify(enabled.body));
   assert.is(enabled.body.recovery_codes.length, 10);
 
@@ -61,7 +69,9 @@ test('register → verify the e-mail from the received mail → enable 2FA → l
   assert.is(first.status, 401);
   assert.is(first.body.error.code, 'second_factor_required');
   clock.advance(30_000);
-  const login = await server.request('POST', '/v1/auth/login', { body: { email, password, totp_code: totpCode(setup.body.secret, clock.now()) } });
+  const login = await server.request('POST', '/v1/auth/login', {
+    body: { email, password, totp_code: totpCode(setup.body.secret, clock.now()) },
+  });
   assert.is(login.status, 200, JSON.stringify(login.body));
   assert.is(login.body.account.two_factor_enabled, true);
   session = login.body.token;
@@ -84,7 +94,13 @@ test('register → verify the e-mail from the received mail → enable 2FA → l
   // 6. An API token, then a billable call with the official SDK, charged exactly.
   const token = await server.request('POST', '/v1/account/tokens', { token: session, body: { label: 'journey' } });
   assert.is(token.status, 201);
-  const completion = await server.openai(token.body.token).chat.completions.create({ model: 'pro-1', messages: [{ role: 'user', content: 'Hello from a paying user' }], max_tokens: 32 });
+  const completion = await server
+    .openai(token.body.token)
+    .chat.completions.create({
+      model: 'pro-1',
+      messages: [{ role: 'user', content: 'Hello from a paying user' }],
+      max_tokens: 32,
+    });
   const price = (completion as unknown as { svc: { price_usd: number } }).svc.price_usd;
   assert.ok(price > 0);
   const after = await server.request('GET', '/v1/account', { token: session });

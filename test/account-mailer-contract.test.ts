@@ -8,10 +8,22 @@ import { createLogger } from '../runtime/logger.js';
 import { SmtpInbox } from './doubles/smtp-inbox.js';
 
 const LINK = `https://app.svc.test/account/reset-password?token=pwr_${'A1b2C3d4'.repeat(6)}`;
-const MESSAGE = { to: 'reader@example.com', subject: 'Reset your svc password', text: `Set a new password here:\n${LINK}\n\nThanks.`, kind: 'password_reset' };
+const MESSAGE = {
+  to: 'reader@example.com',
+  subject: 'Reset your svc password',
+  text: `Set a new password here:\n${LINK}\n\nThanks.`,
+  kind: 'password_reset',
+};
 
 /** One contract for every Mailer: what is sent arrives whole (long links included), with its kind. */
-function contract(name: string, make: () => Promise<{ mailer: Mailer; received: () => Promise<{ to: string; subject: string; text: string }>; close: () => Promise<void> }>) {
+function contract(
+  name: string,
+  make: () => Promise<{
+    mailer: Mailer;
+    received: () => Promise<{ to: string; subject: string; text: string }>;
+    close: () => Promise<void>;
+  }>,
+) {
   const test = suite(`mailer contract: ${name}`);
   test('a message arrives whole: recipient, subject, text with its long link', async () => {
     const { mailer, received, close } = await make();
@@ -32,7 +44,11 @@ function contract(name: string, make: () => Promise<{ mailer: Mailer; received: 
 
 contract('RecordingMailer', () => {
   const mailer = new RecordingMailer();
-  return Promise.resolve({ mailer, received: () => Promise.resolve(mailer.messages('reader@example.com')[0]!), close: () => Promise.resolve() });
+  return Promise.resolve({
+    mailer,
+    received: () => Promise.resolve(mailer.messages('reader@example.com')[0]!),
+    close: () => Promise.resolve(),
+  });
 });
 
 contract('SmtpMailer against a real SMTP server on loopback', async () => {

@@ -5,7 +5,9 @@ import { SimulatedClock } from '../runtime/clock.js';
 import { firstLink, SmtpInbox } from './doubles/smtp-inbox.js';
 import { startServer, type TestServer } from './harness.js';
 
-const test = suite('account: password reset over a real SMTP server; the answer never waits for, nor reveals, the mail');
+const test = suite(
+  'account: password reset over a real SMTP server; the answer never waits for, nor reveals, the mail',
+);
 const clock = new SimulatedClock(Date.UTC(2026, 6, 1));
 let inbox: SmtpInbox;
 let server: TestServer;
@@ -15,7 +17,9 @@ const resetMails = (to: string) => inbox.to(to).filter((mail) => mail.headers['x
 
 /** Every response header but the ones that differ per request by design. */
 function stableHeaders(headers: Headers): [string, string][] {
-  return [...headers.entries()].filter(([name]) => name !== 'x-request-id' && name !== 'date').sort(([a], [b]) => a.localeCompare(b));
+  return [...headers.entries()]
+    .filter(([name]) => name !== 'x-request-id' && name !== 'date')
+    .sort(([a], [b]) => a.localeCompare(b));
 }
 
 test.before(async () => {
@@ -32,7 +36,9 @@ test('known and unknown addresses get the same status, headers and body before a
   const unknown = `nobody-${process.pid}@example.com`;
   inbox.hold();
   try {
-    const known = await server.request('POST', '/v1/account/password-reset/request', { body: { email: account.email } });
+    const known = await server.request('POST', '/v1/account/password-reset/request', {
+      body: { email: account.email },
+    });
     const stranger = await server.request('POST', '/v1/account/password-reset/request', { body: { email: unknown } });
     assert.is(known.status, 200);
     assert.is(stranger.status, 200);
@@ -56,14 +62,21 @@ test('the link in the received mail sets the new password once; the same link ag
   const link = firstLink(mail.text);
   assert.is(link.origin + link.pathname, 'https://app.svc.test/account/reset-password');
   const token = link.searchParams.get('token')!;
-  const confirm = (new_password: string) => server.request('POST', '/v1/account/password-reset/confirm', { body: { token, new_password } });
+  const confirm = (new_password: string) =>
+    server.request('POST', '/v1/account/password-reset/confirm', { body: { token, new_password } });
   const [first, second] = await Promise.all([confirm('first new password'), confirm('second new password')]);
   const statuses = [first.status, second.status].sort();
   assert.equal(statuses, [200, 409], JSON.stringify([first.body, second.body]));
   const winner = first.status === 200 ? 'first new password' : 'second new password';
   const loser = first.status === 200 ? 'second new password' : 'first new password';
-  assert.is((await server.request('POST', '/v1/auth/login', { body: { email: account.email, password: winner } })).status, 200);
-  assert.is((await server.request('POST', '/v1/auth/login', { body: { email: account.email, password: loser } })).status, 401);
+  assert.is(
+    (await server.request('POST', '/v1/auth/login', { body: { email: account.email, password: winner } })).status,
+    200,
+  );
+  assert.is(
+    (await server.request('POST', '/v1/auth/login', { body: { email: account.email, password: loser } })).status,
+    401,
+  );
   const replay = await confirm('third new password');
   assert.is(replay.status, 409);
   assert.is(replay.body.error.code, 'token_used');

@@ -45,15 +45,30 @@ test('the link resets the password, ends every session, proves the address, and 
   assert.ok(mail, 'a reset mail');
   assert.ok(mail.text.includes('https://app.svc.test/account/reset-password?token='));
   const token = tokenOf(mail.text);
-  const done = await server.request('POST', '/v1/account/password-reset/confirm', { body: { token, new_password: 'a brand new password' } });
+  const done = await server.request('POST', '/v1/account/password-reset/confirm', {
+    body: { token, new_password: 'a brand new password' },
+  });
   assert.is(done.status, 200, JSON.stringify(done.body));
   assert.equal(done.body, { object: 'password_reset', status: 'completed', sessions_revoked: true });
   // Every session ended; API tokens keep working (they are not sessions).
   assert.is((await server.request('GET', '/v1/account', { token: account.session })).status, 401);
   assert.is((await server.request('GET', '/v1/account', { token: account.token })).body.email_verified, true);
-  assert.is((await server.request('POST', '/v1/auth/login', { body: { email: account.email, password: account.password } })).status, 401);
-  assert.is((await server.request('POST', '/v1/auth/login', { body: { email: account.email, password: 'a brand new password' } })).status, 200);
-  const replay = await server.request('POST', '/v1/account/password-reset/confirm', { body: { token, new_password: 'another new password' } });
+  assert.is(
+    (await server.request('POST', '/v1/auth/login', { body: { email: account.email, password: account.password } }))
+      .status,
+    401,
+  );
+  assert.is(
+    (
+      await server.request('POST', '/v1/auth/login', {
+        body: { email: account.email, password: 'a brand new password' },
+      })
+    ).status,
+    200,
+  );
+  const replay = await server.request('POST', '/v1/account/password-reset/confirm', {
+    body: { token, new_password: 'another new password' },
+  });
   assert.is(replay.status, 409);
   assert.is(replay.body.error.code, 'token_used');
 });
@@ -63,7 +78,9 @@ test('an expired link fails clearly and changes nothing', async () => {
   await requestReset(account.email);
   const token = tokenOf(resetMails(account.email)[0]!.text);
   clock.advance(30 * 60_000 + 1);
-  const res = await server.request('POST', '/v1/account/password-reset/confirm', { body: { token, new_password: 'too late password' } });
+  const res = await server.request('POST', '/v1/account/password-reset/confirm', {
+    body: { token, new_password: 'too late password' },
+  });
   assert.is(res.status, 400);
   assert.is(res.body.error.code, 'token_expired');
   assert.is((await server.request('GET', '/v1/account', { token: account.session })).status, 200);
@@ -73,15 +90,22 @@ test('a link sent before a password change is void after it', async () => {
   const account = await server.account(0);
   await requestReset(account.email);
   const token = tokenOf(resetMails(account.email)[0]!.text);
-  const changed = await server.request('POST', '/v1/account/password', { token: account.session, body: { current_password: account.password, new_password: 'changed meanwhile' } });
+  const changed = await server.request('POST', '/v1/account/password', {
+    token: account.session,
+    body: { current_password: account.password, new_password: 'changed meanwhile' },
+  });
   assert.is(changed.status, 200);
-  const res = await server.request('POST', '/v1/account/password-reset/confirm', { body: { token, new_password: 'attacker password' } });
+  const res = await server.request('POST', '/v1/account/password-reset/confirm', {
+    body: { token, new_password: 'attacker password' },
+  });
   assert.is(res.status, 400);
   assert.is(res.body.error.code, 'token_expired');
 });
 
 test('unknown and malformed tokens, and bad bodies', async () => {
-  const unknown = await server.request('POST', '/v1/account/password-reset/confirm', { body: { token: 'pwr_not-a-real-token', new_password: 'whatever password' } });
+  const unknown = await server.request('POST', '/v1/account/password-reset/confirm', {
+    body: { token: 'pwr_not-a-real-token', new_password: 'whatever password' },
+  });
   assert.is(unknown.status, 400);
   assert.is(unknown.body.error.code, 'invalid_token');
   const cases: [string, unknown][] = [
@@ -98,7 +122,15 @@ test('unknown and malformed tokens, and bad bodies', async () => {
     assert.is(res.status, 422, `${path} ${JSON.stringify(body)}`);
     assert.ok(Array.isArray(res.body.detail));
   }
-  assert.is((await server.request('POST', '/v1/account/password-reset/request', { raw: 'nope', headers: { 'content-type': 'application/json' } })).status, 400);
+  assert.is(
+    (
+      await server.request('POST', '/v1/account/password-reset/request', {
+        raw: 'nope',
+        headers: { 'content-type': 'application/json' },
+      })
+    ).status,
+    400,
+  );
 });
 
 test('per address: past three an hour the answer stays ok but nothing more is sent', async () => {

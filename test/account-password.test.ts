@@ -93,7 +93,10 @@ test('API tokens keep working after a password change', async () => {
 
 test('a wrong current password is 401 invalid_credentials and changes nothing', async () => {
   const account = await server.account();
-  const res = await changePassword(account.session, { current_password: 'not the password', new_password: NEW_PASSWORD });
+  const res = await changePassword(account.session, {
+    current_password: 'not the password',
+    new_password: NEW_PASSWORD,
+  });
   assert.is(res.status, 401, JSON.stringify(res.body));
   assert.is(res.body.error.code, 'invalid_credentials');
 

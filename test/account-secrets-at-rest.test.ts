@@ -21,13 +21,27 @@ const SMTP_AUTH = { user: 'svc-mailer', pass: `smtp-pass-${randomBytes(12).toStr
 
 /** Every raw key and value of every table of the LMDB environment in `dataDir`, as latin1 text. */
 function lmdbDump(dataDir: string): string {
-  const root = open({ path: join(dataDir, 'lmdb'), readOnly: true, encoding: 'binary', keyEncoding: 'binary', maxDbs: 256 });
+  const root = open({
+    path: join(dataDir, 'lmdb'),
+    readOnly: true,
+    encoding: 'binary',
+    keyEncoding: 'binary',
+    maxDbs: 256,
+  });
   const parts: string[] = [];
   try {
-    const names = [...root.getRange({})].map(({ key }) => Buffer.from(key as Uint8Array).toString('latin1').replace(/\0$/, ''));
+    const names = [...root.getRange({})].map(({ key }) =>
+      Buffer.from(key as Uint8Array)
+        .toString('latin1')
+        .replace(/\0$/, ''),
+    );
     for (const name of names) {
       const db = root.openDB({ name, encoding: 'binary', keyEncoding: 'binary' });
-      for (const { key, value } of db.getRange({})) parts.push(Buffer.from(key as Uint8Array).toString('latin1'), Buffer.from(value as Uint8Array).toString('latin1'));
+      for (const { key, value } of db.getRange({}))
+        parts.push(
+          Buffer.from(key as Uint8Array).toString('latin1'),
+          Buffer.from(value as Uint8Array).toString('latin1'),
+        );
     }
   } finally {
     void root.close();
@@ -41,19 +55,43 @@ test('a whole account life leaves no secret in the log, the store or later answe
   const stripe = await StripeDouble.start(() => clock.now());
   // Mail goes over real SMTP with a password, which is a secret too.
   const inbox = await SmtpInbox.start({ auth: SMTP_AUTH });
-  const config = loadConfig({ PORT: '0', SVC_DATA_DIR: dataDir, SVC_ADMIN_KEY: ADMIN_KEY, SVC_LOG_LEVEL: 'debug', SVC_SECRETS_KEY: SECRETS_KEY, SVC_SMTP_URL: inbox.url, ...stripe.env() });
+  const config = loadConfig({
+    PORT: '0',
+    SVC_DATA_DIR: dataDir,
+    SVC_ADMIN_KEY: ADMIN_KEY,
+    SVC_LOG_LEVEL: 'debug',
+    SVC_SECRETS_KEY: SECRETS_KEY,
+    SVC_SMTP_URL: inbox.url,
+    ...stripe.env(),
+  });
   const app: App = buildApp(config, { clock, logger: createLogger('debug', (line) => log.push(line)) });
   const url = `http://127.0.0.1:${await app.listen()}`;
   const sms = app.deps.sms as RecordingSmsSender;
   /** The newest mail of `kind` to `to`, as the SMTP server received it. */
-  const lastMail = (to: string, kind: string) => inbox.to(to).filter((mail) => mail.headers['x-svc-mail'] === kind).at(-1)!;
+  const lastMail = (to: string, kind: string) =>
+    inbox
+      .to(to)
+      .filter((mail) => mail.headers['x-svc-mail'] === kind)
+      .at(-1)!;
   const call = async (method: string, path: string, token?: string, body?: unknown) => {
-    const res = await fetch(url + path, { method, headers: { ...(token && { authorization: `Bearer ${token}` }), 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(url + path, {
+      method,
+      headers: { ...(token && { authorization: `Bearer ${token}` }), 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     return { status: res.status, text: await res.text() };
   };
-  const json = async (method: string, path: string, token?: string, body?: unknown) => JSON.parse((await call(method, path, token, body)).text);
+  const json = async (method: string, path: string, token?: string, body?: unknown) =>
+    JSON.parse((await call(method, path, token, body)).text);
   const settled = () => app.deps.accounts.background.settled();
-  const secrets: Record<string, string> = { admin_key: ADMIN_KEY, stripe_key: STRIPE_TEST_KEY, webhook_secret: STRIPE_WEBHOOK_SECRET, secrets_key: SECRETS_KEY, smtp_password: SMTP_AUTH.pass, smtp_url: inbox.url };
+  const secrets: Record<string, string> = {
+    admin_key: ADMIN_KEY,
+    stripe_key: STRIPE_TEST_KEY,
+    webhook_secret: STRIPE_WEBHOOK_SECRET,
+    secrets_key: SECRETS_KEY,
+    smtp_password: SMTP_AUTH.pass,
+    smtp_url: inbox.url,
+  };
   const later: string[] = [];
   try {
     const email = 'secret-keeper@example.com';
@@ -66,24 +104,50 @@ test('a whole account life leaves no secret in the log, the store or later answe
     await call('POST', '/v1/account/email-verification/confirm', undefined, { token: secrets.verification_token });
     const setup = await json('POST', '/v1/account/2fa/setup', secrets.session_1);
     secrets.totp_secret = setup.secret;
-    const enabled = await json('POST', '/v1/account/2fa/enable', secrets.session_1, { code: totpCode(setup.secret, clock.now()) });
+    const enabled = await json('POST', '/v1/account/2fa/enable', secrets.session_1, {
+      code: totpCode(setup.secret, clock.now()),
+    });
     enabled.recovery_codes.forEach((code: string, i: number) => {
       secrets[`recovery_${i}`] = code;
       secrets[`recovery_${i}_bare`] = code.replace(/-/g, '');
     });
     clock.advance(30_000);
     await call('POST', '/v1/auth/login', undefined, { email, password: 'a wrong password here' });
-    secrets.session_2 = (await json('POST', '/v1/auth/login', undefined, { email, password: secrets.password, totp_code: totpCode(setup.secret, clock.now()) })).token;
-    secrets.session_3 = (await json('POST', '/v1/auth/login', undefined, { email, password: secrets.password, recovery_code: secrets.recovery_0 })).token;
+    secrets.session_2 = (
+      await json('POST', '/v1/auth/login', undefined, {
+        email,
+        password: secrets.password,
+        totp_code: totpCode(setup.secret, clock.now()),
+      })
+    ).token;
+    secrets.session_3 = (
+      await json('POST', '/v1/auth/login', undefined, {
+        email,
+        password: secrets.password,
+        recovery_code: secrets.recovery_0,
+      })
+    ).token;
     secrets.api_token = (await json('POST', '/v1/account/tokens', secrets.session_2, { label: 'kept' })).token;
     await call('POST', '/v1/account/password-reset/request', undefined, { email });
     await settled();
     secrets.reset_token = firstLink(lastMail(email, 'password_reset').text).searchParams.get('token')!;
     secrets.new_password = 'second secret password';
-    await call('POST', '/v1/account/password-reset/confirm', undefined, { token: secrets.reset_token, new_password: secrets.new_password });
-    await call('POST', '/v1/account/password-reset/confirm', undefined, { token: secrets.reset_token, new_password: 'replayed password!' });
+    await call('POST', '/v1/account/password-reset/confirm', undefined, {
+      token: secrets.reset_token,
+      new_password: secrets.new_password,
+    });
+    await call('POST', '/v1/account/password-reset/confirm', undefined, {
+      token: secrets.reset_token,
+      new_password: 'replayed password!',
+    });
     clock.advance(30_000);
-    secrets.session_4 = (await json('POST', '/v1/auth/login', undefined, { email, password: secrets.new_password, totp_code: totpCode(setup.secret, clock.now()) })).token;
+    secrets.session_4 = (
+      await json('POST', '/v1/auth/login', undefined, {
+        email,
+        password: secrets.new_password,
+        totp_code: totpCode(setup.secret, clock.now()),
+      })
+    ).token;
     const checkout = await json('POST', '/v1/account/checkout', secrets.session_4, { amount_usd: 5 });
     await stripe.deliver(url, stripe.paid(checkout.id));
     await stripe.deliver(url, stripe.paid(checkout.id), { signature: 't=1,v1=00' });
@@ -96,19 +160,47 @@ test('a whole account life leaves no secret in the log, the store or later answe
     await settled();
     const smsCode = /\b(\d{6})\b/.exec(sms.messages(phone).at(-1)!.text)![1]!;
     // A wrong try first (it is counted, never logged), then the code itself.
-    assert.is((await call('POST', '/v1/waitlist/verify', undefined, { product: 'ai-companies', phone, code: smsCode === '000000' ? '000001' : '000000' })).status, 400);
-    assert.is((await call('POST', '/v1/waitlist/verify', undefined, { product: 'ai-companies', phone, code: smsCode })).status, 200);
-    await call('POST', '/v1/chat/completions', secrets.api_token, { model: 'pro-1', messages: [{ role: 'user', content: 'hi' }], max_tokens: 8 });
+    assert.is(
+      (
+        await call('POST', '/v1/waitlist/verify', undefined, {
+          product: 'ai-companies',
+          phone,
+          code: smsCode === '000000' ? '000001' : '000000',
+        })
+      ).status,
+      400,
+    );
+    assert.is(
+      (await call('POST', '/v1/waitlist/verify', undefined, { product: 'ai-companies', phone, code: smsCode })).status,
+      200,
+    );
+    await call('POST', '/v1/chat/completions', secrets.api_token, {
+      model: 'pro-1',
+      messages: [{ role: 'user', content: 'hi' }],
+      max_tokens: 8,
+    });
     // What later answers say about the account.
-    for (const path of ['/v1/account', '/v1/account/tokens', '/v1/account/usage', '/v1/account/tier', '/v1/account/subscription', '/v1/early-access']) later.push((await call('GET', path, secrets.session_4)).text);
+    for (const path of [
+      '/v1/account',
+      '/v1/account/tokens',
+      '/v1/account/usage',
+      '/v1/account/tier',
+      '/v1/account/subscription',
+      '/v1/early-access',
+    ])
+      later.push((await call('GET', path, secrets.session_4)).text);
     later.push((await call('GET', `/admin/v1/accounts/${registered.account.id}`, ADMIN_KEY)).text);
     later.push((await call('POST', '/v1/auth/login', undefined, { email, password: secrets.new_password })).text);
     await settled();
 
-    for (const name of ['session_1', 'session_2', 'session_3', 'session_4']) assert.match(secrets[name]!, /^sess_/, `${name} was issued`);
+    for (const name of ['session_1', 'session_2', 'session_3', 'session_4'])
+      assert.match(secrets[name]!, /^sess_/, `${name} was issued`);
     assert.match(secrets.api_token!, /^sk-svc-/);
     assert.is(JSON.parse(later[0]!).balance_usd > 4.99, true, 'the top-up was credited');
-    assert.ok(log.some((line) => line.includes('webhook refused')), 'the forged delivery was logged');
+    assert.ok(
+      log.some((line) => line.includes('webhook refused')),
+      'the forged delivery was logged',
+    );
 
     const logText = log.join('');
     assert.ok(log.length > 0, 'the server logged something (debug level)');
@@ -118,7 +210,10 @@ test('a whole account life leaves no secret in the log, the store or later answe
     for (const [name, value] of Object.entries(secrets)) {
       assert.not.ok(logText.includes(value), `${name} appears in the log`);
       assert.not.ok(store.includes(value), `${name} appears unhashed in LMDB`);
-      assert.not.ok(later.some((text) => text.includes(value)), `${name} appears in a later response`);
+      assert.not.ok(
+        later.some((text) => text.includes(value)),
+        `${name} appears in a later response`,
+      );
     }
     // A 6-digit code is short enough to occur inside other digits: look for it as a string of its own.
     for (const code of [waitlistCode, smsCode]) {

@@ -9,7 +9,8 @@ const test = suite('account: usage tiers, their ladder, and the caps the perimet
 const clock = new SimulatedClock(Date.UTC(2026, 6, 1));
 let server: TestServer;
 
-const setTier = (id: string, tier: unknown) => server.request('POST', `/admin/v1/accounts/${id}/tier`, { token: ADMIN_KEY, body: { tier } });
+const setTier = (id: string, tier: unknown) =>
+  server.request('POST', `/admin/v1/accounts/${id}/tier`, { token: ADMIN_KEY, body: { tier } });
 
 test.before(async () => {
   server = await startServer({}, { clock });
@@ -17,15 +18,24 @@ test.before(async () => {
 test.after(() => server.close());
 
 test('a self-registered account starts on the free tier; the answer names the next rung and the ladder', async () => {
-  const registered = await server.request('POST', '/v1/auth/register', { body: { email: `tier-${process.pid}@example.com`, password: 'tier password 1' } });
+  const registered = await server.request('POST', '/v1/auth/register', {
+    body: { email: `tier-${process.pid}@example.com`, password: 'tier password 1' },
+  });
   const res = await server.request('GET', '/v1/account/tier', { token: registered.body.token });
   assert.is(res.status, 200);
   const tier = AccountTierObjectSchema.parse(res.body);
   assert.is(tier.tier, 'free');
   assert.is(tier.source, 'ladder');
   assert.equal(tier.limits, { requests_per_minute: 60, max_concurrent_requests: 4 });
-  assert.equal(tier.next, { tier: 'tier-1', requirements: { paid_usd: 5, account_age_days: 0 }, missing: { paid_usd: 5, account_age_days: 0 } });
-  assert.equal(tier.ladder.map((t) => t.id), ['free', 'tier-1', 'tier-2', 'tier-3', 'tier-4']);
+  assert.equal(tier.next, {
+    tier: 'tier-1',
+    requirements: { paid_usd: 5, account_age_days: 0 },
+    missing: { paid_usd: 5, account_age_days: 0 },
+  });
+  assert.equal(
+    tier.ladder.map((t) => t.id),
+    ['free', 'tier-1', 'tier-2', 'tier-3', 'tier-4'],
+  );
   const pricing = PricingObjectSchema.parse((await server.request('GET', '/v1/pricing')).body);
   assert.equal(pricing.tiers.ladder, tier.ladder);
 });
@@ -38,9 +48,15 @@ test('operator-made accounts are custom (no tier caps) unless the operator says 
   assert.is(custom.body.limits, null);
   assert.is(custom.body.next, null);
   assert.is((await setTier(account.id, 'tier-2')).body.account.tier, 'tier-2');
-  assert.is((await server.request('GET', '/v1/account/tier', { token: account.session })).body.limits.requests_per_minute, 2000);
+  assert.is(
+    (await server.request('GET', '/v1/account/tier', { token: account.session })).body.limits.requests_per_minute,
+    2000,
+  );
   assert.is((await setTier(account.id, 'auto')).body.account.tier, 'free');
-  const created = await server.request('POST', '/admin/v1/accounts', { token: ADMIN_KEY, body: { email: `laddered-${process.pid}@example.com`, tier: 'auto' } });
+  const created = await server.request('POST', '/admin/v1/accounts', {
+    token: ADMIN_KEY,
+    body: { email: `laddered-${process.pid}@example.com`, tier: 'auto' },
+  });
   assert.is(created.body.account.tier, 'free');
   assert.is((await setTier(account.id, 'tier-9')).status, 422);
   assert.is((await setTier(account.id, undefined)).status, 422);
@@ -50,7 +66,10 @@ test('operator-made accounts are custom (no tier caps) unless the operator says 
 test('requests per minute are per account: every token together, 429 with Retry-After past the tier', async () => {
   const account = await server.account(1);
   await setTier(account.id, 'free');
-  const second = await server.request('POST', '/v1/account/tokens', { token: account.session, body: { label: 'second' } });
+  const second = await server.request('POST', '/v1/account/tokens', {
+    token: account.session,
+    body: { label: 'second' },
+  });
   for (let i = 0; i < 60; i++) {
     const res = await server.request('GET', '/v1/usage', { token: i % 2 === 0 ? account.token : second.body.token });
     assert.is(res.status, 200, `request ${i}`);
@@ -85,13 +104,18 @@ test('requests in flight are capped per account; the slot frees when the answer 
   for (const abort of aborts) abort.abort();
   await Promise.all(streams);
   while (auth.inFlight(account.id) > 0) await new Promise((resolve) => setImmediate(resolve));
-  assert.is((await server.request('POST', '/v1/chat/completions', { token: account.token, body: chatBody() })).status, 200);
+  assert.is(
+    (await server.request('POST', '/v1/chat/completions', { token: account.token, body: chatBody() })).status,
+    200,
+  );
   assert.is(auth.inFlight(account.id), 0);
 });
 
 test('custom accounts have no tier caps', async () => {
   const account = await server.account(1);
-  const results = await Promise.all(Array.from({ length: 80 }, () => server.request('GET', '/v1/usage', { token: account.token })));
+  const results = await Promise.all(
+    Array.from({ length: 80 }, () => server.request('GET', '/v1/usage', { token: account.token })),
+  );
   assert.ok(results.every((r) => r.status === 200));
 });
 

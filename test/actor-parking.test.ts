@@ -12,7 +12,8 @@ import type { Store } from '../runtime/store/store.js';
 const ticket = setup({
   types: {
     context: {} as { stamps: number; deadlines: { remind?: number | null } },
-    events: {} as { type: 'STAMP' } | { type: 'WORK' } | { type: 'DONE' } | { type: 'CLOSE' } | { type: 'TIMER'; name: string },
+    events: {} as
+      { type: 'STAMP' } | { type: 'WORK' } | { type: 'DONE' } | { type: 'CLOSE' } | { type: 'TIMER'; name: string },
     input: {} as { remindAt: number | null },
   },
 }).createMachine({
@@ -21,7 +22,12 @@ const ticket = setup({
   states: {
     open: {
       on: {
-        STAMP: { actions: [assign({ stamps: ({ context }) => context.stamps + 1 }), emit(({ context }) => ({ type: 'stamped', stamps: context.stamps }))] },
+        STAMP: {
+          actions: [
+            assign({ stamps: ({ context }) => context.stamps + 1 }),
+            emit(({ context }) => ({ type: 'stamped', stamps: context.stamps })),
+          ],
+        },
         WORK: 'working',
         CLOSE: 'closed',
         TIMER: { actions: [assign({ deadlines: () => ({}) }), emit({ type: 'reminded' })] },
@@ -59,14 +65,28 @@ parking('an idle actor in a parking state leaves memory and the next event bring
   assert.equal(inMemory(host), [], 'parked once idle');
   assert.is(host.parkedCount, 1);
   assert.ok(host.isLive('t1'), 'still unfinished and reachable');
-  assert.is(host.find('t1', 'acct')!.snapshot && (host.find('t1', 'acct')!.snapshot as { value: string }).value, 'open');
+  assert.is(
+    host.find('t1', 'acct')!.snapshot && (host.find('t1', 'acct')!.snapshot as { value: string }).value,
+    'open',
+  );
   assert.ok(await host.send('t1', { type: 'STAMP' }));
-  assert.equal(host.events('t1', 0, 10).map((e) => [e.seq, e.type]), [[1, 'stamped']]);
+  assert.equal(
+    host.events('t1', 0, 10).map((e) => [e.seq, e.type]),
+    [[1, 'stamped']],
+  );
   await turn();
   assert.equal(inMemory(host), [], 'parked again after the event');
-  assert.is((host.find('t1', 'acct')!.snapshot as { context: { stamps: number } }).context.stamps, 1, 'nothing lost across parking');
+  assert.is(
+    (host.find('t1', 'acct')!.snapshot as { context: { stamps: number } }).context.stamps,
+    1,
+    'nothing lost across parking',
+  );
   await host.send('t1', { type: 'STAMP' });
-  assert.equal(host.events('t1', 0, 10).map((e) => e.seq), [1, 2], 'the log continues gap-free');
+  assert.equal(
+    host.events('t1', 0, 10).map((e) => e.seq),
+    [1, 2],
+    'the log continues gap-free',
+  );
   await host.close();
 });
 
@@ -136,7 +156,7 @@ parking('waiting on or inspecting an actor holds it in memory until released', a
   await host.close();
 });
 
-parking('a parked actor\'s deadline stays armed on a running server and wakes it', async () => {
+parking("a parked actor's deadline stays armed on a running server and wakes it", async () => {
   const clock = new SimulatedClock();
   const host = hostOn(new MemoryStore(), clock);
   await host.spawn('ticket', { id: 't6', ownerId: 'acct', input: { remindAt: clock.now() + 1_000 } });
@@ -145,16 +165,23 @@ parking('a parked actor\'s deadline stays armed on a running server and wakes it
   clock.advance(1_000);
   await turn();
   await turn();
-  assert.equal(host.events('t6', 0, 10).map((e) => e.type), ['reminded']);
+  assert.equal(
+    host.events('t6', 0, 10).map((e) => e.type),
+    ['reminded'],
+  );
   assert.equal(inMemory(host), [], 'parked again after the deadline');
   await host.close();
 });
 
-parking('in cluster mode a parked actor is this node\'s only while this node serves its owner', async () => {
+parking("in cluster mode a parked actor is this node's only while this node serves its owner", async () => {
   const store = new MemoryStore();
   let served = true;
   const host = new ActorHost(store, new SimulatedClock(), logger, { serves: () => served });
-  host.register({ name: 'ticket', logic: ticket, parks: (persisted) => (persisted as { value: unknown }).value === 'open' });
+  host.register({
+    name: 'ticket',
+    logic: ticket,
+    parks: (persisted) => (persisted as { value: unknown }).value === 'open',
+  });
   await host.spawn('ticket', { id: 't7', ownerId: 'acct', input: { remindAt: null } });
   await turn();
   assert.ok(host.isLive('t7'));
@@ -175,25 +202,28 @@ async function endedTicket(host: ActorHost, id: string): Promise<void> {
   await host.send(id, { type: 'CLOSE' });
 }
 
-retention('logs and steps of actors ended before the cut are deleted; their records stay; later ones keep all', async () => {
-  const clock = new SimulatedClock();
-  const host = hostOn(new MemoryStore(), clock, { history: true });
-  await endedTicket(host, 'old');
-  clock.advance(60_000);
-  await endedTicket(host, 'new');
-  await host.spawn('ticket', { id: 'open', ownerId: 'acct', input: { remindAt: null } });
-  await host.send('open', { type: 'STAMP' });
-  assert.is(host.events('old', 0, 10).length, 2);
-  assert.ok(host.steps('old', 0, 10).length > 0);
-  assert.is(await host.expireEnded(clock.now() - 30_000, 100), 1);
-  assert.equal(host.events('old', 0, 10), [], 'log deleted');
-  assert.equal(host.steps('old', 0, 10), [], 'steps deleted');
-  assert.ok(host.find('old', 'acct')?.done, 'the record (final state) stays');
-  assert.is(host.events('new', 0, 10).length, 2, 'ended after the cut: kept');
-  assert.is(host.events('open', 0, 10).length, 1, 'unfinished: never expired');
-  assert.is(await host.expireEnded(clock.now() - 30_000, 100), 0, 'nothing twice');
-  await host.close();
-});
+retention(
+  'logs and steps of actors ended before the cut are deleted; their records stay; later ones keep all',
+  async () => {
+    const clock = new SimulatedClock();
+    const host = hostOn(new MemoryStore(), clock, { history: true });
+    await endedTicket(host, 'old');
+    clock.advance(60_000);
+    await endedTicket(host, 'new');
+    await host.spawn('ticket', { id: 'open', ownerId: 'acct', input: { remindAt: null } });
+    await host.send('open', { type: 'STAMP' });
+    assert.is(host.events('old', 0, 10).length, 2);
+    assert.ok(host.steps('old', 0, 10).length > 0);
+    assert.is(await host.expireEnded(clock.now() - 30_000, 100), 1);
+    assert.equal(host.events('old', 0, 10), [], 'log deleted');
+    assert.equal(host.steps('old', 0, 10), [], 'steps deleted');
+    assert.ok(host.find('old', 'acct')?.done, 'the record (final state) stays');
+    assert.is(host.events('new', 0, 10).length, 2, 'ended after the cut: kept');
+    assert.is(host.events('open', 0, 10).length, 1, 'unfinished: never expired');
+    assert.is(await host.expireEnded(clock.now() - 30_000, 100), 0, 'nothing twice');
+    await host.close();
+  },
+);
 
 retention('machines that forget after the retention lose their records too', async () => {
   const clock = new SimulatedClock();

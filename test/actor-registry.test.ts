@@ -5,7 +5,8 @@ import { ActorRegistry } from '../runtime/host/actor-registry.js';
 
 const test = suite('actor registry: live actors, and finished ones for a bounded grace');
 
-const add = (registry: ActorRegistry, id: string, handle = id) => registry.add({ id, machine: 'm', ownerId: 'acct', handle });
+const add = (registry: ActorRegistry, id: string, handle = id) =>
+  registry.add({ id, machine: 'm', ownerId: 'acct', handle });
 
 test('a retired actor answers through its final handle for its grace, then is forgotten; foreign owners never see it', () => {
   const clock = new SimulatedClock();
@@ -31,7 +32,10 @@ test('at most maxRetired stay, the oldest go first, and a grace of 0 forgets at 
     add(registry, id);
     registry.retire(id, 60_000);
   }
-  assert.equal(['a', 'b', 'c', 'd', 'e'].map((id) => registry.get(id, 'acct', 'm') ?? null), [null, null, 'c', 'd', 'e']);
+  assert.equal(
+    ['a', 'b', 'c', 'd', 'e'].map((id) => registry.get(id, 'acct', 'm') ?? null),
+    [null, null, 'c', 'd', 'e'],
+  );
   add(registry, 'f');
   registry.retire('f', 0);
   assert.is(registry.get('f', 'acct', 'm'), undefined);

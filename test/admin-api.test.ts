@@ -11,7 +11,8 @@ let emailCounter = 0;
 const freshEmail = () => `admin-api-${++emailCounter}-${process.pid}@example.com`;
 
 /** POST /admin/v1/accounts with the admin key. */
-const createAccount = (body: unknown, token = ADMIN_KEY) => server.request('POST', '/admin/v1/accounts', { token, body });
+const createAccount = (body: unknown, token = ADMIN_KEY) =>
+  server.request('POST', '/admin/v1/accounts', { token, body });
 
 /** Asserts a 422 whose `detail` names `loc`. */
 function assertValidation(res: { status: number; body: any }, loc: (string | number)[], label: string): void {
@@ -77,11 +78,17 @@ test('an account created without a password exists but cannot log in', async () 
 
 test('credit adds exactly the amount, down to one micro-dollar', async () => {
   const account = await server.account(0);
-  const first = await server.request('POST', `/admin/v1/accounts/${account.id}/credit`, { token: ADMIN_KEY, body: { usd: 0.000001 } });
+  const first = await server.request('POST', `/admin/v1/accounts/${account.id}/credit`, {
+    token: ADMIN_KEY,
+    body: { usd: 0.000001 },
+  });
   assert.is(first.status, 200);
   assert.is(first.body.account.balance_usd, 0.000001);
   assert.type(first.body.entry_id, 'string');
-  const second = await server.request('POST', `/admin/v1/accounts/${account.id}/credit`, { token: ADMIN_KEY, body: { usd: 1.5, description: 'top-up' } });
+  const second = await server.request('POST', `/admin/v1/accounts/${account.id}/credit`, {
+    token: ADMIN_KEY,
+    body: { usd: 1.5, description: 'top-up' },
+  });
   assert.is(second.status, 200);
   assert.is(second.body.account.balance_usd, 1.500001);
 
@@ -92,7 +99,10 @@ test('credit adds exactly the amount, down to one micro-dollar', async () => {
 
 test('credit adds to an opening credit exactly', async () => {
   const account = await server.account(0.1);
-  const res = await server.request('POST', `/admin/v1/accounts/${account.id}/credit`, { token: ADMIN_KEY, body: { usd: 0.2 } });
+  const res = await server.request('POST', `/admin/v1/accounts/${account.id}/credit`, {
+    token: ADMIN_KEY,
+    body: { usd: 0.2 },
+  });
   assert.is(res.status, 200);
   const me = await server.request('GET', '/v1/account', { token: account.token });
   assert.is(me.body.balance_usd, 0.3);
@@ -109,7 +119,10 @@ test('GET /admin/v1/accounts/:id shows the account', async () => {
 
 test('a suspended account is refused with 403 account_suspended on its token and on login', async () => {
   const account = await server.account(1);
-  const suspend = await server.request('POST', `/admin/v1/accounts/${account.id}/status`, { token: ADMIN_KEY, body: { status: 'suspended' } });
+  const suspend = await server.request('POST', `/admin/v1/accounts/${account.id}/status`, {
+    token: ADMIN_KEY,
+    body: { status: 'suspended' },
+  });
   assert.is(suspend.status, 200);
   assert.is(suspend.body.account.status, 'suspended');
 
@@ -117,7 +130,9 @@ test('a suspended account is refused with 403 account_suspended on its token and
   assert.is(models.status, 403);
   assert.is(models.body.error.code, 'account_suspended');
 
-  const login = await server.request('POST', '/v1/auth/login', { body: { email: account.email, password: account.password } });
+  const login = await server.request('POST', '/v1/auth/login', {
+    body: { email: account.email, password: account.password },
+  });
   assert.is(login.status, 403);
   assert.is(login.body.error.code, 'account_suspended');
 
@@ -128,17 +143,25 @@ test('a suspended account is refused with 403 account_suspended on its token and
 
 test('reactivating a suspended account lets its token and login work again', async () => {
   const account = await server.account(1);
-  await server.request('POST', `/admin/v1/accounts/${account.id}/status`, { token: ADMIN_KEY, body: { status: 'suspended' } });
+  await server.request('POST', `/admin/v1/accounts/${account.id}/status`, {
+    token: ADMIN_KEY,
+    body: { status: 'suspended' },
+  });
   const refused = await server.request('GET', '/v1/models', { token: account.token });
   assert.is(refused.status, 403);
 
-  const activate = await server.request('POST', `/admin/v1/accounts/${account.id}/status`, { token: ADMIN_KEY, body: { status: 'active' } });
+  const activate = await server.request('POST', `/admin/v1/accounts/${account.id}/status`, {
+    token: ADMIN_KEY,
+    body: { status: 'active' },
+  });
   assert.is(activate.status, 200);
   assert.is(activate.body.account.status, 'active');
 
   const models = await server.request('GET', '/v1/models', { token: account.token });
   assert.is(models.status, 200);
-  const login = await server.request('POST', '/v1/auth/login', { body: { email: account.email, password: account.password } });
+  const login = await server.request('POST', '/v1/auth/login', {
+    body: { email: account.email, password: account.password },
+  });
   assert.is(login.status, 200);
   const me = await server.request('GET', '/v1/account', { token: account.token });
   assert.is(me.body.status, 'active');
@@ -147,7 +170,11 @@ test('reactivating a suspended account lets its token and login work again', asy
 
 test('creating an account with a missing or malformed e-mail is 422', async () => {
   assertValidation(await createAccount({ password: 'correct horse battery' }), ['body', 'email'], 'missing email');
-  assertValidation(await createAccount({ email: 'not-an-email', password: 'correct horse battery' }), ['body', 'email'], 'bad email');
+  assertValidation(
+    await createAccount({ email: 'not-an-email', password: 'correct horse battery' }),
+    ['body', 'email'],
+    'bad email',
+  );
   assertValidation(await createAccount({ email: 42 }), ['body', 'email'], 'numeric email');
 });
 
@@ -177,7 +204,11 @@ test('an opening credit of zero is valid: the account starts at $0 with no ledge
 });
 
 test('creating an account with a too-short password is 422', async () => {
-  assertValidation(await createAccount({ email: freshEmail(), password: 'short' }), ['body', 'password'], 'short password');
+  assertValidation(
+    await createAccount({ email: freshEmail(), password: 'short' }),
+    ['body', 'password'],
+    'short password',
+  );
 });
 
 test('credit with a missing or invalid amount is 422 and changes nothing', async () => {
@@ -199,7 +230,10 @@ test('credit with a missing or invalid amount is 422 and changes nothing', async
 
 test('status with an unknown or missing value is 422 and changes nothing', async () => {
   const account = await server.account(1);
-  for (const [label, body] of [['deleted', { status: 'deleted' }], ['missing', {}]] as const) {
+  for (const [label, body] of [
+    ['deleted', { status: 'deleted' }],
+    ['missing', {}],
+  ] as const) {
     const res = await server.request('POST', `/admin/v1/accounts/${account.id}/status`, { token: ADMIN_KEY, body });
     assertValidation(res, ['body', 'status'], label);
   }
@@ -210,10 +244,16 @@ test('status with an unknown or missing value is 422 and changes nothing', async
 
 test('credit, status and show for an unknown account id are 404 not_found', async () => {
   const id = 'acct_does_not_exist';
-  const credit = await server.request('POST', `/admin/v1/accounts/${id}/credit`, { token: ADMIN_KEY, body: { usd: 1 } });
+  const credit = await server.request('POST', `/admin/v1/accounts/${id}/credit`, {
+    token: ADMIN_KEY,
+    body: { usd: 1 },
+  });
   assert.is(credit.status, 404);
   assert.is(credit.body.error.code, 'not_found');
-  const status = await server.request('POST', `/admin/v1/accounts/${id}/status`, { token: ADMIN_KEY, body: { status: 'suspended' } });
+  const status = await server.request('POST', `/admin/v1/accounts/${id}/status`, {
+    token: ADMIN_KEY,
+    body: { status: 'suspended' },
+  });
   assert.is(status.status, 404);
   assert.is(status.body.error.code, 'not_found');
   const show = await server.request('GET', `/admin/v1/accounts/${id}`, { token: ADMIN_KEY });
@@ -226,7 +266,9 @@ test('a wrong admin key is 401 and creates nothing', async () => {
   const wrong = await createAccount({ email, password: 'correct horse battery' }, `${ADMIN_KEY}x`);
   assert.is(wrong.status, 401);
   assert.is(wrong.body.error.code, 'invalid_api_key');
-  const missing = await server.request('POST', '/admin/v1/accounts', { body: { email, password: 'correct horse battery' } });
+  const missing = await server.request('POST', '/admin/v1/accounts', {
+    body: { email, password: 'correct horse battery' },
+  });
   assert.is(missing.status, 401);
   assert.is(missing.body.error.code, 'missing_authorization');
   const created = await createAccount({ email, password: 'correct horse battery' });
@@ -235,13 +277,22 @@ test('a wrong admin key is 401 and creates nothing', async () => {
 
 test('an API token or a session token used as the admin key is 401', async () => {
   const account = await server.account(1);
-  for (const [label, token] of [['api token', account.token], ['session', account.session]] as const) {
+  for (const [label, token] of [
+    ['api token', account.token],
+    ['session', account.session],
+  ] as const) {
     const create = await createAccount({ email: freshEmail() }, token);
     assert.is(create.status, 401, label);
     assert.is(create.body.error.code, 'invalid_api_key', label);
-    const credit = await server.request('POST', `/admin/v1/accounts/${account.id}/credit`, { token, body: { usd: 100 } });
+    const credit = await server.request('POST', `/admin/v1/accounts/${account.id}/credit`, {
+      token,
+      body: { usd: 100 },
+    });
     assert.is(credit.status, 401, label);
-    const status = await server.request('POST', `/admin/v1/accounts/${account.id}/status`, { token, body: { status: 'suspended' } });
+    const status = await server.request('POST', `/admin/v1/accounts/${account.id}/status`, {
+      token,
+      body: { status: 'suspended' },
+    });
     assert.is(status.status, 401, label);
   }
   const me = await server.request('GET', '/v1/account', { token: account.token });
@@ -262,18 +313,28 @@ test('a duplicate e-mail is 409 email_taken, whatever its case', async () => {
 });
 
 test('a malformed JSON body on an admin route is 400 invalid_json', async () => {
-  const res = await server.request('POST', '/admin/v1/accounts', { token: ADMIN_KEY, raw: '{"email":', headers: { 'content-type': 'application/json' } });
+  const res = await server.request('POST', '/admin/v1/accounts', {
+    token: ADMIN_KEY,
+    raw: '{"email":',
+    headers: { 'content-type': 'application/json' },
+  });
   assert.is(res.status, 400);
   assert.is(res.body.error.code, 'invalid_json');
 });
 
 test('without SVC_ADMIN_KEY the admin routes do not exist (404), even with a Bearer header', async () => {
   for (const token of [ADMIN_KEY, 'anything-at-all-here']) {
-    const res = await disabled.request('POST', '/admin/v1/accounts', { token, body: { email: freshEmail(), password: 'correct horse battery' } });
+    const res = await disabled.request('POST', '/admin/v1/accounts', {
+      token,
+      body: { email: freshEmail(), password: 'correct horse battery' },
+    });
     assert.is(res.status, 404);
     assert.is(res.body.error.code, 'not_found');
   }
-  const credit = await disabled.request('POST', '/admin/v1/accounts/acct_x/credit', { token: ADMIN_KEY, body: { usd: 1 } });
+  const credit = await disabled.request('POST', '/admin/v1/accounts/acct_x/credit', {
+    token: ADMIN_KEY,
+    body: { usd: 1 },
+  });
   assert.is(credit.status, 404);
   assert.is(credit.body.error.code, 'not_found');
   const bare = await disabled.request('POST', '/admin/v1/accounts', { body: {} });

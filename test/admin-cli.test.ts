@@ -16,7 +16,12 @@ interface CliResult {
 
 /** Runs the CLI to completion on `dataDir`; blocks, so only while no server of ours is writing. */
 function cli(dataDir: string, ...args: string[]): CliResult {
-  const res = spawnSync(process.execPath, [...CLI, ...args], { cwd: ROOT, env: { ...process.env, SVC_DATA_DIR: dataDir }, encoding: 'utf8', timeout: 30_000 });
+  const res = spawnSync(process.execPath, [...CLI, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, SVC_DATA_DIR: dataDir },
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
   return { status: res.status, stdout: res.stdout, stderr: res.stderr };
 }
 
@@ -26,7 +31,11 @@ function cli(dataDir: string, ...args: string[]): CliResult {
  */
 function cliAsync(dataDir: string, ...args: string[]): Promise<CliResult> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [...CLI, ...args], { cwd: ROOT, env: { ...process.env, SVC_DATA_DIR: dataDir }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...CLI, ...args], {
+      cwd: ROOT,
+      env: { ...process.env, SVC_DATA_DIR: dataDir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -139,7 +148,10 @@ test('missing or invalid flags exit 2 with a message on stderr', () => {
 });
 
 test('an unknown flag or a flag value that looks like a flag is a usage error: exit 2 with a message on stderr', () => {
-  for (const args of [['list', '--bogus', 'x'], ['credit', '--account', accountId, '--usd', '-1']]) {
+  for (const args of [
+    ['list', '--bogus', 'x'],
+    ['credit', '--account', accountId, '--usd', '-1'],
+  ]) {
     const res = cli(dir, ...args);
     assert.is(res.status, 2, `${JSON.stringify(args)}; stderr: ${res.stderr.slice(0, 200)}`);
     assert.ok(res.stderr.length > 0, `${JSON.stringify(args)}: a message on stderr`);
@@ -147,19 +159,31 @@ test('an unknown flag or a flag value that looks like a flag is a usage error: e
 });
 
 test('amounts the admin API refuses (below one micro-dollar, more than six decimals, above 1,000,000) exit 2 and change nothing', () => {
-  const own = output(cli(dir, 'create-account', '--email', `cli-amounts-${process.pid}@example.com`, '--credit-usd', '1'));
+  const own = output(
+    cli(dir, 'create-account', '--email', `cli-amounts-${process.pid}@example.com`, '--credit-usd', '1'),
+  );
   for (const usd of ['0.0000001', '0.0000015', '5000000']) {
     const res = cli(dir, 'credit', '--account', own.account.id, '--usd', usd);
     assert.is(res.status, 2, `--usd ${usd}; stdout: ${res.stdout.replace(/\s+/g, ' ')}`);
   }
   const after = output(cli(dir, 'show', '--account', own.account.id));
   assert.is(after.account.balance_usd, 1);
-  const created = cli(dir, 'create-account', '--email', `cli-micro-${process.pid}@example.com`, '--credit-usd', '0.0000001');
+  const created = cli(
+    dir,
+    'create-account',
+    '--email',
+    `cli-micro-${process.pid}@example.com`,
+    '--credit-usd',
+    '0.0000001',
+  );
   assert.is(created.status, 2, `--credit-usd 0.0000001; stdout: ${created.stdout.replace(/\s+/g, ' ')}`);
 });
 
 test('create-account refuses what the admin API refuses: a malformed e-mail or a too-short password', () => {
-  for (const args of [['--email', 'not-an-email'], ['--email', `cli-short-${process.pid}@example.com`, '--password', 'x']]) {
+  for (const args of [
+    ['--email', 'not-an-email'],
+    ['--email', `cli-short-${process.pid}@example.com`, '--password', 'x'],
+  ]) {
     const res = cli(dir, 'create-account', ...args);
     assert.is(res.status, 2, `${JSON.stringify(args)}; stdout: ${res.stdout.replace(/\s+/g, ' ')}`);
     assert.ok(res.stderr.length > 0, `${JSON.stringify(args)}: a message on stderr`);
@@ -167,7 +191,11 @@ test('create-account refuses what the admin API refuses: a malformed e-mail or a
 });
 
 test('an unknown account id exits non-zero', () => {
-  for (const args of [['show', '--account', 'acct_nope'], ['credit', '--account', 'acct_nope', '--usd', '1'], ['status', '--account', 'acct_nope', '--status', 'active']]) {
+  for (const args of [
+    ['show', '--account', 'acct_nope'],
+    ['credit', '--account', 'acct_nope', '--usd', '1'],
+    ['status', '--account', 'acct_nope', '--status', 'active'],
+  ]) {
     const res = cli(dir, ...args);
     assert.is.not(res.status, 0, JSON.stringify(args));
     assert.ok(res.stderr.length > 0, `${JSON.stringify(args)}: a message on stderr`);

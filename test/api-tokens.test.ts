@@ -16,13 +16,18 @@ interface TokenView {
 }
 
 /** Creates a token with `body` through the session of `account`; fails the test unless 201. */
-async function createToken(account: TestAccount, body: Record<string, unknown> = { label: 'ci', requests_per_minute: 600 }): Promise<TokenView & { token: string }> {
+async function createToken(
+  account: TestAccount,
+  body: Record<string, unknown> = { label: 'ci', requests_per_minute: 600 },
+): Promise<TokenView & { token: string }> {
   const res = await server.request('POST', '/v1/account/tokens', { token: account.session, body });
   assert.is(res.status, 201, JSON.stringify(res.body));
   return res.body as TokenView & { token: string };
 }
 
-async function listTokens(account: TestAccount): Promise<{ status: number; body: { object: string; data: TokenView[] } }> {
+async function listTokens(
+  account: TestAccount,
+): Promise<{ status: number; body: { object: string; data: TokenView[] } }> {
   const res = await server.request('GET', '/v1/account/tokens', { token: account.session });
   return { status: res.status, body: res.body as { object: string; data: TokenView[] } };
 }
@@ -53,7 +58,10 @@ test.after(async () => {
 
 test('creating a token with an API token is 401 session_required', async () => {
   const account = await server.account();
-  const res = await server.request('POST', '/v1/account/tokens', { token: account.token, body: { label: 'from api token' } });
+  const res = await server.request('POST', '/v1/account/tokens', {
+    token: account.token,
+    body: { label: 'from api token' },
+  });
   assert.is(res.status, 401, JSON.stringify(res.body));
   assert.is(res.body.error.code, 'session_required');
 });
@@ -109,7 +117,10 @@ test('the list shows masked tokens and never the value or its hash', async () =>
   for (const token of list.body.data) {
     const keys = Object.keys(token);
     assert.not.ok(keys.includes('token'), 'no token field');
-    assert.not.ok(keys.some((key) => /hash/i.test(key)), `no hash field: ${keys.join(',')}`);
+    assert.not.ok(
+      keys.some((key) => /hash/i.test(key)),
+      `no hash field: ${keys.join(',')}`,
+    );
   }
 });
 
@@ -215,7 +226,10 @@ test("patching or deleting another account's token is 404 and leaves it unchange
   assert.is(listed?.requests_per_minute, 600);
   assert.is((await models(victim.token)).status, 200, 'the token still works');
   const otherList = await listTokens(other);
-  assert.not.ok(otherList.body.data.some((token) => token.id === victim.id), 'not in the other account list');
+  assert.not.ok(
+    otherList.body.data.some((token) => token.id === victim.id),
+    'not in the other account list',
+  );
 });
 
 test('deleting a token answers deleted:true, then its value is refused and it is gone from the list', async () => {

@@ -24,11 +24,31 @@ const FAILURES = [
 
 const ROUTES: [string, string, (fail: string) => Record<string, unknown>][] = [
   ['speech', '/v1/audio/speech', (fail) => ({ input: 'This will not be spoken.', metadata: { sim: { fail } } })],
-  ['premium speech', '/v1/audio/speech', (fail) => ({ input: 'Nor this.', backend: 'premium', voice: 'sage', metadata: { sim: { fail } } })],
-  ['transcription', '/v1/audio/transcriptions', (fail) => ({ file_data: simVoiceWav('Not heard.').toString('base64'), metadata: { sim: { fail } } })],
-  ['music', '/v1/music/generations', (fail) => ({ prompt: 'a march', duration_seconds: 2, metadata: { sim: { fail } } })],
-  ['sound effect', '/v1/audio/sound-effects', (fail) => ({ prompt: 'a door slams', duration_seconds: 1, metadata: { sim: { fail } } })],
-  ['voice clone', '/v1/audio/voices', (fail) => ({ name: 'Lost', samples: [toneWav(2, 150).toString('base64')], metadata: { sim: { fail } } })],
+  [
+    'premium speech',
+    '/v1/audio/speech',
+    (fail) => ({ input: 'Nor this.', backend: 'premium', voice: 'sage', metadata: { sim: { fail } } }),
+  ],
+  [
+    'transcription',
+    '/v1/audio/transcriptions',
+    (fail) => ({ file_data: simVoiceWav('Not heard.').toString('base64'), metadata: { sim: { fail } } }),
+  ],
+  [
+    'music',
+    '/v1/music/generations',
+    (fail) => ({ prompt: 'a march', duration_seconds: 2, metadata: { sim: { fail } } }),
+  ],
+  [
+    'sound effect',
+    '/v1/audio/sound-effects',
+    (fail) => ({ prompt: 'a door slams', duration_seconds: 1, metadata: { sim: { fail } } }),
+  ],
+  [
+    'voice clone',
+    '/v1/audio/voices',
+    (fail) => ({ name: 'Lost', samples: [toneWav(2, 150).toString('base64')], metadata: { sim: { fail } } }),
+  ],
 ];
 
 for (const [what, path, body] of ROUTES) {
@@ -48,10 +68,12 @@ for (const [what, path, body] of ROUTES) {
 
 test('the SDK sees a failing speech engine as an InternalServerError with the status, not a broken body', async () => {
   const client = new OpenAI({ apiKey: account.token, baseURL: `${server.url}/v1`, maxRetries: 0 });
-  const err = await client.audio.speech.create({ model: 'pro-1', voice: 'alloy', input: 'Hi.', metadata: { sim: { fail: 'unavailable' } } } as never).then(
-    () => null,
-    (error: unknown) => error,
-  );
+  const err = await client.audio.speech
+    .create({ model: 'pro-1', voice: 'alloy', input: 'Hi.', metadata: { sim: { fail: 'unavailable' } } } as never)
+    .then(
+      () => null,
+      (error: unknown) => error,
+    );
   assert.instance(err, OpenAI.InternalServerError);
   assert.is((err as InstanceType<typeof OpenAI.APIError>).status, 503);
   assert.is((err as InstanceType<typeof OpenAI.APIError>).code, 'upstream_unavailable');
@@ -60,17 +82,26 @@ test('the SDK sees a failing speech engine as an InternalServerError with the st
 test('a failed voice clone leaves no voice behind, and the same request without the script then succeeds and is charged once', async () => {
   const fresh = await server.account(5);
   const samples = [toneWav(2, 150).toString('base64')];
-  const failed = await server.request('POST', '/v1/audio/voices', { token: fresh.token, body: { name: 'Retry', samples, metadata: { sim: { fail: 'unavailable' } } } });
+  const failed = await server.request('POST', '/v1/audio/voices', {
+    token: fresh.token,
+    body: { name: 'Retry', samples, metadata: { sim: { fail: 'unavailable' } } },
+  });
   assert.is(failed.status, 503);
   assert.equal((await server.request('GET', '/v1/audio/voices', { token: fresh.token })).body.data, []);
-  const made = await server.request('POST', '/v1/audio/voices', { token: fresh.token, body: { name: 'Retry', samples } });
+  const made = await server.request('POST', '/v1/audio/voices', {
+    token: fresh.token,
+    body: { name: 'Retry', samples },
+  });
   assert.is(made.status, 201);
   assert.is(await balanceOf(server, fresh), 4);
 });
 
 test('a failing sound effect answers no manifest digest and leaves no charge on the ledger', async () => {
   const fresh = await server.account(5);
-  const res = await server.request('POST', '/v1/audio/sound-effects', { token: fresh.token, body: { prompt: 'thunder', metadata: { sim: { fail: 'error' } } } });
+  const res = await server.request('POST', '/v1/audio/sound-effects', {
+    token: fresh.token,
+    body: { prompt: 'thunder', metadata: { sim: { fail: 'error' } } },
+  });
   assert.is(res.status, 502);
   assert.is(res.headers.get('x-svc-manifest-sha256'), null);
   const usage = await server.request('GET', '/v1/account/usage', { token: fresh.token });

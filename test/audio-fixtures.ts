@@ -52,7 +52,8 @@ export function inContainer(wav: Buffer, container: string): Buffer {
 /** A tone of `hz` for `seconds` as WAV (24 kHz mono). */
 export function toneWav(seconds: number, hz = 220, amplitude = 0.3): Buffer {
   const samples = new Int16Array(Math.round(seconds * 24_000));
-  for (let n = 0; n < samples.length; n++) samples[n] = Math.round(amplitude * 32_767 * Math.sin((2 * Math.PI * hz * n) / 24_000));
+  for (let n = 0; n < samples.length; n++)
+    samples[n] = Math.round(amplitude * 32_767 * Math.sin((2 * Math.PI * hz * n) / 24_000));
   return pcm16Wav(samples, 24_000);
 }
 
@@ -74,7 +75,10 @@ export async function balanceOf(server: TestServer, account: TestAccount): Promi
 }
 
 /** The account's newest ledger entry. */
-export async function lastEntry(server: TestServer, account: TestAccount): Promise<{ amount_usd: number; description: string; type: string } | undefined> {
+export async function lastEntry(
+  server: TestServer,
+  account: TestAccount,
+): Promise<{ amount_usd: number; description: string; type: string } | undefined> {
   const res = await server.request('GET', '/v1/account/usage', { token: account.token });
   return res.body.recent[0];
 }

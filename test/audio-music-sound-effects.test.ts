@@ -7,7 +7,9 @@ import { assertWire } from './wire-check.js';
 import { balanceOf, decodeSamples, probe, usdDiff } from './audio-fixtures.js';
 import { pcm16Samples } from '../backends/pcm16-samples.js';
 
-const test = suite('audio music and sound effects: real audio over HTTP, cost-plus by output seconds, verification manifests');
+const test = suite(
+  'audio music and sound effects: real audio over HTTP, cost-plus by output seconds, verification manifests',
+);
 let server: TestServer;
 let account: TestAccount;
 
@@ -19,8 +21,16 @@ test.after(async () => server.close());
 
 const sha256 = (data: Buffer | string) => createHash('sha256').update(data).digest('hex');
 
-async function post(path: string, body: unknown, token = account.token): Promise<{ status: number; headers: Headers; bytes: Buffer }> {
-  const res = await fetch(`${server.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+async function post(
+  path: string,
+  body: unknown,
+  token = account.token,
+): Promise<{ status: number; headers: Headers; bytes: Buffer }> {
+  const res = await fetch(`${server.url}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, headers: res.headers, bytes: Buffer.from(await res.arrayBuffer()) };
 }
 
@@ -55,7 +65,10 @@ const rmsOf = (x: Int16Array, from = 0, to = x.length) => {
 
 test('music is MP3 at 48 kHz stereo (ffprobe), of the asked duration, priced in X-Svc-Price-USD and charged exactly', async () => {
   const before = await balanceOf(server, account);
-  const res = await post('/v1/music/generations', { prompt: 'an upbeat pop tune with a catchy melody', duration_seconds: 4 });
+  const res = await post('/v1/music/generations', {
+    prompt: 'an upbeat pop tune with a catchy melody',
+    duration_seconds: 4,
+  });
   assert.is(res.status, 200);
   assert.is(res.headers.get('content-type'), 'audio/mpeg');
   assert.is(res.headers.get('transfer-encoding'), 'chunked');
@@ -72,7 +85,11 @@ test('music is MP3 at 48 kHz stereo (ffprobe), of the asked duration, priced in 
 });
 
 test('the sim composes a melody, not silence: loud enough, and the leading pitch moves', async () => {
-  const res = await post('/v1/music/generations', { prompt: 'a calm piano melody', duration_seconds: 4, response_format: 'wav' });
+  const res = await post('/v1/music/generations', {
+    prompt: 'a calm piano melody',
+    duration_seconds: 4,
+    response_format: 'wav',
+  });
   const samples = decodeSamples(res.bytes, 1, 48_000);
   assert.is(samples.length, 4 * 48_000);
   assert.ok(20 * Math.log10(rmsOf(samples) / 32_768) > -30, 'well above silence');
@@ -134,7 +151,13 @@ test('a sound effect carries its manifest digest; the public manifest route retu
   const manifest = assertWire(SoundEffectManifestSchema, { status: 200, body: JSON.parse(text) }, 200, 'manifest');
   assert.is(manifest.output.sha256, sha256(res.bytes));
   assert.is(manifest.output.bytes, res.bytes.length);
-  assert.equal(manifest.request, { prompt: body.prompt, duration_seconds: 2, loop: false, prompt_influence: 0.6, response_format: 'mp3' });
+  assert.equal(manifest.request, {
+    prompt: body.prompt,
+    duration_seconds: 2,
+    loop: false,
+    prompt_influence: 0.6,
+    response_format: 'mp3',
+  });
   assert.is(manifest.model_version, '1.1.3');
   assert.is(manifest.engine, 'sim');
   assert.ok(Math.abs(manifest.created_at - Date.now() / 1000) < 60);
@@ -156,19 +179,38 @@ function localMaxStep(x: Int16Array, at: number, span: number): number {
 
 test('a loop joins its end to its start without a click: played twice, the seam is no bigger a step than the sound around it, and the edges are not faded', async () => {
   for (const prompt of ['a pure sine tone', 'rain on a tin roof']) {
-    const res = await post('/v1/audio/sound-effects', { prompt, duration_seconds: 1.5, loop: true, prompt_influence: 1, response_format: 'wav' });
+    const res = await post('/v1/audio/sound-effects', {
+      prompt,
+      duration_seconds: 1.5,
+      loop: true,
+      prompt_influence: 1,
+      response_format: 'wav',
+    });
     const once = decodeSamples(res.bytes, 1, 48_000);
     assert.is(once.length, 1.5 * 48_000);
     const twice = new Int16Array(once.length * 2);
     twice.set(once);
     twice.set(once, once.length);
     const seam = Math.abs(twice[once.length]! - twice[once.length - 1]!);
-    assert.ok(seam <= localMaxStep(twice, once.length, 480) * 1.1, `${prompt}: seam step ${seam}, around it ${localMaxStep(twice, once.length, 480)}`);
+    assert.ok(
+      seam <= localMaxStep(twice, once.length, 480) * 1.1,
+      `${prompt}: seam step ${seam}, around it ${localMaxStep(twice, once.length, 480)}`,
+    );
     assert.ok(rmsOf(once, 0, 2400) > 0.5 * rmsOf(once), `${prompt}: the start is not faded in`);
     assert.ok(rmsOf(once, once.length - 2400) > 0.5 * rmsOf(once), `${prompt}: the end is not faded out`);
   }
   // Without loop the sound fades in and out instead.
-  const plain = decodeSamples((await post('/v1/audio/sound-effects', { prompt: 'a pure sine tone', duration_seconds: 1.5, response_format: 'wav' })).bytes, 1, 48_000);
+  const plain = decodeSamples(
+    (
+      await post('/v1/audio/sound-effects', {
+        prompt: 'a pure sine tone',
+        duration_seconds: 1.5,
+        response_format: 'wav',
+      })
+    ).bytes,
+    1,
+    48_000,
+  );
   assert.ok(Math.abs(plain[0]!) < 50 && Math.abs(plain.at(-1)!) < 50, 'faded at both ends');
 });
 

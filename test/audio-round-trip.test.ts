@@ -7,11 +7,26 @@ import { startServer, type TestServer } from './harness.js';
 
 const test = suite('audio round trip: speech, then transcription of it, gives the text back');
 
-async function roundTrip(server: TestServer, token: string, input: string, speech: Record<string, unknown>, format: 'mp3' | 'wav' | 'opus' | 'flac'): Promise<string> {
+async function roundTrip(
+  server: TestServer,
+  token: string,
+  input: string,
+  speech: Record<string, unknown>,
+  format: 'mp3' | 'wav' | 'opus' | 'flac',
+): Promise<string> {
   const client = server.openai(token);
-  const audio = await client.audio.speech.create({ model: 'pro-1', voice: 'alloy', input, response_format: format, ...speech });
+  const audio = await client.audio.speech.create({
+    model: 'pro-1',
+    voice: 'alloy',
+    input,
+    response_format: format,
+    ...speech,
+  });
   const bytes = Buffer.from(await audio.arrayBuffer());
-  const transcript = await client.audio.transcriptions.create({ file: await toFile(bytes, `speech.${format}`), model: 'pro-1' });
+  const transcript = await client.audio.transcriptions.create({
+    file: await toFile(bytes, `speech.${format}`),
+    model: 'pro-1',
+  });
   return transcript.text;
 }
 
@@ -20,8 +35,13 @@ test('with the sim engines the text comes back exactly, through every lossy and 
   try {
     const account = await server.account(5);
     const input = 'Good morning! The meeting moved to 10:30, room B — café on the left.';
-    for (const format of ['mp3', 'opus', 'wav', 'flac'] as const) assert.is(await roundTrip(server, account.token, input, {}, format), input, format);
-    assert.is(await roundTrip(server, account.token, input, { backend: 'premium', voice: 'shimmer' }, 'mp3'), input, 'premium voice');
+    for (const format of ['mp3', 'opus', 'wav', 'flac'] as const)
+      assert.is(await roundTrip(server, account.token, input, {}, format), input, format);
+    assert.is(
+      await roundTrip(server, account.token, input, { backend: 'premium', voice: 'shimmer' }, 'mp3'),
+      input,
+      'premium voice',
+    );
   } finally {
     await server.close();
   }
@@ -36,10 +56,17 @@ test('espeak-ng speaking and pocketsphinx listening hear an easy sentence (skipp
   try {
     const account = await server.account(5);
     const client = server.openai(account.token);
-    const audio = await client.audio.speech.create({ model: 'pro-1', voice: 'alloy', input: 'What is the weather like today?', response_format: 'wav' }).asResponse();
+    const audio = await client.audio.speech
+      .create({ model: 'pro-1', voice: 'alloy', input: 'What is the weather like today?', response_format: 'wav' })
+      .asResponse();
     assert.is(audio.headers.get('x-svc-engine'), 'espeak-ng');
     const bytes = Buffer.from(await audio.arrayBuffer());
-    const transcript = await client.audio.transcriptions.create({ file: await toFile(bytes, 'speech.wav'), model: 'pro-1', response_format: 'verbose_json', timestamp_granularities: ['word'] });
+    const transcript = await client.audio.transcriptions.create({
+      file: await toFile(bytes, 'speech.wav'),
+      model: 'pro-1',
+      response_format: 'verbose_json',
+      timestamp_granularities: ['word'],
+    });
     assert.match(transcript.text, /\bweather\b/);
     assert.ok(transcript.words!.length > 0, 'words get times even from an engine that gives none');
     assert.is(transcript.usage?.type, 'duration');

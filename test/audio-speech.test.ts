@@ -19,7 +19,9 @@ test.after(async () => server.close());
 
 /** Speaks through the SDK; the raw Response, so headers can be read. */
 async function speak(body: Record<string, unknown>): Promise<{ bytes: Buffer; headers: Headers }> {
-  const response = await server.openai(account.token).audio.speech.create({ model: 'pro-1', voice: 'alloy', input: TEXT, ...body });
+  const response = await server
+    .openai(account.token)
+    .audio.speech.create({ model: 'pro-1', voice: 'alloy', input: TEXT, ...body });
   return { bytes: Buffer.from(await response.arrayBuffer()), headers: response.headers };
 }
 
@@ -82,21 +84,36 @@ test('the audio is streamed (chunked) with the exact price stated in X-Svc-Price
 });
 
 test('characters are counted as code points: an emoji is one character', async () => {
-  const res = await server.request('POST', '/v1/audio/speech', { token: account.token, body: { input: 'hi 👋', response_format: 'pcm' } });
+  const res = await server.request('POST', '/v1/audio/speech', {
+    token: account.token,
+    body: { input: 'hi 👋', response_format: 'pcm' },
+  });
   assert.is(res.status, 200);
   assert.is(res.headers.get('x-svc-billed-units'), '4 input_characters');
 });
 
 test('the SDK custom voice object { id } is accepted, and built-in voice names in any case', async () => {
-  const res = await server.request('POST', '/v1/audio/speech', { token: account.token, body: { input: 'Hi.', voice: 'Coral', response_format: 'pcm' } });
+  const res = await server.request('POST', '/v1/audio/speech', {
+    token: account.token,
+    body: { input: 'Hi.', voice: 'Coral', response_format: 'pcm' },
+  });
   assert.is(res.status, 200);
-  const custom = await server.request('POST', '/v1/audio/speech', { token: account.token, body: { input: 'Hi.', voice: { id: 'voice_00000000000000000000' }, backend: 'premium' } });
+  const custom = await server.request('POST', '/v1/audio/speech', {
+    token: account.token,
+    body: { input: 'Hi.', voice: { id: 'voice_00000000000000000000' }, backend: 'premium' },
+  });
   assert.is(custom.status, 404, 'an unknown cloned voice, reached through { id }');
 });
 
 test('the premium backend speaks built-in voices too, at twice the standard rate, with the same words', async () => {
-  const standard = await server.request('POST', '/v1/audio/speech', { token: account.token, body: { input: TEXT, response_format: 'pcm' } });
-  const premium = await server.request('POST', '/v1/audio/speech', { token: account.token, body: { input: TEXT, response_format: 'pcm', backend: 'premium', voice: 'onyx' } });
+  const standard = await server.request('POST', '/v1/audio/speech', {
+    token: account.token,
+    body: { input: TEXT, response_format: 'pcm' },
+  });
+  const premium = await server.request('POST', '/v1/audio/speech', {
+    token: account.token,
+    body: { input: TEXT, response_format: 'pcm', backend: 'premium', voice: 'onyx' },
+  });
   assert.is(premium.status, 200);
   assert.is(premium.headers.get('x-svc-engine'), 'sim-premium');
   assert.is(Number(premium.headers.get('x-svc-our-cost-usd')), 2 * Number(standard.headers.get('x-svc-our-cost-usd')));
@@ -138,7 +155,10 @@ test('bad input is 422 through the SDK, before anything is charged: unknown fiel
   for (const [what, body, field] of cases) {
     const err = await sdkError(body);
     assert.is(err.status, 422, what);
-    const res = await server.request('POST', '/v1/audio/speech', { token: account.token, body: { input: TEXT, ...body } });
+    const res = await server.request('POST', '/v1/audio/speech', {
+      token: account.token,
+      body: { input: TEXT, ...body },
+    });
     assert.is(res.status, 422, what);
     assert.equal(res.body.detail[0].loc.slice(0, 2), ['body', field], what);
   }
@@ -146,7 +166,10 @@ test('bad input is 422 through the SDK, before anything is charged: unknown fiel
 });
 
 test('4096 characters are accepted (the cap is inclusive)', async () => {
-  const res = await server.request('POST', '/v1/audio/speech', { token: account.token, body: { input: 'a'.repeat(4096), response_format: 'pcm' } });
+  const res = await server.request('POST', '/v1/audio/speech', {
+    token: account.token,
+    body: { input: 'a'.repeat(4096), response_format: 'pcm' },
+  });
   assert.is(res.status, 200);
   assert.is(res.headers.get('x-svc-billed-units'), '4096 input_characters');
 });
@@ -165,11 +188,19 @@ test('an unknown model is 404 model_not_found; no token is 401; a zero balance i
 });
 
 test('a body that is not JSON is 400, multipart is 415', async () => {
-  const bad = await server.request('POST', '/v1/audio/speech', { token: account.token, raw: '{"input":', headers: { 'content-type': 'application/json' } });
+  const bad = await server.request('POST', '/v1/audio/speech', {
+    token: account.token,
+    raw: '{"input":',
+    headers: { 'content-type': 'application/json' },
+  });
   assert.is(bad.status, 400);
   const form = new FormData();
   form.append('input', TEXT);
-  const res = await fetch(`${server.url}/v1/audio/speech`, { method: 'POST', headers: { authorization: `Bearer ${account.token}` }, body: form });
+  const res = await fetch(`${server.url}/v1/audio/speech`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${account.token}` },
+    body: form,
+  });
   assert.is(res.status, 415);
 });
 

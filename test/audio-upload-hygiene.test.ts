@@ -20,7 +20,11 @@ async function createAccount(email: string, creditUsd: number): Promise<string> 
   const res = await fetch(`${child.url}/admin/v1/accounts`, {
     method: 'POST',
     headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' },
-    body: JSON.stringify(creditUsd > 0 ? { email, password: 'correct horse battery', credit_usd: creditUsd } : { email, password: 'correct horse battery' }),
+    body: JSON.stringify(
+      creditUsd > 0
+        ? { email, password: 'correct horse battery', credit_usd: creditUsd }
+        : { email, password: 'correct horse battery' },
+    ),
   });
   return ((await res.json()) as { api_token: { token: string } }).api_token.token;
 }
@@ -39,15 +43,25 @@ test.after(async () => {
 
 const client = (apiKey: string, path = '/v1') => new OpenAI({ apiKey, baseURL: `${child.url}${path}`, maxRetries: 0 });
 const upload = async (size: number) => toFile(Buffer.alloc(size, 7), 'meeting.wav');
-const rejection = (promise: Promise<unknown>) => promise.then(() => null, (err: unknown) => err);
+const rejection = (promise: Promise<unknown>) =>
+  promise.then(
+    () => null,
+    (err: unknown) => err,
+  );
 
 for (const size of [200_000, 3_000_000, 20_000_000]) {
   test(`a ${size.toLocaleString('en-US')}-byte transcription upload to an unknown route is NotFoundError, with a bad token AuthenticationError, with no balance 402`, async () => {
-    const lost = await rejection(client(token, '/v1/not-a-prefix').audio.transcriptions.create({ file: await upload(size), model: 'pro-1' }));
+    const lost = await rejection(
+      client(token, '/v1/not-a-prefix').audio.transcriptions.create({ file: await upload(size), model: 'pro-1' }),
+    );
     assert.instance(lost, OpenAI.NotFoundError, String(lost));
-    const stranger = await rejection(client('sk-svc-not-a-real-token').audio.transcriptions.create({ file: await upload(size), model: 'pro-1' }));
+    const stranger = await rejection(
+      client('sk-svc-not-a-real-token').audio.transcriptions.create({ file: await upload(size), model: 'pro-1' }),
+    );
     assert.instance(stranger, OpenAI.AuthenticationError, String(stranger));
-    const broke = await rejection(client(brokeToken).audio.transcriptions.create({ file: await upload(size), model: 'pro-1' }));
+    const broke = await rejection(
+      client(brokeToken).audio.transcriptions.create({ file: await upload(size), model: 'pro-1' }),
+    );
     assert.instance(broke, OpenAI.APIError, String(broke));
     assert.is((broke as InstanceType<typeof OpenAI.APIError>).status, 402);
     assert.is((broke as InstanceType<typeof OpenAI.APIError>).code, 'insufficient_balance');
@@ -55,23 +69,36 @@ for (const size of [200_000, 3_000_000, 20_000_000]) {
 }
 
 test('a transcription upload over 25 MiB is 413 payload_too_large through the SDK, not a reset', async () => {
-  const tooBig = await rejection(client(token).audio.transcriptions.create({ file: await upload(26 * 1024 * 1024), model: 'pro-1' }));
+  const tooBig = await rejection(
+    client(token).audio.transcriptions.create({ file: await upload(26 * 1024 * 1024), model: 'pro-1' }),
+  );
   assert.instance(tooBig, OpenAI.APIError, String(tooBig));
   assert.is((tooBig as InstanceType<typeof OpenAI.APIError>).status, 413);
   assert.is((tooBig as InstanceType<typeof OpenAI.APIError>).code, 'payload_too_large');
 });
 
 test('a 20 MB upload with a bad option is UnprocessableEntityError naming it; one that is not audio is 422 on file', async () => {
-  const badOption = await rejection(client(token).audio.transcriptions.create({ file: await upload(20_000_000), model: 'pro-1', response_format: 'xml' } as never));
+  const badOption = await rejection(
+    client(token).audio.transcriptions.create({
+      file: await upload(20_000_000),
+      model: 'pro-1',
+      response_format: 'xml',
+    } as never),
+  );
   assert.instance(badOption, OpenAI.UnprocessableEntityError, String(badOption));
   assert.is((badOption as InstanceType<typeof OpenAI.APIError>).param, 'response_format');
-  const notAudio = await rejection(client(token).audio.transcriptions.create({ file: await upload(20_000_000), model: 'pro-1' }));
+  const notAudio = await rejection(
+    client(token).audio.transcriptions.create({ file: await upload(20_000_000), model: 'pro-1' }),
+  );
   assert.instance(notAudio, OpenAI.UnprocessableEntityError, String(notAudio));
   assert.is((notAudio as InstanceType<typeof OpenAI.APIError>).param, 'file');
 });
 
 test('after all that the connection pool still works: a real transcription succeeds on the same server', async () => {
-  const result = await client(token).audio.transcriptions.create({ file: await toFile(simVoiceWav('Still here.'), 'ok.wav'), model: 'pro-1' });
+  const result = await client(token).audio.transcriptions.create({
+    file: await toFile(simVoiceWav('Still here.'), 'ok.wav'),
+    model: 'pro-1',
+  });
   assert.is(result.text, 'Still here.');
 });
 

@@ -8,7 +8,9 @@ import { startServer, type TestAccount, type TestServer } from './harness.js';
 import { refusedUrl, startFakeUpstream, type CapturedRequest, type FakeUpstream } from './fake-upstream.js';
 import { balanceOf, probe, simVoiceWav } from './audio-fixtures.js';
 
-const test = suite('audio over an OpenAI-compatible upstream: speech and transcription relayed, failures explicit and free, the key never shown');
+const test = suite(
+  'audio over an OpenAI-compatible upstream: speech and transcription relayed, failures explicit and free, the key never shown',
+);
 
 const KEY = 'sk-upstream-0123456789abcdefSECRET';
 let mode: 'ok' | 'unavailable' | 'broken' | 'refused-key' | 'cut' = 'ok';
@@ -18,7 +20,9 @@ let account: TestAccount;
 
 function answer(request: CapturedRequest, res: ServerResponse): void {
   if (mode === 'unavailable') {
-    res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '7' }).end(JSON.stringify({ error: { message: 'overloaded' } }));
+    res
+      .writeHead(503, { 'content-type': 'application/json', 'retry-after': '7' })
+      .end(JSON.stringify({ error: { message: 'overloaded' } }));
     return;
   }
   if (mode === 'broken') {
@@ -26,7 +30,9 @@ function answer(request: CapturedRequest, res: ServerResponse): void {
     return;
   }
   if (mode === 'refused-key') {
-    res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `Incorrect API key provided: ${KEY}` } }));
+    res
+      .writeHead(401, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ error: { message: `Incorrect API key provided: ${KEY}` } }));
     return;
   }
   if (request.path === '/v1/audio/speech') {
@@ -82,7 +88,10 @@ test.before.each(() => {
 
 test('speech asks the upstream for raw PCM with the model, voice, speed and key, and encodes what streams back', async () => {
   const text = 'Relayed from upstream.';
-  const response = await server.openai(account.token).audio.speech.create({ model: 'pro-1', voice: 'nova', input: text, speed: 1.5, instructions: 'cheerful' }).asResponse();
+  const response = await server
+    .openai(account.token)
+    .audio.speech.create({ model: 'pro-1', voice: 'nova', input: text, speed: 1.5, instructions: 'cheerful' })
+    .asResponse();
   assert.is(response.headers.get('x-svc-engine'), 'openai-compatible');
   // 22 characters at OpenAI's tts-1 list price ($15 / 1M): 330 µ$ cost, 413 µ$ price.
   assert.is(response.headers.get('x-svc-price-usd'), '0.000413');
@@ -92,21 +101,48 @@ test('speech asks the upstream for raw PCM with the model, voice, speed and key,
   assert.ok(Math.abs(info.durationSeconds! - simVoiceSeconds(text)) < 0.15);
   const sent = upstream.requests[0]!;
   assert.is(sent.path, '/v1/audio/speech');
-  assert.equal(sent.body, { model: 'tts-1', input: text, voice: 'nova', response_format: 'pcm', speed: 1.5, instructions: 'cheerful' });
+  assert.equal(sent.body, {
+    model: 'tts-1',
+    input: text,
+    voice: 'nova',
+    response_format: 'pcm',
+    speed: 1.5,
+    instructions: 'cheerful',
+  });
   assert.is(sent.headers.authorization, `Bearer ${KEY}`);
 });
 
 test('transcription sends the audio up as a WAV file with whisper-1 and verbose_json, and maps its segments and words', async () => {
-  const result = await server.openai(account.token).audio.transcriptions.create({ file: await toFile(simVoiceWav('ignored by the fake'), 'a.wav'), model: 'pro-1', response_format: 'verbose_json', timestamp_granularities: ['word', 'segment'], language: 'en', prompt: 'Names: Ada.' });
+  const result = await server
+    .openai(account.token)
+    .audio.transcriptions.create({
+      file: await toFile(simVoiceWav('ignored by the fake'), 'a.wav'),
+      model: 'pro-1',
+      response_format: 'verbose_json',
+      timestamp_granularities: ['word', 'segment'],
+      language: 'en',
+      prompt: 'Names: Ada.',
+    });
   assert.is(result.text, 'Hello from upstream.');
   assert.is(result.language, 'english');
-  assert.equal(result.words?.map((w) => w.word), ['Hello', 'from', 'upstream']);
+  assert.equal(
+    result.words?.map((w) => w.word),
+    ['Hello', 'from', 'upstream'],
+  );
   assert.is(result.segments?.[0]?.text, 'Hello from upstream.');
   const sent = upstream.requests[0]!;
   assert.is(sent.path, '/v1/audio/transcriptions');
   assert.match(String(sent.headers['content-type']), /^multipart\/form-data; boundary=/);
   const form = String(sent.body);
-  for (const part of ['name="model"\r\n\r\nwhisper-1', 'name="response_format"\r\n\r\nverbose_json', 'name="timestamp_granularities[]"\r\n\r\nword', 'name="language"\r\n\r\nen', 'name="prompt"\r\n\r\nNames: Ada.', 'filename="audio.wav"', 'RIFF']) {
+  for (const part of [
+    'name="model"\r\n\r\nwhisper-1',
+    'name="response_format"\r\n\r\nverbose_json',
+    'name="timestamp_granularities[]"\r\n\r\nword',
+    'name="language"\r\n\r\nen',
+    'name="prompt"\r\n\r\nNames: Ada.',
+    'filename="audio.wav"',
+    'RIFF',
+  ]) {
     assert.ok(form.includes(part), `the form carries ${part}`);
   }
 });
@@ -118,7 +154,10 @@ test('an overloaded upstream is 503 with its Retry-After, a broken one 502; noth
   assert.is(speech.status, 503);
   assert.is(speech.body.error.code, 'upstream_unavailable');
   assert.is(speech.headers.get('retry-after'), '7');
-  const transcription = await server.request('POST', '/v1/audio/transcriptions', { token: account.token, body: { file_data: simVoiceWav('x').toString('base64') } });
+  const transcription = await server.request('POST', '/v1/audio/transcriptions', {
+    token: account.token,
+    body: { file_data: simVoiceWav('x').toString('base64') },
+  });
   assert.is(transcription.status, 503);
   mode = 'broken';
   const broken = await server.request('POST', '/v1/audio/speech', { token: account.token, body: { input: 'Hello.' } });
@@ -144,13 +183,22 @@ test('an upstream cut mid-stream ends the body early and charges nothing', async
     body: JSON.stringify({ input: 'This answer will be cut short by the upstream.', response_format: 'pcm' }),
   });
   assert.is(res.status, 200, 'the first bytes were already out');
-  const bytes = await res.arrayBuffer().then((body) => body.byteLength, () => -1);
-  assert.ok(bytes < encodeSimVoice('This answer will be cut short by the upstream.').length, 'short of the whole audio');
+  const bytes = await res.arrayBuffer().then(
+    (body) => body.byteLength,
+    () => -1,
+  );
+  assert.ok(
+    bytes < encodeSimVoice('This answer will be cut short by the upstream.').length,
+    'short of the whole audio',
+  );
   assert.is(await balanceOf(server, account), before);
 });
 
 test('an unreachable upstream is 503; an upstream voice engine without SVC_UPSTREAM_BASE_URL stops the start', async () => {
-  const down = await startServer({ SVC_SPEECH_BACKEND: 'openai-compatible', SVC_UPSTREAM_BASE_URL: await refusedUrl() });
+  const down = await startServer({
+    SVC_SPEECH_BACKEND: 'openai-compatible',
+    SVC_UPSTREAM_BASE_URL: await refusedUrl(),
+  });
   try {
     const broke = await down.account(1);
     const res = await down.request('POST', '/v1/audio/speech', { token: broke.token, body: { input: 'Hello.' } });
@@ -159,7 +207,11 @@ test('an unreachable upstream is 503; an upstream voice engine without SVC_UPSTR
   } finally {
     await down.close();
   }
-  assert.throws(() => loadConfig({ SVC_TRANSCRIPTION_BACKEND: 'openai-compatible' }), (err: unknown) => err instanceof ConfigError && /SVC_UPSTREAM_BASE_URL: required when SVC_TRANSCRIPTION_BACKEND/.test(err.message));
+  assert.throws(
+    () => loadConfig({ SVC_TRANSCRIPTION_BACKEND: 'openai-compatible' }),
+    (err: unknown) =>
+      err instanceof ConfigError && /SVC_UPSTREAM_BASE_URL: required when SVC_TRANSCRIPTION_BACKEND/.test(err.message),
+  );
 });
 
 test.run();

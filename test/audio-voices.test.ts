@@ -22,7 +22,11 @@ const b64 = (bytes: Buffer) => bytes.toString('base64');
 const SAMPLES = [b64(toneWav(2, 180)), b64(inContainer(simVoiceWav('a second sample, spoken by the sim'), 'mp3'))];
 
 async function clone(body: Record<string, unknown>, token = owner.token, headers: Record<string, string> = {}) {
-  return server.request('POST', '/v1/audio/voices', { token, body: { name: 'Narrator', samples: SAMPLES, ...body }, headers });
+  return server.request('POST', '/v1/audio/voices', {
+    token,
+    body: { name: 'Narrator', samples: SAMPLES, ...body },
+    headers,
+  });
 }
 
 test('a clone answers 201 with a voice_id and the flat fee, charged once; the voice lists, reads and is spoken by the premium backend', async () => {
@@ -42,26 +46,56 @@ test('a clone answers 201 with a voice_id and the flat fee, charged once; the vo
   assert.is(usdDiff(before, await balanceOf(server, owner)), 1);
   assert.match((await lastEntry(server, owner))!.description, /^voice clone \(premium, sim-premium\)/);
 
-  const list = assertWire(VoiceListObjectSchema, await server.request('GET', '/v1/audio/voices', { token: owner.token }), 200, 'list');
+  const list = assertWire(
+    VoiceListObjectSchema,
+    await server.request('GET', '/v1/audio/voices', { token: owner.token }),
+    200,
+    'list',
+  );
   assert.ok(list.data.some((v) => v.voice_id === voice.voice_id));
-  assertWire(VoiceObjectSchema, await server.request('GET', `/v1/audio/voices/${voice.voice_id}`, { token: owner.token }), 200, 'get');
+  assertWire(
+    VoiceObjectSchema,
+    await server.request('GET', `/v1/audio/voices/${voice.voice_id}`, { token: owner.token }),
+    200,
+    'get',
+  );
 
   // The premium backend speaks with it; what it says still reads back exactly.
   const client = server.openai(owner.token);
-  const speech = await client.audio.speech.create({ model: 'pro-1', input: 'Chapter one.', voice: voice.voice_id, backend: 'premium', response_format: 'wav' } as never).asResponse();
+  const speech = await client.audio.speech
+    .create({
+      model: 'pro-1',
+      input: 'Chapter one.',
+      voice: voice.voice_id,
+      backend: 'premium',
+      response_format: 'wav',
+    } as never)
+    .asResponse();
   assert.is(speech.headers.get('x-svc-engine'), 'sim-premium');
-  const heard = await client.audio.transcriptions.create({ file: await toFile(Buffer.from(await speech.arrayBuffer()), 'c.wav'), model: 'pro-1' });
+  const heard = await client.audio.transcriptions.create({
+    file: await toFile(Buffer.from(await speech.arrayBuffer()), 'c.wav'),
+    model: 'pro-1',
+  });
   assert.is(heard.text, 'Chapter one.');
   // The SDK's custom voice object reaches it too.
-  const byObject = await server.request('POST', '/v1/audio/speech', { token: owner.token, body: { input: 'Hi.', voice: { id: voice.voice_id }, backend: 'premium', response_format: 'pcm' } });
+  const byObject = await server.request('POST', '/v1/audio/speech', {
+    token: owner.token,
+    body: { input: 'Hi.', voice: { id: voice.voice_id }, backend: 'premium', response_format: 'pcm' },
+  });
   assert.is(byObject.status, 200);
 });
 
 test('another account cannot see, use or delete the voice: 404 everywhere', async () => {
   const voice = (await clone({})).body;
   assert.is((await server.request('GET', `/v1/audio/voices/${voice.voice_id}`, { token: stranger.token })).status, 404);
-  assert.is((await server.request('DELETE', `/v1/audio/voices/${voice.voice_id}`, { token: stranger.token })).status, 404);
-  const speech = await server.request('POST', '/v1/audio/speech', { token: stranger.token, body: { input: 'Hi.', voice: voice.voice_id, backend: 'premium' } });
+  assert.is(
+    (await server.request('DELETE', `/v1/audio/voices/${voice.voice_id}`, { token: stranger.token })).status,
+    404,
+  );
+  const speech = await server.request('POST', '/v1/audio/speech', {
+    token: stranger.token,
+    body: { input: 'Hi.', voice: voice.voice_id, backend: 'premium' },
+  });
   assert.is(speech.status, 404);
   assert.is(speech.body.error.code, 'not_found');
   const list = await server.request('GET', '/v1/audio/voices', { token: stranger.token });
@@ -70,11 +104,24 @@ test('another account cannot see, use or delete the voice: 404 everywhere', asyn
 
 test('deleting a voice removes it: reading or speaking it is 404 after', async () => {
   const voice = (await clone({ name: 'Temporary' })).body;
-  const deleted = assertWire(VoiceDeletedObjectSchema, await server.request('DELETE', `/v1/audio/voices/${voice.voice_id}`, { token: owner.token }), 200, 'delete');
+  const deleted = assertWire(
+    VoiceDeletedObjectSchema,
+    await server.request('DELETE', `/v1/audio/voices/${voice.voice_id}`, { token: owner.token }),
+    200,
+    'delete',
+  );
   assert.is(deleted.id, voice.voice_id);
   assert.is((await server.request('GET', `/v1/audio/voices/${voice.voice_id}`, { token: owner.token })).status, 404);
   assert.is((await server.request('DELETE', `/v1/audio/voices/${voice.voice_id}`, { token: owner.token })).status, 404);
-  assert.is((await server.request('POST', '/v1/audio/speech', { token: owner.token, body: { input: 'Hi.', voice: voice.voice_id, backend: 'premium' } })).status, 404);
+  assert.is(
+    (
+      await server.request('POST', '/v1/audio/speech', {
+        token: owner.token,
+        body: { input: 'Hi.', voice: voice.voice_id, backend: 'premium' },
+      })
+    ).status,
+    404,
+  );
 });
 
 test('the list pages newest first with OpenAI cursors; a foreign cursor is 404', async () => {
@@ -82,10 +129,18 @@ test('the list pages newest first with OpenAI cursors; a foreign cursor is 404',
   const ids: string[] = [];
   for (const name of ['one', 'two', 'three']) ids.push((await clone({ name }, account.token)).body.voice_id);
   const first = await server.request('GET', '/v1/audio/voices?limit=2', { token: account.token });
-  assert.equal(first.body.data.map((v: { name: string }) => v.name), ['three', 'two']);
+  assert.equal(
+    first.body.data.map((v: { name: string }) => v.name),
+    ['three', 'two'],
+  );
   assert.is(first.body.has_more, true);
-  const next = await server.request('GET', `/v1/audio/voices?limit=2&after=${first.body.last_id}`, { token: account.token });
-  assert.equal(next.body.data.map((v: { name: string }) => v.name), ['one']);
+  const next = await server.request('GET', `/v1/audio/voices?limit=2&after=${first.body.last_id}`, {
+    token: account.token,
+  });
+  assert.equal(
+    next.body.data.map((v: { name: string }) => v.name),
+    ['one'],
+  );
   assert.is(next.body.has_more, false);
   assert.is((await server.request('GET', `/v1/audio/voices?after=${ids[0]}`, { token: owner.token })).status, 404);
 });
@@ -100,12 +155,20 @@ function powerAt(samples: Int16Array, hz: number): number {
 }
 
 test('the clone hears the samples: a voice cloned from a 120 Hz sample speaks with a 120 Hz undertone, one from 200 Hz with 200 Hz', async () => {
-  for (const [hz, other] of [[120, 200], [200, 120]] as const) {
+  for (const [hz, other] of [
+    [120, 200],
+    [200, 120],
+  ] as const) {
     const voice = (await clone({ samples: [b64(toneWav(2, hz))] })).body;
     const speech = await fetch(`${server.url}/v1/audio/speech`, {
       method: 'POST',
       headers: { authorization: `Bearer ${owner.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ input: 'Testing one two three.', voice: voice.voice_id, backend: 'premium', response_format: 'pcm' }),
+      body: JSON.stringify({
+        input: 'Testing one two three.',
+        voice: voice.voice_id,
+        backend: 'premium',
+        response_format: 'pcm',
+      }),
     });
     const pcm = Buffer.from(await speech.arrayBuffer());
     const samples = new Int16Array(pcm.buffer, pcm.byteOffset, pcm.length / 2);
@@ -131,7 +194,11 @@ test('samples that do not decode, are too short or too long, or hold only silenc
   }
   assert.is((await clone({ name: '' })).status, 422, 'empty name');
   assert.is((await clone({ backend: 'standard' })).status, 422, 'cloning is premium');
-  assert.is((await server.request('POST', '/v1/audio/voices', { token: owner.token, body: { name: 'x' } })).status, 422, 'no samples');
+  assert.is(
+    (await server.request('POST', '/v1/audio/voices', { token: owner.token, body: { name: 'x' } })).status,
+    422,
+    'no samples',
+  );
   assert.is(await balanceOf(server, owner), before, 'nothing charged');
 });
 

@@ -81,7 +81,11 @@ test('reserve and refund around an await: settled right ones give back, wrong on
   assert.is(outcomes.filter((o) => o !== 'limited').length, 5, 'no more checks than the limit ran at once');
   const wrong = outcomes.filter((o) => o === 'wrong').length;
   const right = outcomes.filter((o) => o === 'right').length;
-  assert.is(Array.from({ length: 10 }, () => limits.reserve('k')).filter((wait) => wait === 0).length, 5 - wrong, `${right} refunded`);
+  assert.is(
+    Array.from({ length: 10 }, () => limits.reserve('k')).filter((wait) => wait === 0).length,
+    5 - wrong,
+    `${right} refunded`,
+  );
 });
 
 test.run();

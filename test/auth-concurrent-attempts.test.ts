@@ -18,21 +18,41 @@ interface Answer {
 }
 
 /** POSTs `body` as JSON over a fresh connection from `from` (a loopback address). */
-function post(server: TestServer, path: string, body: unknown, options: { from?: string; token?: string } = {}): Promise<Answer> {
+function post(
+  server: TestServer,
+  path: string,
+  body: unknown,
+  options: { from?: string; token?: string } = {},
+): Promise<Answer> {
   const url = new URL(server.url);
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: url.hostname, port: url.port, path, method: 'POST', headers, agent: false, localAddress: options.from ?? '127.0.0.1' }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => {
-        const parsed = JSON.parse(text) as { error?: { code?: string } };
-        const retryAfter = res.headers['retry-after'];
-        resolve({ status: res.statusCode ?? 0, code: parsed.error?.code, retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined });
-      });
-    });
+    const req = httpRequest(
+      {
+        host: url.hostname,
+        port: url.port,
+        path,
+        method: 'POST',
+        headers,
+        agent: false,
+        localAddress: options.from ?? '127.0.0.1',
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => {
+          const parsed = JSON.parse(text) as { error?: { code?: string } };
+          const retryAfter = res.headers['retry-after'];
+          resolve({
+            status: res.statusCode ?? 0,
+            code: parsed.error?.code,
+            retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined,
+          });
+        });
+      },
+    );
     req.on('error', reject);
     req.end(JSON.stringify(body));
   });
@@ -50,7 +70,8 @@ function tally(answers: Answer[]): Record<string, number> {
 
 /** Asserts every 429 carries a positive Retry-After. */
 function assertRetryAfter(answers: Answer[]): void {
-  for (const answer of answers.filter((a) => a.status === 429)) assert.ok(Number(answer.retryAfter) > 0, 'a 429 says when to retry');
+  for (const answer of answers.filter((a) => a.status === 429))
+    assert.ok(Number(answer.retryAfter) > 0, 'a 429 says when to retry');
 }
 
 function freshEmail(): string {
@@ -83,9 +104,16 @@ async function register(server: TestServer): Promise<Holder> {
 }
 
 /** Turns two-factor on for `holder` at `clock`'s time; returns its secret and recovery codes, one step later. */
-async function enableTwoFactor(server: TestServer, clock: SimulatedClock, holder: Holder): Promise<{ secret: string; recovery: string[] }> {
+async function enableTwoFactor(
+  server: TestServer,
+  clock: SimulatedClock,
+  holder: Holder,
+): Promise<{ secret: string; recovery: string[] }> {
   const setup = await server.request('POST', '/v1/account/2fa/setup', { token: holder.session });
-  const enabled = await server.request('POST', '/v1/account/2fa/enable', { token: holder.session, body: { code: totpCode(setup.body.secret, clock.now()) } });
+  const enabled = await server.request('POST', '/v1/account/2fa/enable', {
+    token: holder.session,
+    body: { code: totpCode(setup.body.secret, clock.now()) },
+  });
   assert.is(enabled.status, 200, JSON.stringify(enabled.body));
   clock.advance(30_000);
   return { secret: setup.body.secret, recovery: enabled.body.recovery_codes };
@@ -111,7 +139,9 @@ const newClock = () => new SimulatedClock(Date.UTC(2026, 6, 1));
       // An e-mail with an account, then one without: the limit is the same either way.
       const email = round === 1 ? freshEmail() : (await register(server)).email;
       const answers = await Promise.all(
-        at(1, 40).map((host, i) => post(server, '/v1/auth/login', { email, password: `wrong guess ${i}` }, { from: `127.1.${round}.${host}` })),
+        at(1, 40).map((host, i) =>
+          post(server, '/v1/auth/login', { email, password: `wrong guess ${i}` }, { from: `127.1.${round}.${host}` }),
+        ),
       );
       assert.equal(tally(answers), { '401 invalid_credentials': 10, '429 rate_limit_exceeded': 30 }, `round ${round}`);
       assertRetryAfter(answers);
@@ -124,10 +154,17 @@ const newClock = () => new SimulatedClock(Date.UTC(2026, 6, 1));
 
   test('ten logins at once with the right password all pass and give their attempts back', async () => {
     const { email } = await register(server);
-    const answers = await Promise.all(at(1, 10).map((host) => post(server, '/v1/auth/login', { email, password: PASSWORD }, { from: `127.1.9.${host}` })));
+    const answers = await Promise.all(
+      at(1, 10).map((host) =>
+        post(server, '/v1/auth/login', { email, password: PASSWORD }, { from: `127.1.9.${host}` }),
+      ),
+    );
     assert.equal(tally(answers), { '200 -': 10 });
     // Had they kept their attempts, the e-mail would have none left.
-    assert.is((await post(server, '/v1/auth/login', { email, password: 'wrong guess' }, { from: '127.1.9.1' })).code, 'invalid_credentials');
+    assert.is(
+      (await post(server, '/v1/auth/login', { email, password: 'wrong guess' }, { from: '127.1.9.1' })).code,
+      'invalid_credentials',
+    );
   });
 
   test.run();
@@ -143,11 +180,19 @@ const newClock = () => new SimulatedClock(Date.UTC(2026, 6, 1));
   test.after(() => server.close());
 
   test('40 wrong logins at once from one address for 40 e-mails: exactly 30 are checked, 10 are 429; other addresses go on', async () => {
-    const answers = await Promise.all(at(0, 40).map(() => post(server, '/v1/auth/login', { email: freshEmail(), password: 'wrong guess' }, { from: '127.2.0.1' })));
+    const answers = await Promise.all(
+      at(0, 40).map(() =>
+        post(server, '/v1/auth/login', { email: freshEmail(), password: 'wrong guess' }, { from: '127.2.0.1' }),
+      ),
+    );
     assert.equal(tally(answers), { '401 invalid_credentials': 30, '429 rate_limit_exceeded': 10 });
     assertRetryAfter(answers);
     // The server tells client addresses apart: another one is not limited.
-    assert.is((await post(server, '/v1/auth/login', { email: freshEmail(), password: 'wrong guess' }, { from: '127.2.0.2' })).status, 401);
+    assert.is(
+      (await post(server, '/v1/auth/login', { email: freshEmail(), password: 'wrong guess' }, { from: '127.2.0.2' }))
+        .status,
+      401,
+    );
   });
 
   test.run();
@@ -167,7 +212,9 @@ const newClock = () => new SimulatedClock(Date.UTC(2026, 6, 1));
       const account = await register(server);
       const { secret } = await enableTwoFactor(server, clock, account);
       const body = { email: account.email, password: account.password, totp_code: wrongCode(secret, clock.now()) };
-      const answers = await Promise.all(at(1, 30).map((host) => post(server, '/v1/auth/login', body, { from: `127.3.${round}.${host}` })));
+      const answers = await Promise.all(
+        at(1, 30).map((host) => post(server, '/v1/auth/login', body, { from: `127.3.${round}.${host}` })),
+      );
       // Logins still checking their password hold the e-mail's attempts too, so some are 429 before the code.
       assert.equal(tally(answers), { '401 invalid_second_factor': 5, '429 rate_limit_exceeded': 25 }, `round ${round}`);
       assertRetryAfter(answers);
@@ -181,7 +228,9 @@ const newClock = () => new SimulatedClock(Date.UTC(2026, 6, 1));
     const account = await register(server);
     const setup = await server.request('POST', '/v1/account/2fa/setup', { token: account.session });
     const code = wrongCode(setup.body.secret, clock.now());
-    const answers = await Promise.all(at(0, 10).map(() => post(server, '/v1/account/2fa/enable', { code }, { token: account.session })));
+    const answers = await Promise.all(
+      at(0, 10).map(() => post(server, '/v1/account/2fa/enable', { code }, { token: account.session })),
+    );
     assert.equal(tally(answers), { '400 invalid_code': 5, '429 rate_limit_exceeded': 5 });
     assertRetryAfter(answers);
   });
@@ -189,10 +238,18 @@ const newClock = () => new SimulatedClock(Date.UTC(2026, 6, 1));
   test('refusals that judge no code (enable before setup) do not use up attempts', async () => {
     const account = await register(server);
     for (let i = 0; i < 8; i++) {
-      assert.is((await post(server, '/v1/account/2fa/enable', { code: '123456' }, { token: account.session })).code, 'two_factor_setup_required');
+      assert.is(
+        (await post(server, '/v1/account/2fa/enable', { code: '123456' }, { token: account.session })).code,
+        'two_factor_setup_required',
+      );
     }
     const setup = await server.request('POST', '/v1/account/2fa/setup', { token: account.session });
-    const enabled = await post(server, '/v1/account/2fa/enable', { code: totpCode(setup.body.secret, clock.now()) }, { token: account.session });
+    const enabled = await post(
+      server,
+      '/v1/account/2fa/enable',
+      { code: totpCode(setup.body.secret, clock.now()) },
+      { token: account.session },
+    );
     assert.is(enabled.status, 200);
   });
 
@@ -209,7 +266,12 @@ const newClock = () => new SimulatedClock(Date.UTC(2026, 6, 1));
   test.after(() => server.close());
 
   const change = (account: Holder, current: string) =>
-    post(server, '/v1/account/password', { current_password: current, new_password: 'Pw#changed!0815' }, { token: account.session });
+    post(
+      server,
+      '/v1/account/password',
+      { current_password: current, new_password: 'Pw#changed!0815' },
+      { token: account.session },
+    );
 
   test('11 wrong current passwords at once: 10 × 401, the 11th is 429; then the right one waits too', async () => {
     const account = await register(server);
@@ -218,7 +280,17 @@ const newClock = () => new SimulatedClock(Date.UTC(2026, 6, 1));
     assertRetryAfter(answers);
     assert.is((await change(account, account.password)).code, 'rate_limit_exceeded');
     // The same limit as the login's: the e-mail cannot log in either until it refills.
-    assert.is((await post(server, '/v1/auth/login', { email: account.email, password: account.password }, { from: '127.4.0.1' })).status, 429);
+    assert.is(
+      (
+        await post(
+          server,
+          '/v1/auth/login',
+          { email: account.email, password: account.password },
+          { from: '127.4.0.1' },
+        )
+      ).status,
+      429,
+    );
     clock.advance(15 * 60_000);
     const changed = await change(account, account.password);
     assert.is(changed.status, 200, 'nothing changed meanwhile; the right password works once the window refilled');
@@ -227,7 +299,14 @@ const newClock = () => new SimulatedClock(Date.UTC(2026, 6, 1));
   test('wrong logins and wrong current passwords at once share the e-mail limit', async () => {
     const account = await register(server);
     const answers = await Promise.all([
-      ...at(1, 6).map((host) => post(server, '/v1/auth/login', { email: account.email, password: `wrong login ${host}` }, { from: `127.4.1.${host}` })),
+      ...at(1, 6).map((host) =>
+        post(
+          server,
+          '/v1/auth/login',
+          { email: account.email, password: `wrong login ${host}` },
+          { from: `127.4.1.${host}` },
+        ),
+      ),
       ...at(0, 5).map((i) => change(account, `wrong current ${i}`)),
     ]);
     assert.equal(tally(answers), { '401 invalid_credentials': 10, '429 rate_limit_exceeded': 1 });
@@ -249,11 +328,23 @@ const newClock = () => new SimulatedClock(Date.UTC(2026, 6, 1));
     const account = await register(server);
     const { recovery } = await enableTwoFactor(server, clock, account);
     const answers = await Promise.all(
-      at(0, 11).map((i) => post(server, '/v1/account/2fa/disable', { password: `wrong ${i}`, code: recovery[0] }, { token: account.session })),
+      at(0, 11).map((i) =>
+        post(
+          server,
+          '/v1/account/2fa/disable',
+          { password: `wrong ${i}`, code: recovery[0] },
+          { token: account.session },
+        ),
+      ),
     );
     assert.equal(tally(answers), { '401 invalid_credentials': 10, '429 rate_limit_exceeded': 1 });
     assertRetryAfter(answers);
-    const right = await post(server, '/v1/account/2fa/disable', { password: account.password, code: recovery[0] }, { token: account.session });
+    const right = await post(
+      server,
+      '/v1/account/2fa/disable',
+      { password: account.password, code: recovery[0] },
+      { token: account.session },
+    );
     assert.is(right.code, 'rate_limit_exceeded', 'the right password waits too');
   });
 

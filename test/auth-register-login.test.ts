@@ -124,11 +124,17 @@ test('register without a password is 422 pointing at password', async () => {
 });
 
 test('register with a number as e-mail is 422', async () => {
-  assertValidationError(await server.request('POST', '/v1/auth/register', { body: { email: 12345, password: PASSWORD } }), 'email');
+  assertValidationError(
+    await server.request('POST', '/v1/auth/register', { body: { email: 12345, password: PASSWORD } }),
+    'email',
+  );
 });
 
 test('register with an array as password is 422', async () => {
-  assertValidationError(await server.request('POST', '/v1/auth/register', { body: { email: freshEmail(), password: [PASSWORD] } }), 'password');
+  assertValidationError(
+    await server.request('POST', '/v1/auth/register', { body: { email: freshEmail(), password: [PASSWORD] } }),
+    'password',
+  );
 });
 
 test('register with an invalid e-mail is 422', async () => {
@@ -142,7 +148,9 @@ test('register with a password shorter than 8 characters is 422', async () => {
 });
 
 test('register with a JSON array body is 422', async () => {
-  assertValidationError(await server.request('POST', '/v1/auth/register', { body: [{ email: freshEmail(), password: PASSWORD }] }));
+  assertValidationError(
+    await server.request('POST', '/v1/auth/register', { body: [{ email: freshEmail(), password: PASSWORD }] }),
+  );
 });
 
 test('register with a JSON string body is 422', async () => {
@@ -150,7 +158,10 @@ test('register with a JSON string body is 422', async () => {
 });
 
 test('register with malformed JSON is 400 invalid_json', async () => {
-  const res = await server.request('POST', '/v1/auth/register', { raw: '{"email": "a@example.com", ', headers: { 'content-type': 'application/json' } });
+  const res = await server.request('POST', '/v1/auth/register', {
+    raw: '{"email": "a@example.com", ',
+    headers: { 'content-type': 'application/json' },
+  });
   assert.is(res.status, 400, JSON.stringify(res.body));
   assert.is(res.body.error.code, 'invalid_json');
 });
@@ -182,7 +193,9 @@ test('login with the right password returns a fresh session that works', async (
 test('login with the e-mail in another case and with whitespace still works', async () => {
   const email = freshEmail();
   assert.is((await register(email)).status, 201);
-  const res = await server.request('POST', '/v1/auth/login', { body: { email: ` ${email.toUpperCase()} `, password: PASSWORD } });
+  const res = await server.request('POST', '/v1/auth/login', {
+    body: { email: ` ${email.toUpperCase()} `, password: PASSWORD },
+  });
   assert.is(res.status, 200, JSON.stringify(res.body));
   assert.is(res.body.object, 'session');
 });
@@ -190,8 +203,12 @@ test('login with the e-mail in another case and with whitespace still works', as
 test('login with a wrong password and with an unknown e-mail fail identically with 401 invalid_credentials', async () => {
   const email = freshEmail();
   assert.is((await register(email)).status, 201);
-  const wrongPassword = await server.request('POST', '/v1/auth/login', { body: { email, password: 'wrong password 123' } });
-  const unknownEmail = await server.request('POST', '/v1/auth/login', { body: { email: freshEmail(), password: PASSWORD } });
+  const wrongPassword = await server.request('POST', '/v1/auth/login', {
+    body: { email, password: 'wrong password 123' },
+  });
+  const unknownEmail = await server.request('POST', '/v1/auth/login', {
+    body: { email: freshEmail(), password: PASSWORD },
+  });
   for (const res of [wrongPassword, unknownEmail]) {
     assert.is(res.status, 401, JSON.stringify(res.body));
     assert.is(res.body.error.code, 'invalid_credentials');
@@ -212,8 +229,12 @@ test('failed logins are limited per e-mail address across client addresses, the 
     }
   }
   // The 11th attempt is throttled, even with the right password, and reads the same for both addresses.
-  const limited = await server.request('POST', '/v1/auth/login', { body: { email: victim.toUpperCase(), password: PASSWORD } });
-  const limitedUnknown = await server.request('POST', '/v1/auth/login', { body: { email: unknown, password: PASSWORD } });
+  const limited = await server.request('POST', '/v1/auth/login', {
+    body: { email: victim.toUpperCase(), password: PASSWORD },
+  });
+  const limitedUnknown = await server.request('POST', '/v1/auth/login', {
+    body: { email: unknown, password: PASSWORD },
+  });
   for (const res of [limited, limitedUnknown]) {
     assert.is(res.status, 429, JSON.stringify(res.body));
     assert.is(res.body.error.code, 'rate_limit_exceeded');
@@ -223,7 +244,10 @@ test('failed logins are limited per e-mail address across client addresses, the 
   // Another account from the same client address is not affected.
   const other = freshEmail();
   assert.is((await register(other)).status, 201);
-  assert.is((await server.request('POST', '/v1/auth/login', { body: { email: other, password: PASSWORD } })).status, 200);
+  assert.is(
+    (await server.request('POST', '/v1/auth/login', { body: { email: other, password: PASSWORD } })).status,
+    200,
+  );
 });
 
 test('logout with a session answers 200 and that session is then refused', async () => {
@@ -266,7 +290,10 @@ test('the password is never echoed and no response names a password hash', async
     await register(freshEmail(), 'Sh#rt!7'),
     await server.request('POST', '/v1/auth/register', { body: { email: 'not-an-email', password: PASSWORD } }),
     await server.request('POST', '/v1/auth/register', { body: { email: 42, password: PASSWORD } }),
-    await server.request('POST', '/v1/auth/register', { raw: `{"email":"${email}","password":"${PASSWORD}"`, headers: { 'content-type': 'application/json' } }),
+    await server.request('POST', '/v1/auth/register', {
+      raw: `{"email":"${email}","password":"${PASSWORD}"`,
+      headers: { 'content-type': 'application/json' },
+    }),
     await server.request('POST', '/v1/auth/login', { body: { email, password: PASSWORD } }),
     await server.request('POST', '/v1/auth/login', { body: { email, password: `${PASSWORD}-wrong` } }),
     await server.request('POST', '/v1/auth/login', { body: { email: freshEmail(), password: PASSWORD } }),

@@ -3,11 +3,25 @@ import * as assert from 'uvu/assert';
 import type { ChatBackend, ChatBackendEvent } from '../backends/chat-backend.js';
 import { createChatBackend } from '../backends/create-chat-backend.js';
 import { RetryableError, TerminalError } from '../backends/errors.js';
-import { createOpenAICompatibleChatBackend, type OpenAICompatibleChatBackendOptions } from '../backends/openai-compatible/openai-compatible-chat-backend.js';
+import {
+  createOpenAICompatibleChatBackend,
+  type OpenAICompatibleChatBackendOptions,
+} from '../backends/openai-compatible/openai-compatible-chat-backend.js';
 import { countPromptTokens, countTokens } from '../protocols/tokens.js';
 import { ConfigError, loadConfig } from '../runtime/config.js';
 import { chatBackendRequest, collect, within } from './contracts/backend.js';
-import { answerJson, answerSse, chunk, finishSse, refusedUrl, sendEvent, startFakeUpstream, startSse, type FakeHandler, type FakeUpstream } from './fake-upstream.js';
+import {
+  answerJson,
+  answerSse,
+  chunk,
+  finishSse,
+  refusedUrl,
+  sendEvent,
+  startFakeUpstream,
+  startSse,
+  type FakeHandler,
+  type FakeUpstream,
+} from './fake-upstream.js';
 
 const test = suite('openai-compatible backend: streaming relay and strict failures');
 
@@ -20,10 +34,20 @@ test.after.each(async () => {
 });
 
 /** A fake upstream answering with `handler`, and a backend pointed at it. */
-async function setup(handler: FakeHandler, options: Partial<OpenAICompatibleChatBackendOptions> = {}): Promise<{ upstream: FakeUpstream; backend: ChatBackend }> {
+async function setup(
+  handler: FakeHandler,
+  options: Partial<OpenAICompatibleChatBackendOptions> = {},
+): Promise<{ upstream: FakeUpstream; backend: ChatBackend }> {
   const upstream = await startFakeUpstream(handler);
   open.push(upstream);
-  const backend = createOpenAICompatibleChatBackend({ baseUrl: upstream.url, apiKey: API_KEY, model: 'upstream-model', firstByteTimeoutMs: 5000, idleTimeoutMs: 5000, ...options });
+  const backend = createOpenAICompatibleChatBackend({
+    baseUrl: upstream.url,
+    apiKey: API_KEY,
+    model: 'upstream-model',
+    firstByteTimeoutMs: 5000,
+    idleTimeoutMs: 5000,
+    ...options,
+  });
   return { upstream, backend };
 }
 
@@ -45,8 +69,16 @@ function assertFailure(err: unknown, type: typeof RetryableError | typeof Termin
 
 function assertNoKey(err: unknown): void {
   const error = err as Error;
-  const texts = [String(err), error.message, JSON.stringify(err), String(error.cause), (error.cause as Error | undefined)?.message ?? '', error.stack ?? ''];
-  for (let cause = error.cause; cause instanceof Error; cause = cause.cause) texts.push(String(cause), cause.message, cause.stack ?? '');
+  const texts = [
+    String(err),
+    error.message,
+    JSON.stringify(err),
+    String(error.cause),
+    (error.cause as Error | undefined)?.message ?? '',
+    error.stack ?? '',
+  ];
+  for (let cause = error.cause; cause instanceof Error; cause = cause.cause)
+    texts.push(String(cause), cause.message, cause.stack ?? '');
   for (const text of texts) assert.not.ok(text.includes(API_KEY), `the key leaked in: ${text}`);
 }
 
@@ -54,7 +86,13 @@ const text = (events: ChatBackendEvent[]) => events.map((e) => (e.type === 'delt
 
 test('deltas are relayed in order and usage is the upstream one', async () => {
   const { upstream, backend } = await setup((_, res) =>
-    answerSse(res, [chunk({ content: 'Hel' }), chunk({ content: 'lo ' }), chunk({ content: 'there' }), chunk({ finishReason: 'stop' }), chunk({ noChoice: true, usage: USAGE })]),
+    answerSse(res, [
+      chunk({ content: 'Hel' }),
+      chunk({ content: 'lo ' }),
+      chunk({ content: 'there' }),
+      chunk({ finishReason: 'stop' }),
+      chunk({ noChoice: true, usage: USAGE }),
+    ]),
   );
   const events = await collect(backend.stream(chatBackendRequest()));
   assert.equal(events, [
@@ -88,11 +126,16 @@ test('each delta reaches the caller before the upstream sends the next', async (
   release();
   const rest: ChatBackendEvent[] = [];
   for (let next = await iterator.next(); !next.done; next = await iterator.next()) rest.push(next.value);
-  assert.equal(rest.map((e) => e.type), ['delta', 'done']);
+  assert.equal(
+    rest.map((e) => e.type),
+    ['delta', 'done'],
+  );
 });
 
 test('the request maps sampling, stop, response format, tools and tool choice to OpenAI fields', async () => {
-  const { upstream, backend } = await setup((_, res) => answerSse(res, [chunk({ content: '{}', finishReason: 'stop' })]));
+  const { upstream, backend } = await setup((_, res) =>
+    answerSse(res, [chunk({ content: '{}', finishReason: 'stop' })]),
+  );
   const schema = { type: 'object', properties: { city: { type: 'string' } } };
   await collect(
     backend.stream(
@@ -100,13 +143,20 @@ test('the request maps sampling, stop, response format, tools and tool choice to
         messages: [
           { role: 'system', content: 'Be brief', name: null },
           { role: 'user', content: [{ type: 'text', text: 'Weather?' }] },
-          { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'weather', arguments: '{}' } }] },
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'weather', arguments: '{}' } }],
+          },
           { role: 'tool', content: 'sunny', tool_call_id: 'call_1' },
         ],
         temperature: 0.3,
         stop: ['END'],
         responseFormat: { type: 'json_schema', schema },
-        tools: [{ name: 'weather', description: 'Looks up the weather', parameters: schema }, { name: 'noop', description: null, parameters: null }],
+        tools: [
+          { name: 'weather', description: 'Looks up the weather', parameters: schema },
+          { name: 'noop', description: null, parameters: null },
+        ],
         toolChoice: { name: 'weather' },
       }),
     ),
@@ -126,8 +176,14 @@ test('the request maps sampling, stop, response format, tools and tool choice to
 });
 
 test('a plain request sends no optional fields and json_object maps as is', async () => {
-  const { upstream, backend } = await setup((_, res) => answerSse(res, [chunk({ content: '{}', finishReason: 'stop' })]));
-  await collect(backend.stream(chatBackendRequest({ responseFormat: { type: 'json_object', schema: null }, toolChoice: 'required' })));
+  const { upstream, backend } = await setup((_, res) =>
+    answerSse(res, [chunk({ content: '{}', finishReason: 'stop' })]),
+  );
+  await collect(
+    backend.stream(
+      chatBackendRequest({ responseFormat: { type: 'json_object', schema: null }, toolChoice: 'required' }),
+    ),
+  );
   const body = upstream.requests[0]?.body;
   for (const field of ['temperature', 'stop', 'tools', 'tool_choice']) assert.is(body[field], undefined, field);
   assert.equal(body.response_format, { type: 'json_object' });
@@ -135,7 +191,11 @@ test('a plain request sends no optional fields and json_object maps as is', asyn
 
 test('a non-streaming JSON answer becomes the same events', async () => {
   const { backend } = await setup((_, res) =>
-    answerJson(res, 200, { object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'Whole answer' }, finish_reason: 'length' }], usage: USAGE }),
+    answerJson(res, 200, {
+      object: 'chat.completion',
+      choices: [{ index: 0, message: { role: 'assistant', content: 'Whole answer' }, finish_reason: 'length' }],
+      usage: USAGE,
+    }),
   );
   assert.equal(await collect(backend.stream(chatBackendRequest())), [
     { type: 'delta', text: 'Whole answer' },
@@ -146,7 +206,15 @@ test('a non-streaming JSON answer becomes the same events', async () => {
 test('a non-streaming JSON answer with tool calls gives one fragment per call', async () => {
   const { backend } = await setup((_, res) =>
     answerJson(res, 200, {
-      choices: [{ message: { content: null, tool_calls: [{ id: 'call_a', type: 'function', function: { name: 'lookup', arguments: '{"q":1}' } }] }, finish_reason: 'tool_calls' }],
+      choices: [
+        {
+          message: {
+            content: null,
+            tool_calls: [{ id: 'call_a', type: 'function', function: { name: 'lookup', arguments: '{"q":1}' } }],
+          },
+          finish_reason: 'tool_calls',
+        },
+      ],
       usage: USAGE,
     }),
   );
@@ -158,10 +226,14 @@ test('a non-streaming JSON answer with tool calls gives one fragment per call', 
 test('tool-call fragments are relayed as they arrive', async () => {
   const { backend } = await setup((_, res) =>
     answerSse(res, [
-      chunk({ toolCalls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '' } }] }),
+      chunk({
+        toolCalls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '' } }],
+      }),
       chunk({ toolCalls: [{ index: 0, function: { arguments: '{"city":' } }] }),
       chunk({ toolCalls: [{ index: 0, function: { arguments: '"Paris"}' } }] }),
-      chunk({ toolCalls: [{ index: 1, id: 'call_2', type: 'function', function: { name: 'get_time', arguments: '{}' } }] }),
+      chunk({
+        toolCalls: [{ index: 1, id: 'call_2', type: 'function', function: { name: 'get_time', arguments: '{}' } }],
+      }),
       chunk({ finishReason: 'tool_calls' }),
       chunk({ noChoice: true, usage: USAGE }),
     ]),
@@ -176,8 +248,14 @@ test('tool-call fragments are relayed as they arrive', async () => {
 });
 
 test('finish reasons map: function_call to tool_calls, content_filter to stop', async () => {
-  for (const [upstreamReason, ours] of [['function_call', 'tool_calls'], ['content_filter', 'stop'], ['length', 'length']] as const) {
-    const { backend } = await setup((_, res) => answerSse(res, [chunk({ content: 'x', finishReason: upstreamReason })]));
+  for (const [upstreamReason, ours] of [
+    ['function_call', 'tool_calls'],
+    ['content_filter', 'stop'],
+    ['length', 'length'],
+  ] as const) {
+    const { backend } = await setup((_, res) =>
+      answerSse(res, [chunk({ content: 'x', finishReason: upstreamReason })]),
+    );
     const events = await collect(backend.stream(chatBackendRequest()));
     assert.is(events.at(-1)?.type === 'done' && events.at(-1), events.at(-1));
     assert.is((events.at(-1) as { finishReason: string }).finishReason, ours, upstreamReason);
@@ -186,7 +264,9 @@ test('finish reasons map: function_call to tool_calls, content_filter to stop', 
 
 test('without upstream usage, usage is counted by the shared rule however the text was split', async () => {
   const pieces = ['Hel', 'lo wor', 'ld', '! Straße', 'nbahn 12', '3 🚀 ', 'done.'];
-  const { backend } = await setup((_, res) => answerSse(res, [...pieces.map((content) => chunk({ content })), chunk({ finishReason: 'stop' })]));
+  const { backend } = await setup((_, res) =>
+    answerSse(res, [...pieces.map((content) => chunk({ content })), chunk({ finishReason: 'stop' })]),
+  );
   const request = chatBackendRequest();
   const events = await collect(backend.stream(request));
   assert.is(text(events), pieces.join(''));
@@ -206,7 +286,9 @@ test('HTTP 500 is a RetryableError upstream_error', async () => {
 
 test('HTTP 503 and 429 are upstream_unavailable with the Retry-After delay', async () => {
   for (const status of [503, 429]) {
-    const { backend } = await setup((_, res) => answerJson(res, status, { error: { message: 'busy' } }, { 'retry-after': '2' }));
+    const { backend } = await setup((_, res) =>
+      answerJson(res, status, { error: { message: 'busy' } }, { 'retry-after': '2' }),
+    );
     const err = await failure(backend.stream(chatBackendRequest()));
     assertFailure(err, RetryableError, 'upstream_unavailable');
     assert.is((err as RetryableError).retryAfterMs, 2000);
@@ -216,7 +298,9 @@ test('HTTP 503 and 429 are upstream_unavailable with the Retry-After delay', asy
 });
 
 test('HTTP 400 is a TerminalError carrying the upstream message', async () => {
-  const { backend } = await setup((_, res) => answerJson(res, 400, { error: { message: 'max_tokens is too large', type: 'invalid_request_error' } }));
+  const { backend } = await setup((_, res) =>
+    answerJson(res, 400, { error: { message: 'max_tokens is too large', type: 'invalid_request_error' } }),
+  );
   const err = await failure(backend.stream(chatBackendRequest()));
   assertFailure(err, TerminalError, 'upstream_error');
   assert.match((err as Error).message, /max_tokens is too large/);
@@ -233,17 +317,27 @@ test('no response headers within the first-byte timeout is upstream_timeout', as
   const { upstream, backend } = await setup(() => undefined, { firstByteTimeoutMs: 200 });
   const err = await within(failure(backend.stream(chatBackendRequest())), 3000, 'the timeout');
   assertFailure(err, RetryableError, 'upstream_timeout');
-  assert.equal(await within(upstream.requests[0]!.closed, 2000, 'the upstream connection closing'), { finished: false });
+  assert.equal(await within(upstream.requests[0]!.closed, 2000, 'the upstream connection closing'), {
+    finished: false,
+  });
 });
 
 test('no response headers within the connect timeout is upstream_timeout', async () => {
   const { backend } = await setup(() => undefined, { connectTimeoutMs: 150, firstByteTimeoutMs: 10_000 });
-  assertFailure(await within(failure(backend.stream(chatBackendRequest())), 3000, 'the timeout'), RetryableError, 'upstream_timeout');
+  assertFailure(
+    await within(failure(backend.stream(chatBackendRequest())), 3000, 'the timeout'),
+    RetryableError,
+    'upstream_timeout',
+  );
 });
 
 test('headers without a first byte within the timeout is upstream_timeout', async () => {
   const { backend } = await setup((_, res) => startSse(res), { firstByteTimeoutMs: 200 });
-  assertFailure(await within(failure(backend.stream(chatBackendRequest())), 3000, 'the timeout'), RetryableError, 'upstream_timeout');
+  assertFailure(
+    await within(failure(backend.stream(chatBackendRequest())), 3000, 'the timeout'),
+    RetryableError,
+    'upstream_timeout',
+  );
 });
 
 test('a gap mid-stream longer than the idle timeout is upstream_timeout after the first deltas', async () => {
@@ -255,7 +349,11 @@ test('a gap mid-stream longer than the idle timeout is upstream_timeout after th
     { idleTimeoutMs: 150 },
   );
   const seen: ChatBackendEvent[] = [];
-  assertFailure(await within(failure(backend.stream(chatBackendRequest()), seen), 3000, 'the idle timeout'), RetryableError, 'upstream_timeout');
+  assertFailure(
+    await within(failure(backend.stream(chatBackendRequest()), seen), 3000, 'the idle timeout'),
+    RetryableError,
+    'upstream_timeout',
+  );
   assert.equal(seen, [{ type: 'delta', text: 'partial' }]);
 });
 
@@ -277,7 +375,10 @@ test('a consumer holding an event longer than the idle timeout is not an idle up
   await new Promise((resolve) => setTimeout(resolve, 250)); // the consumer is busy: backpressure, not upstream silence
   sendNext.shift()!();
   for (let next = await iterator.next(); !next.done; next = await iterator.next()) events.push(next.value);
-  assert.equal(events.map((e) => e?.type), ['delta', 'delta', 'delta', 'done']);
+  assert.equal(
+    events.map((e) => e?.type),
+    ['delta', 'delta', 'delta', 'done'],
+  );
 });
 
 test('a data line that is not JSON is upstream_error', async () => {
@@ -291,7 +392,9 @@ test('a chunk without choices is upstream_error', async () => {
 });
 
 test('an error object mid-stream is upstream_error with its message', async () => {
-  const { backend } = await setup((_, res) => answerSse(res, [chunk({ content: 'ok' }), { error: { message: 'out of memory' } }]));
+  const { backend } = await setup((_, res) =>
+    answerSse(res, [chunk({ content: 'ok' }), { error: { message: 'out of memory' } }]),
+  );
   const err = await failure(backend.stream(chatBackendRequest()));
   assertFailure(err, RetryableError, 'upstream_error');
   assert.match((err as Error).message, /out of memory/);
@@ -314,7 +417,11 @@ test('a socket destroyed mid-stream is upstream_error, never a silent finish', a
     res.socket?.destroy();
   });
   const seen: ChatBackendEvent[] = [];
-  assertFailure(await within(failure(backend.stream(chatBackendRequest()), seen), 3000, 'the drop'), RetryableError, 'upstream_error');
+  assertFailure(
+    await within(failure(backend.stream(chatBackendRequest()), seen), 3000, 'the drop'),
+    RetryableError,
+    'upstream_error',
+  );
   assert.equal(seen, [{ type: 'delta', text: 'half an ans' }]);
 });
 
@@ -358,10 +465,21 @@ test('aborting the signal cuts the upstream request, throws the reason and frees
   const pending = iterator.next();
   const reason = new Error('client left');
   controller.abort(reason);
-  const err = await within(pending.then(() => null, (e: unknown) => e), 2000, 'the aborted stream');
+  const err = await within(
+    pending.then(
+      () => null,
+      (e: unknown) => e,
+    ),
+    2000,
+    'the aborted stream',
+  );
   assert.is(err, reason);
   assert.equal(await within(upstream.requests[0]!.closed, 2000, 'the upstream seeing the close'), { finished: false });
-  const second = await within(collect(backend.stream(chatBackendRequest({ messages: [{ role: 'user', content: 'second' }] }))), 2000, 'the next request');
+  const second = await within(
+    collect(backend.stream(chatBackendRequest({ messages: [{ role: 'user', content: 'second' }] }))),
+    2000,
+    'the next request',
+  );
   assert.is(second.at(-1)?.type, 'done');
 });
 
@@ -406,7 +524,11 @@ test('the concurrency limit holds: 5 parallel requests, never more than 2 at the
     },
     { concurrency: 2 },
   );
-  const results = await within(Promise.all(Array.from({ length: 5 }, () => collect(backend.stream(chatBackendRequest())))), 5000, 'five requests');
+  const results = await within(
+    Promise.all(Array.from({ length: 5 }, () => collect(backend.stream(chatBackendRequest())))),
+    5000,
+    'five requests',
+  );
   for (const events of results) assert.is(events.at(-1)?.type, 'done');
   assert.is(upstream.requests.length, 5);
   assert.is(upstream.maxInFlight, 2);
@@ -414,10 +536,14 @@ test('the concurrency limit holds: 5 parallel requests, never more than 2 at the
 
 test('the API key is sent as Bearer but never appears in an error', async () => {
   const echoKey: FakeHandler = (request, res) =>
-    answerJson(res, Number(request.body.messages[0].content), { error: { message: `Incorrect API key provided: ${API_KEY} (${String(request.headers.authorization)})` } });
+    answerJson(res, Number(request.body.messages[0].content), {
+      error: { message: `Incorrect API key provided: ${API_KEY} (${String(request.headers.authorization)})` },
+    });
   const { upstream, backend } = await setup(echoKey);
   for (const status of [401, 500, 503]) {
-    const err = await failure(backend.stream(chatBackendRequest({ messages: [{ role: 'user', content: String(status) }] })));
+    const err = await failure(
+      backend.stream(chatBackendRequest({ messages: [{ role: 'user', content: String(status) }] })),
+    );
     assert.instance(err, status === 401 ? TerminalError : RetryableError);
     assert.match((err as Error).message, /Incorrect API key provided/);
     assertNoKey(err);
@@ -432,7 +558,10 @@ test('the API key is sent as Bearer but never appears in an error', async () => 
 });
 
 test('without an API key no Authorization header is sent', async () => {
-  const { upstream, backend } = await setup((_, res) => answerSse(res, [chunk({ content: 'x', finishReason: 'stop' })]), { apiKey: null });
+  const { upstream, backend } = await setup(
+    (_, res) => answerSse(res, [chunk({ content: 'x', finishReason: 'stop' })]),
+    { apiKey: null },
+  );
   await collect(backend.stream(chatBackendRequest()));
   assert.is(upstream.requests[0]?.headers.authorization, undefined);
 });
@@ -440,7 +569,12 @@ test('without an API key no Authorization header is sent', async () => {
 test('createChatBackend builds this backend from the SVC_UPSTREAM_* variables', async () => {
   const upstream = await startFakeUpstream((_, res) => answerSse(res, [chunk({ content: 'x', finishReason: 'stop' })]));
   open.push(upstream);
-  const config = loadConfig({ SVC_BACKEND: 'openai-compatible', SVC_UPSTREAM_BASE_URL: upstream.url, SVC_UPSTREAM_MODEL: 'served-model', SVC_UPSTREAM_API_KEY: API_KEY });
+  const config = loadConfig({
+    SVC_BACKEND: 'openai-compatible',
+    SVC_UPSTREAM_BASE_URL: upstream.url,
+    SVC_UPSTREAM_MODEL: 'served-model',
+    SVC_UPSTREAM_API_KEY: API_KEY,
+  });
   assert.is(config.SVC_UPSTREAM_CONCURRENCY, 64);
   assert.is(config.SVC_UPSTREAM_TIMEOUT_MS, 60_000);
   assert.is(config.SVC_UPSTREAM_IDLE_TIMEOUT_MS, 30_000);

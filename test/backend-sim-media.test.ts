@@ -36,12 +36,22 @@ test('image headers give format and size for PNG, JPEG (baseline and progressive
     [webp(16384, 3, 'VP8L'), 'webp', 16384, 3],
   ];
   for (const [bytes, format, width, height] of cases) {
-    assert.equal(readImageHeader(bytes), { format, mediaType: `image/${format}`, width, height }, `${format} ${width}×${height}`);
+    assert.equal(
+      readImageHeader(bytes),
+      { format, mediaType: `image/${format}`, width, height },
+      `${format} ${width}×${height}`,
+    );
   }
 });
 
 test('bytes that are no image have no image header', () => {
-  for (const bytes of [Buffer.from('hello, world: not an image at all'), Buffer.alloc(0), png(4, 4).subarray(0, 20), gif(0, 10), Buffer.from([0xff, 0xd8, 0xff, 0xda, 0, 2])]) {
+  for (const bytes of [
+    Buffer.from('hello, world: not an image at all'),
+    Buffer.alloc(0),
+    png(4, 4).subarray(0, 20),
+    gif(0, 10),
+    Buffer.from([0xff, 0xd8, 0xff, 0xda, 0, 2]),
+  ]) {
     assert.is(readImageHeader(bytes), null);
   }
 });
@@ -55,7 +65,8 @@ test('the sim image analyser is deterministic and reports the header facts', asy
   assert.is(a.height, 480);
   assert.ok(a.description.startsWith('landscape picture'), a.description);
   const descriptions = new Set<string>();
-  for (let shade = 0; shade < 8; shade++) descriptions.add((await images.analyse({ image: png(8, 8, shade), detail: 'auto', signal })).description);
+  for (let shade = 0; shade < 8; shade++)
+    descriptions.add((await images.analyse({ image: png(8, 8, shade), detail: 'auto', signal })).description);
   assert.ok(descriptions.size > 1, 'different images read differently');
 });
 
@@ -97,14 +108,36 @@ test('silence-length audio transcribes to no words', async () => {
 });
 
 test('the sim transcriber refuses a broken WAV and a file that is no MP3', async () => {
-  await rejectsUnreadable(transcription.transcribe({ audio: Buffer.from('not a wav file at all'), format: 'wav', signal }));
-  await rejectsUnreadable(transcription.transcribe({ audio: Buffer.from('plain text pretending'), format: 'mp3', signal }));
+  await rejectsUnreadable(
+    transcription.transcribe({ audio: Buffer.from('not a wav file at all'), format: 'wav', signal }),
+  );
+  await rejectsUnreadable(
+    transcription.transcribe({ audio: Buffer.from('plain text pretending'), format: 'mp3', signal }),
+  );
 });
 
 test('video headers give container, size and duration (MP4, AVI) or only the container (WebM)', () => {
-  assert.equal(readVideoHeader(mp4(1280, 720, 12.5)), { container: 'mp4', mediaType: 'video/mp4', width: 1280, height: 720, durationSeconds: 12.5 });
-  assert.equal(readVideoHeader(avi(320, 240, 100, 25)), { container: 'avi', mediaType: 'video/x-msvideo', width: 320, height: 240, durationSeconds: 4 });
-  assert.equal(readVideoHeader(webm(1000)), { container: 'webm', mediaType: 'video/webm', width: null, height: null, durationSeconds: null });
+  assert.equal(readVideoHeader(mp4(1280, 720, 12.5)), {
+    container: 'mp4',
+    mediaType: 'video/mp4',
+    width: 1280,
+    height: 720,
+    durationSeconds: 12.5,
+  });
+  assert.equal(readVideoHeader(avi(320, 240, 100, 25)), {
+    container: 'avi',
+    mediaType: 'video/x-msvideo',
+    width: 320,
+    height: 240,
+    durationSeconds: 4,
+  });
+  assert.equal(readVideoHeader(webm(1000)), {
+    container: 'webm',
+    mediaType: 'video/webm',
+    width: null,
+    height: null,
+    durationSeconds: null,
+  });
   assert.is(readVideoHeader(png(4, 4)), null);
 });
 
@@ -114,7 +147,10 @@ test('the sim video analyser describes up to 8 frames and a transcript, determin
   assert.equal(a, b);
   assert.is(a.durationSeconds, 6);
   assert.is(a.durationEstimated, false);
-  assert.equal(a.frames.map((frame) => frame.atSeconds), [0, 2, 4]);
+  assert.equal(
+    a.frames.map((frame) => frame.atSeconds),
+    [0, 2, 4],
+  );
   assert.is(a.transcript.split(' ').length, 15);
   const long = await video.analyse({ video: mp4(640, 360, 600), signal });
   assert.is(long.frames.length, 8);

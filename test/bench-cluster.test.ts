@@ -7,11 +7,16 @@ import { runClusterScenario, type ClusterLoadRow, type ClusterRatio } from '../b
 import { formatCluster } from '../bench/cluster/cluster-table.js';
 import type { LatencySummary } from '../bench/load/histogram.js';
 
-const test = suite('bench: the cluster scenario reports one node with and without cluster mode, cross-node delivery and takeover');
+const test = suite(
+  'bench: the cluster scenario reports one node with and without cluster mode, cross-node delivery and takeover',
+);
 
 function saneLatency(name: string, summary: LatencySummary): void {
   assert.ok(summary.count > 0, `${name}: measured something`);
-  assert.ok(summary.p50 > 0 && summary.p50 <= summary.p99 && summary.p99 <= summary.max, `${name}: percentiles are positive and ordered (${JSON.stringify(summary)})`);
+  assert.ok(
+    summary.p50 > 0 && summary.p50 <= summary.p99 && summary.p99 <= summary.max,
+    `${name}: percentiles are positive and ordered (${JSON.stringify(summary)})`,
+  );
 }
 
 function saneRow(name: string, row: ClusterLoadRow): void {
@@ -22,14 +27,28 @@ function saneRow(name: string, row: ClusterLoadRow): void {
 }
 
 function saneRatio(name: string, ratio: ClusterRatio): void {
-  for (const [figure, value] of Object.entries(ratio)) assert.ok(Number.isFinite(value) && value > 0, `${name} ${figure} ratio is finite and positive: ${value}`);
+  for (const [figure, value] of Object.entries(ratio))
+    assert.ok(Number.isFinite(value) && value > 0, `${name} ${figure} ratio is finite and positive: ${value}`);
 }
 
 test('a tiny run measures every figure', async () => {
   const steps: string[] = [];
-  const report = await runClusterScenario({ connections: 2, durationMs: 1000, warmupMs: 200, timeoutMs: 10_000, crossSessions: 3, crossLanes: 1, takeovers: 1, leaseMs: 1500, onStep: (text) => steps.push(text) });
+  const report = await runClusterScenario({
+    connections: 2,
+    durationMs: 1000,
+    warmupMs: 200,
+    timeoutMs: 10_000,
+    crossSessions: 3,
+    crossLanes: 1,
+    takeovers: 1,
+    leaseMs: 1500,
+    onStep: (text) => steps.push(text),
+  });
   assert.is(report.scenario, 'cluster');
-  assert.ok(steps.some((step) => step.includes('takeover 1 of 1')), 'it reported its steps');
+  assert.ok(
+    steps.some((step) => step.includes('takeover 1 of 1')),
+    'it reported its steps',
+  );
 
   for (const [name, figure] of Object.entries(report.oneNode)) {
     saneRow(`${name} single`, figure.single);
@@ -43,25 +62,42 @@ test('a tiny run measures every figure', async () => {
   assert.is(cross.method, 'receive − event ts');
   assert.ok(cross.homeOnNode1, 'the sessions live on node 1');
   assert.equal(cross.errors, []);
-  assert.ok(cross.events > 0 && cross.direct.count === cross.events && cross.forwarded.count === cross.events, `both followers measured the live events (${cross.events})`);
+  assert.ok(
+    cross.events > 0 && cross.direct.count === cross.events && cross.forwarded.count === cross.events,
+    `both followers measured the live events (${cross.events})`,
+  );
   saneLatency('direct', cross.direct);
   saneLatency('forwarded', cross.forwarded);
   assert.is(cross.added.count, cross.events, 'every event was matched across the two followers');
-  assert.ok(Number.isFinite(cross.ratio.p50) && cross.ratio.p50 > 0 && Number.isFinite(cross.ratio.p99) && cross.ratio.p99 > 0, `ratios are finite: ${JSON.stringify(cross.ratio)}`);
+  assert.ok(
+    Number.isFinite(cross.ratio.p50) && cross.ratio.p50 > 0 && Number.isFinite(cross.ratio.p99) && cross.ratio.p99 > 0,
+    `ratios are finite: ${JSON.stringify(cross.ratio)}`,
+  );
 
   const takeover = report.takeover;
   assert.is(takeover.leaseMs, 1500);
   assert.is(takeover.runs.length, 1);
   const [run] = takeover.runs;
   assert.is(run!.error, null);
-  assert.ok(run!.nextEventMs !== null && run!.nextEventMs > 0, `the next event after the kill was timed: ${JSON.stringify(run)}`);
+  assert.ok(
+    run!.nextEventMs !== null && run!.nextEventMs > 0,
+    `the next event after the kill was timed: ${JSON.stringify(run)}`,
+  );
   assert.ok(run!.downMs !== null && run!.downMs > 0, 'node 1 was seen down');
   assert.is(run!.finalState, 'completed');
   assert.ok(run!.gapFree, 'the follower saw every event once across the kill');
   assert.is(takeover.median.nextEventMs, run!.nextEventMs);
 
   const table = formatCluster(report);
-  for (const text of ['### cluster', '| chat req/s |', '| sessions sessions/s |', '| node 2 (forwarded to node 1) |', '| median |', 'SVC_CLUSTER_LEASE_MS=1500']) assert.ok(table.includes(text), `the table has ${text}`);
+  for (const text of [
+    '### cluster',
+    '| chat req/s |',
+    '| sessions sessions/s |',
+    '| node 2 (forwarded to node 1) |',
+    '| median |',
+    'SVC_CLUSTER_LEASE_MS=1500',
+  ])
+    assert.ok(table.includes(text), `the table has ${text}`);
 });
 
 test.run();

@@ -38,7 +38,10 @@ test('the charge equals processed tokens at 12 and 48 USD per million', async ()
 test('n returns that many distinct choices and bills them all', async () => {
   const res = await post(chatBody('Several choices', { n: 3 }));
   assert.is(res.body.choices.length, 3);
-  assert.equal(res.body.choices.map((c: { index: number }) => c.index), [0, 1, 2]);
+  assert.equal(
+    res.body.choices.map((c: { index: number }) => c.index),
+    [0, 1, 2],
+  );
   assert.is(new Set(res.body.choices.map((c: { message: { content: string } }) => c.message.content)).size, 3);
 });
 
@@ -92,7 +95,10 @@ test('bad chat requests are 422 with the field named', async () => {
     const res = await post(body);
     assert.is(res.status, 422, loc);
     const locs = res.body.detail.map((d: { loc: unknown[] }) => d.loc.join('.'));
-    assert.ok(locs.some((l: string) => l.startsWith(loc)), `${loc} not in ${locs}`);
+    assert.ok(
+      locs.some((l: string) => l.startsWith(loc)),
+      `${loc} not in ${locs}`,
+    );
   }
 });
 

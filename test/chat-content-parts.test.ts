@@ -19,7 +19,12 @@ const TIMEOUT_MS = 200;
 
 /** Resolver options from configuration, as the server builds them (private fetches allowed unless said). */
 function options(env: Record<string, string> = {}, overrides: Partial<PartResolverOptions> = {}): PartResolverOptions {
-  const config = loadConfig({ SVC_FETCH_MAX_BYTES: String(MAX_BYTES), SVC_FETCH_TIMEOUT_MS: String(TIMEOUT_MS), SVC_FETCH_ALLOW_PRIVATE: 'true', ...env });
+  const config = loadConfig({
+    SVC_FETCH_MAX_BYTES: String(MAX_BYTES),
+    SVC_FETCH_TIMEOUT_MS: String(TIMEOUT_MS),
+    SVC_FETCH_ALLOW_PRIVATE: 'true',
+    ...env,
+  });
   return createPartResolverOptions(config, createMediaAnalysisBackends(), overrides);
 }
 
@@ -34,7 +39,10 @@ function user(...content: ContentPart[]): ChatMessage {
   return { role: 'user', content };
 }
 
-const image = (url: string, detail?: 'low' | 'high'): ContentPart => ({ type: 'image_url', image_url: detail ? { url, detail } : { url } });
+const image = (url: string, detail?: 'low' | 'high'): ContentPart => ({
+  type: 'image_url',
+  image_url: detail ? { url, detail } : { url },
+});
 
 async function textOf(part: ContentPart, resolver = open): Promise<string> {
   const { messages } = await resolveParts([user(part)], context(resolver));
@@ -45,7 +53,10 @@ async function textOf(part: ContentPart, resolver = open): Promise<string> {
 
 async function refusal(part: ContentPart, resolver = open): Promise<ApiError> {
   try {
-    await resolveParts([{ role: 'system', content: 'Be brief.' }, user({ type: 'text', text: 'look' }, part)], context(resolver));
+    await resolveParts(
+      [{ role: 'system', content: 'Be brief.' }, user({ type: 'text', text: 'look' }, part)],
+      context(resolver),
+    );
   } catch (err) {
     assert.instance(err, ApiError);
     return err as ApiError;
@@ -88,7 +99,9 @@ test.before(async () => {
         res.writeHead(200, { 'content-type': 'image/png' });
         return pump(res);
       case '/declared-huge.png':
-        return void res.writeHead(200, { 'content-type': 'image/png', 'content-length': String(MAX_BYTES * 100) }).write(png(4, 4));
+        return void res
+          .writeHead(200, { 'content-type': 'image/png', 'content-length': String(MAX_BYTES * 100) })
+          .write(png(4, 4));
       default:
         return void res.writeHead(404, { 'content-type': 'text/plain' }).end('not here');
     }
@@ -119,7 +132,14 @@ test('a remote image on a private address is fetched when the config allows it, 
 });
 
 test('the same private URL is refused with 400 when private addresses are not allowed', async () => {
-  const urls = [`${base}/cat.png`, base.replace('127.0.0.1', 'localhost') + '/cat.png', base.replace('127.0.0.1', '[::ffff:127.0.0.1]') + '/cat.png', 'http://169.254.169.254/latest/meta-data', 'http://[::1]/x.png', 'http://10.0.0.1/x.png'];
+  const urls = [
+    `${base}/cat.png`,
+    base.replace('127.0.0.1', 'localhost') + '/cat.png',
+    base.replace('127.0.0.1', '[::ffff:127.0.0.1]') + '/cat.png',
+    'http://169.254.169.254/latest/meta-data',
+    'http://[::1]/x.png',
+    'http://10.0.0.1/x.png',
+  ];
   for (const url of urls) {
     const err = await refusal(image(url), guarded);
     assert.is(err.status, 400, url);
@@ -159,7 +179,14 @@ test('a declared Content-Length past the byte cap is refused before reading', as
 });
 
 test('bad base64, unsupported schemes and unsupported data types are 400s naming the field', async () => {
-  const cases = ['data:image/png;base64,@@@not-base64@@@', 'ftp://example.com/cat.png', 'file:///etc/passwd', 'not a url', 'data:image/svg+xml;base64,PHN2Zy8+', 'data:image/png,rawbytes'];
+  const cases = [
+    'data:image/png;base64,@@@not-base64@@@',
+    'ftp://example.com/cat.png',
+    'file:///etc/passwd',
+    'not a url',
+    'data:image/svg+xml;base64,PHN2Zy8+',
+    'data:image/png,rawbytes',
+  ];
   for (const url of cases) {
     const err = await refusal(image(url));
     assert.is(err.status, 400, url);
@@ -177,13 +204,22 @@ test('text is not an image: inline or served as text/plain, it is a 400', async 
 });
 
 test('input_audio WAV becomes a transcript with its duration; unknown formats and bad base64 are 400s', async () => {
-  const text = await textOf({ type: 'input_audio', input_audio: { data: wav(3.2, 8000).toString('base64'), format: 'wav' } });
+  const text = await textOf({
+    type: 'input_audio',
+    input_audio: { data: wav(3.2, 8000).toString('base64'), format: 'wav' },
+  });
   assert.match(text, /^\[audio transcript, 3\.2 s: [A-Z][a-z ]+\.\]$/);
-  const format = await refusal({ type: 'input_audio', input_audio: { data: wav(1).toString('base64'), format: 'flac' } });
+  const format = await refusal({
+    type: 'input_audio',
+    input_audio: { data: wav(1).toString('base64'), format: 'flac' },
+  });
   assert.is(format.param, 'messages[1].content[1].input_audio.format');
   const data = await refusal({ type: 'input_audio', input_audio: { data: '***', format: 'wav' } });
   assert.is(data.param, 'messages[1].content[1].input_audio.data');
-  const broken = await refusal({ type: 'input_audio', input_audio: { data: Buffer.from('no header').toString('base64'), format: 'wav' } });
+  const broken = await refusal({
+    type: 'input_audio',
+    input_audio: { data: Buffer.from('no header').toString('base64'), format: 'wav' },
+  });
   assert.is(broken.status, 400);
 });
 
@@ -210,8 +246,14 @@ test('a stored file is read through the FileTextSource for the calling account',
 
 test('file_data text is included; binary file_data is a 400', async () => {
   const data = Buffer.from('name,score\nada,3\n').toString('base64');
-  assert.is(await textOf({ type: 'file', file: { file_data: data, filename: 'scores.csv' } }), '[file scores.csv: name,score\nada,3\n]');
-  assert.is(await textOf({ type: 'file', file: { file_data: `data:text/plain;base64,${data}` } }), '[file attachment: name,score\nada,3\n]');
+  assert.is(
+    await textOf({ type: 'file', file: { file_data: data, filename: 'scores.csv' } }),
+    '[file scores.csv: name,score\nada,3\n]',
+  );
+  assert.is(
+    await textOf({ type: 'file', file: { file_data: `data:text/plain;base64,${data}` } }),
+    '[file attachment: name,score\nada,3\n]',
+  );
   const pdf = Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.from([0, 1, 2, 0xff])]).toString('base64');
   const err = await refusal({ type: 'file', file: { file_data: pdf, filename: 'paper.pdf' } });
   assert.is(err.status, 400);
@@ -221,13 +263,19 @@ test('file_data text is included; binary file_data is a 400', async () => {
 test('input_video data and url are described by container, size, frames and speech; file_id is a 404', async () => {
   const inline = await textOf({ type: 'input_video', input_video: { data: mp4(1280, 720, 4).toString('base64') } });
   assert.match(inline, /^\[video MP4 1280×720, 4\.0 s, \d+ B: frames 0\.0 s: .+; 2\.0 s: .+; speech: [A-Z].+\.\]$/);
-  assert.match(await textOf({ type: 'input_video', input_video: { url: `${base}/clip.mp4` } }), /^\[video MP4 1920×1080, 3\.0 s, /);
+  assert.match(
+    await textOf({ type: 'input_video', input_video: { url: `${base}/clip.mp4` } }),
+    /^\[video MP4 1920×1080, 3\.0 s, /,
+  );
   const missing = await refusal({ type: 'input_video', input_video: { file_id: 'file-vid' } });
   assert.is(missing.status, 404);
   assert.is(missing.param, 'messages[1].content[1].input_video.file_id');
   const none = await refusal({ type: 'input_video', input_video: {} });
   assert.is(none.param, 'messages[1].content[1].input_video');
-  const notVideo = await refusal({ type: 'input_video', input_video: { data: Buffer.from('plain words').toString('base64') } });
+  const notVideo = await refusal({
+    type: 'input_video',
+    input_video: { data: Buffer.from('plain words').toString('base64') },
+  });
   assert.is(notVideo.param, 'messages[1].content[1].input_video.data');
 });
 
@@ -239,21 +287,41 @@ test('added prompt tokens are the parts surcharges; added completion tokens thos
     { type: 'file', file: { file_data: Buffer.from('hello file').toString('base64') } },
     { type: 'input_video', input_video: { data: mp4(2, 2, 2).toString('base64') } },
   ];
-  const messages: ChatMessage[] = [{ role: 'system', content: 'sys' }, user({ type: 'text', text: 'see these' }, ...parts.slice(0, 2)), user(...parts.slice(2))];
+  const messages: ChatMessage[] = [
+    { role: 'system', content: 'sys' },
+    user({ type: 'text', text: 'see these' }, ...parts.slice(0, 2)),
+    user(...parts.slice(2)),
+  ];
   const { messages: out, added } = await resolveParts(messages, context());
-  assert.is(added.promptTokens, parts.reduce((sum, part) => sum + partTokens(part), 0));
-  const texts = out.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).map((p) => (p as { text: string }).text);
+  assert.is(
+    added.promptTokens,
+    parts.reduce((sum, part) => sum + partTokens(part), 0),
+  );
+  const texts = out
+    .flatMap((m) => (Array.isArray(m.content) ? m.content : []))
+    .map((p) => (p as { text: string }).text);
   const generated = texts.filter((text) => /^\[(image|audio|video) /.test(text));
   assert.is(generated.length, 4);
-  assert.is(added.completionTokens, generated.reduce((sum, text) => sum + countTokens(text), 0));
+  assert.is(
+    added.completionTokens,
+    generated.reduce((sum, text) => sum + countTokens(text), 0),
+  );
   assert.is(out[0], messages[0], 'a string message is the same object');
-  assert.is((out[1]!.content as ContentPart[])[0], (messages[1]!.content as ContentPart[])[0], 'text parts are kept as they are');
-  assert.ok(out.every((m) => Array.isArray(m.content) ? m.content.every((p) => p.type === 'text') : true));
+  assert.is(
+    (out[1]!.content as ContentPart[])[0],
+    (messages[1]!.content as ContentPart[])[0],
+    'text parts are kept as they are',
+  );
+  assert.ok(out.every((m) => (Array.isArray(m.content) ? m.content.every((p) => p.type === 'text') : true)));
   assert.is((messages[1]!.content as ContentPart[])[1]!.type, 'image_url', 'the input is not changed');
 });
 
 test('a text-only conversation comes back as the very same array, with nothing added', async () => {
-  const messages: ChatMessage[] = [{ role: 'system', content: 'sys' }, user({ type: 'text', text: 'hi' }), { role: 'assistant', content: null }];
+  const messages: ChatMessage[] = [
+    { role: 'system', content: 'sys' },
+    user({ type: 'text', text: 'hi' }),
+    { role: 'assistant', content: null },
+  ];
   const resolved = await resolveParts(messages, context());
   assert.is(resolved.messages, messages);
   assert.equal(resolved.added, { promptTokens: 0, completionTokens: 0 });
@@ -262,7 +330,10 @@ test('a text-only conversation comes back as the very same array, with nothing a
 test('a client that leaves stops resolution with its abort, not a 400', async () => {
   const controller = new AbortController();
   const arrived = new Promise<void>((resolve) => (onHang = resolve));
-  const pending = resolveParts([user(image(`${base}/slow.png`))], context(options({ SVC_FETCH_TIMEOUT_MS: '10000' }), controller.signal));
+  const pending = resolveParts(
+    [user(image(`${base}/slow.png`))],
+    context(options({ SVC_FETCH_TIMEOUT_MS: '10000' }), controller.signal),
+  );
   // The client leaves while the fetch is in flight (the server has the request and never answers).
   await arrived;
   controller.abort();

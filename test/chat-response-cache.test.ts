@@ -37,7 +37,10 @@ test('stream and user do not change the key; a streamed hit replays the answer',
     headers: { authorization: `Bearer ${account.token}` },
     body: JSON.stringify({ ...body, stream: true, user: 'someone' }),
   });
-  const chunks = (await res.text()).split('\n\n').filter((e) => e.startsWith('data: {')).map((e) => JSON.parse(e.slice(6)));
+  const chunks = (await res.text())
+    .split('\n\n')
+    .filter((e) => e.startsWith('data: {'))
+    .map((e) => JSON.parse(e.slice(6)));
   const text = chunks.map((c) => c.choices[0]?.delta?.content ?? '').join('');
   assert.is(text, first.body.choices[0].message.content);
   assert.is(chunks.at(-1).svc.cached, true);

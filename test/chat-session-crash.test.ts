@@ -19,7 +19,9 @@ test.after(async () => {
  * reading), or until the server ends the stream after the run's ending event. Event-driven: no polling.
  */
 async function followUntil(id: string, token: string, until: RegExp | null): Promise<string> {
-  const res = await fetch(`${server!.url}/v1/chat/sessions/${id}/events?after=-1`, { headers: { authorization: `Bearer ${token}` } });
+  const res = await fetch(`${server!.url}/v1/chat/sessions/${id}/events?after=-1`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
   let text = '';
@@ -35,13 +37,21 @@ async function followUntil(id: string, token: string, until: RegExp | null): Pro
 }
 
 async function call(method: string, path: string, token: string, body?: unknown) {
-  const res = await fetch(server!.url + path, { method, headers: { authorization: `Bearer ${token}` }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(server!.url + path, {
+    method,
+    headers: { authorization: `Bearer ${token}` },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   return { status: res.status, body: (await res.json()) as any };
 }
 
 test('SIGKILL mid-run, restart: the session completes, its log is gap-free, one charge', async () => {
   server = await startChildServer(env);
-  const admin = await call('POST', '/admin/v1/accounts', ADMIN_KEY, { email: 'crash@example.com', password: 'crash-pass-1', credit_usd: 5 });
+  const admin = await call('POST', '/admin/v1/accounts', ADMIN_KEY, {
+    email: 'crash@example.com',
+    password: 'crash-pass-1',
+    credit_usd: 5,
+  });
   const token = admin.body.api_token.token as string;
   // ~20 tokens per second: the drafting step takes a few seconds, long enough to kill it mid-call.
   const created = await call('POST', '/v1/chat/sessions', token, {
@@ -64,11 +74,17 @@ test('SIGKILL mid-run, restart: the session completes, its log is gap-free, one 
   assert.is(done.state, 'completed');
   const page = await call('GET', `/v1/chat/sessions/${id}/events-page?limit=1000`, token);
   const seqs = page.body.events.map((e: { seq: number }) => e.seq);
-  assert.equal(seqs, Array.from({ length: seqs.length }, (_, i) => i + 1), 'gap-free and no duplicates');
+  assert.equal(
+    seqs,
+    Array.from({ length: seqs.length }, (_, i) => i + 1),
+    'gap-free and no duplicates',
+  );
   const types = page.body.events.map((e: { type: string }) => e.type);
   assert.is(types.filter((t: string) => t === 'completed').length, 1);
   const usage = await call('GET', '/v1/account/usage', token);
-  const charges = usage.body.recent.filter((e: { type: string; description: string }) => e.type === 'charge' && e.description.includes(id));
+  const charges = usage.body.recent.filter(
+    (e: { type: string; description: string }) => e.type === 'charge' && e.description.includes(id),
+  );
   assert.is(charges.length, 1, `charged exactly once: ${JSON.stringify(usage.body.recent)} ${JSON.stringify(done)}`);
   assert.is(Math.round(-charges[0].amount_usd * 1e6), Math.round(done.price_usd * 1e6));
   const account = await call('GET', '/v1/account', token);

@@ -21,19 +21,28 @@ const INJECTED = '=HYPERLINK("http://evil.example","click")';
 
 /** The session once it is in one of `states` (or has ended in another), as GET shows it: no polling. */
 async function waitState(id: string, states: string[]): Promise<any> {
-  await server.app.deps.host.waitFor(id, (snapshot) => states.includes(stateOf(snapshot as unknown as SessionSnapshot).state));
+  await server.app.deps.host.waitFor(id, (snapshot) =>
+    states.includes(stateOf(snapshot as unknown as SessionSnapshot).state),
+  );
   const res = await api(`/v1/chat/sessions/${id}`);
-  if (!states.includes(res.body.state)) throw new Error(`session ${id} ended in ${res.body.state}, not ${states.join(', ')}`);
+  if (!states.includes(res.body.state))
+    throw new Error(`session ${id} ended in ${res.body.state}, not ${states.join(', ')}`);
   return res.body;
 }
 
 async function createSession(content: string, extra: Record<string, unknown> = {}): Promise<any> {
-  const created = await server.request('POST', '/v1/chat/sessions', { token: owner.token, body: { model: 'pro-1', messages: [{ role: 'user', content }], max_tokens: 40, ...extra } });
+  const created = await server.request('POST', '/v1/chat/sessions', {
+    token: owner.token,
+    body: { model: 'pro-1', messages: [{ role: 'user', content }], max_tokens: 40, ...extra },
+  });
   assert.is(created.status, 201);
   return created.body;
 }
 
-async function download(path: string, token = owner.token): Promise<{ status: number; headers: Headers; bytes: Buffer }> {
+async function download(
+  path: string,
+  token = owner.token,
+): Promise<{ status: number; headers: Headers; bytes: Buffer }> {
   const res = await fetch(server.url + path, { headers: { authorization: `Bearer ${token}` } });
   return { status: res.status, headers: res.headers, bytes: Buffer.from(await res.arrayBuffer()) };
 }
@@ -91,7 +100,12 @@ function context(overrides: Partial<SessionContext> = {}): SessionContext {
     model: 'pro-1',
     conversation: [],
     settings: {},
-    plan: { depth: 'complex', passes: ['plan', 'draft', 'check'], maxTokens: 40, worstCase: { promptTokens: 500, completionTokens: 200 } },
+    plan: {
+      depth: 'complex',
+      passes: ['plan', 'draft', 'check'],
+      maxTokens: 40,
+      worstCase: { promptTokens: 500, completionTokens: 200 },
+    },
     quote: { minMicros: 1_248, holdMicros: 15_600, minSeconds: 0, maxSeconds: 4 },
     requireApproval: false,
     at,
@@ -127,7 +141,10 @@ test.before(async () => {
   session = await waitState((await createSession('Plan a trip to Rome')).id, ['completed']);
   const asking = await createSession('What is the weather?', { metadata: { sim: { clarify: 'Which city?' } } });
   const waiting = await waitState(asking.id, ['awaiting_user']);
-  const answered = await server.request('POST', `/v1/chat/sessions/${asking.id}/live-input`, { token: owner.token, body: { content: INJECTED, question_id: waiting.question.id } });
+  const answered = await server.request('POST', `/v1/chat/sessions/${asking.id}/live-input`, {
+    token: owner.token,
+    body: { content: INJECTED, question_id: waiting.question.id },
+  });
   assert.is(answered.status, 200);
   clarified = await waitState(asking.id, ['completed']);
 });
@@ -135,7 +152,16 @@ test.after(() => server.close());
 
 test('buildWorkbook lists each turn with resolved formulas, a preprocess line for untracked tokens, and totals equal to usage', () => {
   const turns = sheet(buildWorkbook(context(), unitMeta), 'Turns');
-  assert.equal(turns.columns, ['n', 'phase', 'at', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'cost_usd', 'summary']);
+  assert.equal(turns.columns, [
+    'n',
+    'phase',
+    'at',
+    'prompt_tokens',
+    'completion_tokens',
+    'total_tokens',
+    'cost_usd',
+    'summary',
+  ]);
   const [pre, plan, draft, total] = turns.rows;
   assert.equal(pre!.map((c) => c.value).slice(0, 5), [1, 'preprocess', '2026-01-02T03:04:05.000Z', 30, 5]);
   assert.equal(plan![5], { value: 50, formula: '=D3+E3' });
@@ -151,7 +177,13 @@ test('buildWorkbook lists each turn with resolved formulas, a preprocess line fo
 });
 
 test('buildWorkbook without turns has a plain totals row and no preprocess line', () => {
-  const turns = sheet(buildWorkbook(context({ turns: [], usage: { promptTokens: 0, completionTokens: 0 }, priceMicros: null, outcome: null }), unitMeta), 'Turns');
+  const turns = sheet(
+    buildWorkbook(
+      context({ turns: [], usage: { promptTokens: 0, completionTokens: 0 }, priceMicros: null, outcome: null }),
+      unitMeta,
+    ),
+    'Turns',
+  );
   assert.is(turns.rows.length, 1);
   assert.equal(turns.rows[0]![3], { value: 0 });
 });
@@ -179,12 +211,39 @@ test('buildWorkbook Budget charges tokens × rates capped at the hold, nothing f
 
 test('buildWorkbook LiveInputs keeps text as is, writes structured content as JSON and cuts text at the cell limit', () => {
   const inputs = [
-    { seq: 1, content: 'Paris', questionId: 'q1', source: 'api_live_input', modality: 'text', receivedAt: Date.UTC(2026, 0, 2), usedIn: 'draft' as const },
-    { seq: 2, content: { city: 'Rome' }, questionId: null, source: 'sensor', modality: 'json', receivedAt: Date.UTC(2026, 0, 2), usedIn: null },
-    { seq: 3, content: 'x'.repeat(40_000), questionId: null, source: 'bulk', modality: 'text', receivedAt: Date.UTC(2026, 0, 2), usedIn: null },
+    {
+      seq: 1,
+      content: 'Paris',
+      questionId: 'q1',
+      source: 'api_live_input',
+      modality: 'text',
+      receivedAt: Date.UTC(2026, 0, 2),
+      usedIn: 'draft' as const,
+    },
+    {
+      seq: 2,
+      content: { city: 'Rome' },
+      questionId: null,
+      source: 'sensor',
+      modality: 'json',
+      receivedAt: Date.UTC(2026, 0, 2),
+      usedIn: null,
+    },
+    {
+      seq: 3,
+      content: 'x'.repeat(40_000),
+      questionId: null,
+      source: 'bulk',
+      modality: 'text',
+      receivedAt: Date.UTC(2026, 0, 2),
+      usedIn: null,
+    },
   ];
   const live = sheet(buildWorkbook(context({ liveInputs: inputs }), unitMeta), 'LiveInputs');
-  assert.equal(live.rows[0]!.map((c) => c.value), [1, '2026-01-02T00:00:00.000Z', 'api_live_input', 'text', 'q1', 'draft', 'Paris']);
+  assert.equal(
+    live.rows[0]!.map((c) => c.value),
+    [1, '2026-01-02T00:00:00.000Z', 'api_live_input', 'text', 'q1', 'draft', 'Paris'],
+  );
   assert.is(live.rows[1]![6]!.value, '{"city":"Rome"}');
   assert.is(String(live.rows[2]![6]!.value).length, 32_767);
 });
@@ -207,14 +266,27 @@ test('csvField quotes commas, quotes and line breaks and defuses formula-looking
 });
 
 test('sheetToCsv writes a header and CRLF records that parse back to the values', () => {
-  const sample: WorkbookSheet = { name: 'Turns', columns: ['a', 'b,c'], rows: [[{ value: 1 }, { value: 'x "y"\r\nz' }], [{ value: null }, { value: 2, formula: '=A2+1' }]] };
+  const sample: WorkbookSheet = {
+    name: 'Turns',
+    columns: ['a', 'b,c'],
+    rows: [
+      [{ value: 1 }, { value: 'x "y"\r\nz' }],
+      [{ value: null }, { value: 2, formula: '=A2+1' }],
+    ],
+  };
   const csv = sheetToCsv(sample);
   assert.ok(csv.endsWith('\r\n'));
-  assert.equal(parseCsv(csv), [['a', 'b,c'], ['1', 'x "y"\r\nz'], ['', '2']]);
+  assert.equal(parseCsv(csv), [
+    ['a', 'b,c'],
+    ['1', 'x "y"\r\nz'],
+    ['', '2'],
+  ]);
 });
 
 test('workbookToXlsx replaces characters XML cannot carry, so the file still opens', async () => {
-  const sample: Workbook = { sheets: [{ name: 'LiveInputs', columns: ['content'], rows: [[{ value: 'bell\u0007 and \uD800 lone' }]] }] };
+  const sample: Workbook = {
+    sheets: [{ name: 'LiveInputs', columns: ['content'], rows: [[{ value: 'bell\u0007 and \uD800 lone' }]] }],
+  };
   const book = await loadXlsx(await workbookToXlsx(sample, { createdAt: 0, updatedAt: 0 }));
   assert.is(book.getWorksheet('LiveInputs')!.getRow(2).getCell(1).value, 'bell\uFFFD and \uFFFD lone');
 });
@@ -225,11 +297,17 @@ test('GET …/workbook has Turns and Budget whose totals match the session usage
   assert.is(res.body.object, 'chat.session.workbook');
   assert.is(res.body.session_id, session.id);
   assert.is(res.body.state, 'completed');
-  assert.equal(res.body.sheets.map((s: any) => s.name), ['Turns', 'Budget', 'LiveInputs']);
+  assert.equal(
+    res.body.sheets.map((s: any) => s.name),
+    ['Turns', 'Budget', 'LiveInputs'],
+  );
   const turns = sheetOf(res.body, 'Turns');
   const steps = turns.rows.filter((r: any) => r.cells[column(turns, 'phase')].value !== 'total');
   assert.ok(steps.length >= 2, 'a completed run has at least a plan and a draft step');
-  assert.equal(steps.map((r: any) => r.row), steps.map((_: any, i: number) => i + 2));
+  assert.equal(
+    steps.map((r: any) => r.row),
+    steps.map((_: any, i: number) => i + 2),
+  );
   const total = totalRow(turns);
   assert.is(total.cells[column(turns, 'prompt_tokens')].value, session.usage.prompt_tokens);
   assert.is(total.cells[column(turns, 'completion_tokens')].value, session.usage.completion_tokens);
@@ -237,13 +315,19 @@ test('GET …/workbook has Turns and Budget whose totals match the session usage
   assert.is(total.cells[column(turns, 'cost_usd')].value, session.price_usd);
   const first = steps[0].cells;
   assert.is(first[column(turns, 'total_tokens')].formula, '=D2+E2');
-  assert.is(first[column(turns, 'total_tokens')].value, first[column(turns, 'prompt_tokens')].value + first[column(turns, 'completion_tokens')].value);
+  assert.is(
+    first[column(turns, 'total_tokens')].value,
+    first[column(turns, 'prompt_tokens')].value + first[column(turns, 'completion_tokens')].value,
+  );
   assert.not.ok('formula' in first[column(turns, 'phase')]);
   const budget = sheetOf(res.body, 'Budget');
   assert.is(budgetValue(budget, 'charge_usd').value, session.price_usd);
   assert.is(budgetValue(budget, 'final_price_usd').value, session.price_usd);
   assert.is(budgetValue(budget, 'quote_hold_usd').value, session.quote.hold_usd);
-  assert.is(budgetValue(budget, 'hold_remaining_usd').value, Number((session.quote.hold_usd - session.price_usd).toFixed(6)));
+  assert.is(
+    budgetValue(budget, 'hold_remaining_usd').value,
+    Number((session.quote.hold_usd - session.price_usd).toFixed(6)),
+  );
 });
 
 test('GET …/workbook.csv defaults to Turns and its numbers match the JSON', async () => {
@@ -258,7 +342,8 @@ test('GET …/workbook.csv defaults to Turns and its numbers match the JSON', as
   turns.rows.forEach((row: any, r: number) => {
     row.cells.forEach((cell: any, c: number) => {
       const field = records[r + 1]![c]!;
-      if (typeof cell.value === 'number') assert.is(Number(field), cell.value, `row ${row.row} column ${turns.columns[c]}`);
+      if (typeof cell.value === 'number')
+        assert.is(Number(field), cell.value, `row ${row.row} column ${turns.columns[c]}`);
       else if (cell.value === null) assert.is(field, '');
     });
   });
@@ -290,7 +375,13 @@ test('user content that looks like a formula stays text: defused in CSV, a strin
   const csv = parseCsv((await download(`${base(clarified.id)}.csv?sheet=LiveInputs`)).bytes.toString('utf8'));
   assert.is(csv[1]![column(live, 'content')], `'${INJECTED}`);
   const book = await loadXlsx((await download(`${base(clarified.id)}.xlsx`)).bytes);
-  assert.is(book.getWorksheet('LiveInputs')!.getRow(2).getCell(column(live, 'content') + 1).value, INJECTED);
+  assert.is(
+    book
+      .getWorksheet('LiveInputs')!
+      .getRow(2)
+      .getCell(column(live, 'content') + 1).value,
+    INJECTED,
+  );
 });
 
 test('GET …/workbook.xlsx is a spreadsheet with the same values, real formulas, numbers and a bold header', async () => {
@@ -300,12 +391,18 @@ test('GET …/workbook.xlsx is a spreadsheet with the same values, real formulas
   assert.is(file.headers.get('content-disposition'), `attachment; filename="${session.id}.xlsx"`);
   assert.equal([...file.bytes.subarray(0, 4)], [0x50, 0x4b, 0x03, 0x04]);
   const book = await loadXlsx(file.bytes);
-  assert.equal(book.worksheets.map((w) => w.name), ['Turns', 'Budget', 'LiveInputs']);
+  assert.equal(
+    book.worksheets.map((w) => w.name),
+    ['Turns', 'Budget', 'LiveInputs'],
+  );
   let formulas = 0;
   for (const sheet of json.body.sheets) {
     const worksheet = book.getWorksheet(sheet.name)!;
     const header = worksheet.getRow(1);
-    assert.equal(sheet.columns.map((_: string, c: number) => header.getCell(c + 1).value), sheet.columns);
+    assert.equal(
+      sheet.columns.map((_: string, c: number) => header.getCell(c + 1).value),
+      sheet.columns,
+    );
     assert.ok(header.getCell(1).font?.bold, `${sheet.name} header is bold`);
     for (const row of sheet.rows) {
       row.cells.forEach((cell: any, c: number) => {
@@ -329,7 +426,11 @@ test("another account's and unknown session ids are 404 on all three exports", a
     assert.is(foreign.body.error.code, 'not_found');
     assert.is((await api(`${base('sess_doesnotexist')}${suffix}`)).status, 404, `unknown ${suffix}`);
   }
-  assert.is((await api(`${base(session.id)}.csv?sheet=Nope`, stranger.token)).status, 404, 'ownership is checked before the query');
+  assert.is(
+    (await api(`${base(session.id)}.csv?sheet=Nope`, stranger.token)).status,
+    404,
+    'ownership is checked before the query',
+  );
   assert.is((await server.request('GET', base(session.id))).status, 401);
 });
 

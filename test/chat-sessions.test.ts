@@ -16,14 +16,26 @@ test.before(async () => {
 });
 test.after(() => server.close());
 
-const body = (content: string, extra: Record<string, unknown> = {}) => ({ model: 'pro-1', messages: [{ role: 'user', content }], max_tokens: 40, ...extra });
+const body = (content: string, extra: Record<string, unknown> = {}) => ({
+  model: 'pro-1',
+  messages: [{ role: 'user', content }],
+  max_tokens: 40,
+  ...extra,
+});
 const slow = { metadata: { sim: { tokens_per_s: 40 } } };
-const api = (method: string, path: string, payload?: unknown, token = account.token, headers?: Record<string, string>) =>
-  server.request(method, path, { token, body: payload, headers });
+const api = (
+  method: string,
+  path: string,
+  payload?: unknown,
+  token = account.token,
+  headers?: Record<string, string>,
+) => server.request(method, path, { token, body: payload, headers });
 
 /** The session once it is in one of `states` (or has ended in another), as GET shows it: no polling. */
 async function waitState(id: string, states: string[]): Promise<any> {
-  await server.app.deps.host.waitFor(id, (snapshot) => states.includes(stateOf(snapshot as unknown as SessionSnapshot).state));
+  await server.app.deps.host.waitFor(id, (snapshot) =>
+    states.includes(stateOf(snapshot as unknown as SessionSnapshot).state),
+  );
   const res = await api('GET', `/v1/chat/sessions/${id}`);
   if (!states.includes(res.body.state)) throw new Error(`session ${id} ended in ${res.body.state}, not ${states}`);
   return res.body;
@@ -34,7 +46,9 @@ function follower(id: string, seen: string): { ready: Promise<void>; text: Promi
   let markReady!: () => void;
   const ready = new Promise<void>((resolve) => (markReady = resolve));
   const text = (async () => {
-    const res = await fetch(`${server.url}/v1/chat/sessions/${id}/events?after=-1`, { headers: { authorization: `Bearer ${account.token}` } });
+    const res = await fetch(`${server.url}/v1/chat/sessions/${id}/events?after=-1`, {
+      headers: { authorization: `Bearer ${account.token}` },
+    });
     const decoder = new TextDecoder();
     let all = '';
     for await (const piece of res.body!) {
@@ -98,12 +112,22 @@ test('an unapproved session expires at its deadline and charges nothing', async 
 });
 
 test('a clarifying question parks the run in awaiting_user; live input continues it', async () => {
-  const created = await api('POST', '/v1/chat/sessions', body('What is the weather?', { metadata: { sim: { clarify: 'Which city?' } } }));
+  const created = await api(
+    'POST',
+    '/v1/chat/sessions',
+    body('What is the weather?', { metadata: { sim: { clarify: 'Which city?' } } }),
+  );
   const waiting = await waitState(created.body.id, ['awaiting_user']);
   assert.is(waiting.question.text, 'Which city?');
-  const wrong = await api('POST', `/v1/chat/sessions/${created.body.id}/live-input`, { content: 'Paris', question_id: 'not-this-one' });
+  const wrong = await api('POST', `/v1/chat/sessions/${created.body.id}/live-input`, {
+    content: 'Paris',
+    question_id: 'not-this-one',
+  });
   assert.is(wrong.status, 409);
-  const answered = await api('POST', `/v1/chat/sessions/${created.body.id}/live-input`, { content: 'Paris', question_id: waiting.question.id });
+  const answered = await api('POST', `/v1/chat/sessions/${created.body.id}/live-input`, {
+    content: 'Paris',
+    question_id: waiting.question.id,
+  });
   assert.is(answered.status, 200);
   await waitState(created.body.id, ['completed']);
   const events = await api('GET', `/v1/chat/sessions/${created.body.id}/events-page`);
@@ -112,9 +136,15 @@ test('a clarifying question parks the run in awaiting_user; live input continues
 });
 
 test('the completion routes reach a session run by its completion id', async () => {
-  const created = await api('POST', '/v1/chat/sessions', body('Weather again?', { metadata: { sim: { clarify: 'Which town?' } } }));
+  const created = await api(
+    'POST',
+    '/v1/chat/sessions',
+    body('Weather again?', { metadata: { sim: { clarify: 'Which town?' } } }),
+  );
   const waiting = await waitState(created.body.id, ['awaiting_user']);
-  const answered = await api('POST', `/v1/chat/completions/${created.body.completion_id}/live-input`, { content: 'Lyon' });
+  const answered = await api('POST', `/v1/chat/completions/${created.body.completion_id}/live-input`, {
+    content: 'Lyon',
+  });
   assert.is(answered.status, 200);
   assert.is(answered.body.session_id, created.body.id);
   await waitState(created.body.id, ['completed']);
@@ -123,7 +153,10 @@ test('the completion routes reach a session run by its completion id', async () 
   assert.is((await api('POST', `/v1/chat/completions/${other.body.completion_id}/cancel`)).status, 200);
   await waitState(other.body.id, ['cancelled']);
   const stranger = await server.account(1);
-  assert.is((await api('POST', `/v1/chat/completions/${created.body.completion_id}/cancel`, undefined, stranger.token)).status, 404);
+  assert.is(
+    (await api('POST', `/v1/chat/completions/${created.body.completion_id}/cancel`, undefined, stranger.token)).status,
+    404,
+  );
 });
 
 test('cancel works from awaiting_approval, running and awaiting_user; cancelled runs pay only what they processed', async () => {
@@ -142,7 +175,11 @@ test('cancel works from awaiting_approval, running and awaiting_user; cancelled 
   assert.is(before - (await balance()), Math.round(cancelled.price_usd * 1e6));
   assert.ok(cancelled.price_usd < cancelled.quote.hold_usd);
 
-  const asking = await api('POST', '/v1/chat/sessions', body('cancel asking', { metadata: { sim: { clarify: 'Really?' } } }));
+  const asking = await api(
+    'POST',
+    '/v1/chat/sessions',
+    body('cancel asking', { metadata: { sim: { clarify: 'Really?' } } }),
+  );
   await waitState(asking.body.id, ['awaiting_user']);
   assert.is((await api('POST', `/v1/chat/sessions/${asking.body.id}/cancel`)).status, 200);
   await waitState(asking.body.id, ['cancelled']);
@@ -165,11 +202,17 @@ test('acknowledge only after completion; live input in the wrong state is a clea
 
 test('Idempotency-Key returns the same session for the same body and 409 for another body', async () => {
   const key = `key-${Date.now()}`;
-  const first = await api('POST', '/v1/chat/sessions', body('idempotent', { require_approval: true }), account.token, { 'idempotency-key': key });
-  const second = await api('POST', '/v1/chat/sessions', body('idempotent', { require_approval: true }), account.token, { 'idempotency-key': key });
+  const first = await api('POST', '/v1/chat/sessions', body('idempotent', { require_approval: true }), account.token, {
+    'idempotency-key': key,
+  });
+  const second = await api('POST', '/v1/chat/sessions', body('idempotent', { require_approval: true }), account.token, {
+    'idempotency-key': key,
+  });
   assert.is(second.status, 200);
   assert.is(second.body.id, first.body.id);
-  const other = await api('POST', '/v1/chat/sessions', body('different', { require_approval: true }), account.token, { 'idempotency-key': key });
+  const other = await api('POST', '/v1/chat/sessions', body('different', { require_approval: true }), account.token, {
+    'idempotency-key': key,
+  });
   assert.is(other.status, 409);
   assert.is(other.headers.get('x-should-retry'), 'false');
 });
@@ -191,10 +234,22 @@ test('list is newest first with a limit; other accounts see 404 on every route',
   clock.advance(1);
   const b = await api('POST', '/v1/chat/sessions', body('list two', { require_approval: true }));
   const list = await api('GET', '/v1/chat/sessions?limit=2');
-  assert.equal(list.body.data.map((s: { id: string }) => s.id), [b.body.id, a.body.id]);
+  assert.equal(
+    list.body.data.map((s: { id: string }) => s.id),
+    [b.body.id, a.body.id],
+  );
   assert.is((await api('GET', '/v1/chat/sessions?limit=0')).status, 422);
   const other = await server.account(1);
-  for (const [method, suffix] of [['GET', ''], ['GET', '/result'], ['GET', '/events-page'], ['GET', '/events'], ['POST', '/approve'], ['POST', '/cancel'], ['POST', '/acknowledge'], ['DELETE', '']] as const) {
+  for (const [method, suffix] of [
+    ['GET', ''],
+    ['GET', '/result'],
+    ['GET', '/events-page'],
+    ['GET', '/events'],
+    ['POST', '/approve'],
+    ['POST', '/cancel'],
+    ['POST', '/acknowledge'],
+    ['DELETE', ''],
+  ] as const) {
     const res = await api(method, `/v1/chat/sessions/${a.body.id}${suffix}`, undefined, other.token);
     assert.is(res.status, 404, `${method} ${suffix}`);
   }
@@ -220,14 +275,20 @@ test('a balance that cannot cover the quote is 402 at creation (or at approval)'
   assert.is(parked.status, 201);
   const approve = await api('POST', `/v1/chat/sessions/${parked.body.id}/approve`, undefined, poor.token);
   assert.is(approve.status, 402);
-  assert.is((await api('GET', `/v1/chat/sessions/${parked.body.id}`, undefined, poor.token)).body.state, 'awaiting_approval');
+  assert.is(
+    (await api('GET', `/v1/chat/sessions/${parked.body.id}`, undefined, poor.token)).body.state,
+    'awaiting_approval',
+  );
 });
 
 test('paging with next_after misses nothing and repeats nothing; SSE from after resumes the same way', async () => {
   const created = await api('POST', '/v1/chat/sessions', body('page me', { metadata: { sim: { clarify: 'Sure?' } } }));
   await waitState(created.body.id, ['awaiting_user']);
   const waiting = await api('GET', `/v1/chat/sessions/${created.body.id}`);
-  await api('POST', `/v1/chat/sessions/${created.body.id}/live-input`, { content: 'yes', question_id: waiting.body.question.id });
+  await api('POST', `/v1/chat/sessions/${created.body.id}/live-input`, {
+    content: 'yes',
+    question_id: waiting.body.question.id,
+  });
   await waitState(created.body.id, ['completed']);
   const seqs: number[] = [];
   let after = -1;
@@ -237,8 +298,13 @@ test('paging with next_after misses nothing and repeats nothing; SSE from after 
     if (page.body.events.length === 0) break;
     after = page.body.next_after;
   }
-  assert.equal(seqs, Array.from({ length: seqs.length }, (_, i) => i + 1));
-  const res = await fetch(`${server.url}/v1/chat/sessions/${created.body.id}/events?after=3`, { headers: { authorization: `Bearer ${account.token}` } });
+  assert.equal(
+    seqs,
+    Array.from({ length: seqs.length }, (_, i) => i + 1),
+  );
+  const res = await fetch(`${server.url}/v1/chat/sessions/${created.body.id}/events?after=3`, {
+    headers: { authorization: `Bearer ${account.token}` },
+  });
   const text = await res.text();
   const ids = [...text.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
   assert.equal(ids, seqs.slice(3));
@@ -253,7 +319,11 @@ test('many SSE followers of one live session all receive every event in order', 
   const texts = await Promise.all(followers.map((f) => f.text));
   const page = await api('GET', `/v1/chat/sessions/${created.body.id}/events-page?limit=1000`);
   const expected = page.body.events.map((e: { seq: number }) => e.seq);
-  for (const text of texts) assert.equal([...text.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1])), expected);
+  for (const text of texts)
+    assert.equal(
+      [...text.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1])),
+      expected,
+    );
   assert.is(page.body.events.at(-1).type, 'completed');
 });
 

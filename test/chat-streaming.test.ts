@@ -49,7 +49,10 @@ test('the SDK streams chunks, finish_reason stays null until the end, and usage 
     if (extra.svc) svc = extra.svc;
   }
   assert.ok(text.length > 0);
-  assert.ok(finishes.slice(0, -1).every((f) => f === null), JSON.stringify(finishes));
+  assert.ok(
+    finishes.slice(0, -1).every((f) => f === null),
+    JSON.stringify(finishes),
+  );
   assert.ok(['stop', 'length'].includes(finishes.at(-1)!));
   assert.ok(usage && usage.completion_tokens > 0);
   assert.is(svc!.price_usd, (usage.prompt_tokens * 12 + usage.completion_tokens * 48) / 1e6);
@@ -61,14 +64,17 @@ test('streamed text equals the non-streamed text for the same request', async ()
   const body = { model: 'pro-1', messages: [{ role: 'user' as const, content: 'Same either way' }], max_tokens: 30 };
   const whole = await client.chat.completions.create(body);
   let text = '';
-  for await (const chunk of await client.chat.completions.create({ ...body, stream: true })) text += chunk.choices[0]?.delta.content ?? '';
+  for await (const chunk of await client.chat.completions.create({ ...body, stream: true }))
+    text += chunk.choices[0]?.delta.content ?? '';
   assert.is(text, whole.choices[0]!.message.content);
 });
 
 test('the balance moves by exactly the streamed svc.price_usd', async () => {
   const before = await balanceMicros();
   let price = -1;
-  for await (const chunk of await server.openai(account.token).chat.completions.create(streamParams(chatBody('Exact stream charge')))) {
+  for await (const chunk of await server
+    .openai(account.token)
+    .chat.completions.create(streamParams(chatBody('Exact stream charge')))) {
     const extra = chunk as unknown as { svc?: { price_usd: number } };
     if (extra.svc) price = Math.round(extra.svc.price_usd * 1e6);
   }
@@ -79,7 +85,11 @@ test('the balance moves by exactly the streamed svc.price_usd', async () => {
 test('SSE framing is byte-exact: data lines, blank-line separators, [DONE] last', async () => {
   const res = await fetch(`${server.url}/v1/chat/completions`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${account.token}`, 'content-type': 'application/json', accept: 'application/json' },
+    headers: {
+      authorization: `Bearer ${account.token}`,
+      'content-type': 'application/json',
+      accept: 'application/json',
+    },
     body: JSON.stringify(chatBody('Framing check', { stream: true, max_tokens: 5 })),
   });
   assert.is(res.status, 200);
@@ -102,9 +112,19 @@ test('include_progress_text adds progress blocks naming the phases', async () =>
   const res = await fetch(`${server.url}/v1/chat/completions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${account.token}` },
-    body: JSON.stringify(chatBody('Deep one', { stream: true, response_mode: 'complex', enable_judge: true, stream_options: { include_progress_text: true } })),
+    body: JSON.stringify(
+      chatBody('Deep one', {
+        stream: true,
+        response_mode: 'complex',
+        enable_judge: true,
+        stream_options: { include_progress_text: true },
+      }),
+    ),
   });
-  const chunks = (await res.text()).split('\n\n').filter((e) => e.startsWith('data: {')).map((e) => JSON.parse(e.slice(6)));
+  const chunks = (await res.text())
+    .split('\n\n')
+    .filter((e) => e.startsWith('data: {'))
+    .map((e) => JSON.parse(e.slice(6)));
   const phases = chunks.filter((c) => c.progress).map((c) => c.progress.phase);
   assert.equal(phases, ['planning', 'answering', 'checking', 'judging']);
   for (const c of chunks.filter((c) => c.progress)) assert.type(c.progress.status_text, 'string');
@@ -112,15 +132,40 @@ test('include_progress_text adds progress blocks naming the phases', async () =>
 
 test('tool calls stream as deltas in the OpenAI shape and the SDK reassembles them', async () => {
   const client = server.openai(account.token);
-  const tools = [{ type: 'function' as const, function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer' } }, required: ['city', 'days'] } } }];
-  const stream = client.chat.completions.stream({ model: 'pro-1', messages: [{ role: 'user', content: 'Paris weather' }], tools, tool_choice: 'required' });
+  const tools = [
+    {
+      type: 'function' as const,
+      function: {
+        name: 'get_weather',
+        parameters: {
+          type: 'object',
+          properties: { city: { type: 'string' }, days: { type: 'integer' } },
+          required: ['city', 'days'],
+        },
+      },
+    },
+  ];
+  const stream = client.chat.completions.stream({
+    model: 'pro-1',
+    messages: [{ role: 'user', content: 'Paris weather' }],
+    tools,
+    tool_choice: 'required',
+  });
   const final = await stream.finalChatCompletion();
   const call = final.choices[0]!.message.tool_calls![0]!;
   assert.is(final.choices[0]!.finish_reason, 'tool_calls');
   assert.is(call.type, 'function');
   assert.is((call as { function: { name: string } }).function.name, 'get_weather');
-  assert.equal(JSON.parse((call as { function: { arguments: string } }).function.arguments), { city: 'Paris', days: 1 });
-  const whole = await client.chat.completions.create({ model: 'pro-1', messages: [{ role: 'user', content: 'Paris weather' }], tools, tool_choice: 'required' });
+  assert.equal(JSON.parse((call as { function: { arguments: string } }).function.arguments), {
+    city: 'Paris',
+    days: 1,
+  });
+  const whole = await client.chat.completions.create({
+    model: 'pro-1',
+    messages: [{ role: 'user', content: 'Paris weather' }],
+    tools,
+    tool_choice: 'required',
+  });
   assert.is(whole.choices[0]!.message.content, null);
   assert.is((whole.choices[0]!.message.tool_calls![0] as { function: { name: string } }).function.name, 'get_weather');
 });
@@ -128,7 +173,12 @@ test('tool calls stream as deltas in the OpenAI shape and the SDK reassembles th
 test('legacy functions answer with function_call', async () => {
   const res = await server.request('POST', '/v1/chat/completions', {
     token: account.token,
-    body: chatBody('call lookup now', { functions: [{ name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } }], function_call: { name: 'lookup' } }),
+    body: chatBody('call lookup now', {
+      functions: [
+        { name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } },
+      ],
+      function_call: { name: 'lookup' },
+    }),
   });
   assert.is(res.status, 200);
   assert.is(res.body.choices[0].finish_reason, 'function_call');
@@ -139,7 +189,9 @@ test('legacy functions answer with function_call', async () => {
 test('a provider failure before any output is a plain 503, and the SDK raises it', async () => {
   const before = await balanceMicros();
   try {
-    const stream = await server.openai(account.token).chat.completions.create(streamParams(chatBody('x', { metadata: { sim: { fail: 'unavailable' } } })));
+    const stream = await server
+      .openai(account.token)
+      .chat.completions.create(streamParams(chatBody('x', { metadata: { sim: { fail: 'unavailable' } } })));
     for await (const _ of stream) void _;
     assert.unreachable();
   } catch (err) {
@@ -152,10 +204,12 @@ test('a provider failure before any output is a plain 503, and the SDK raises it
 test('aborting mid-stream stops the work and charges only what was processed', async () => {
   const before = await balanceMicros();
   const controller = new AbortController();
-  const stream = await server.openai(account.token).chat.completions.create(
-    streamParams(chatBody('Slow and long', { max_tokens: 200, metadata: { sim: { tokens_per_s: 200 } } })),
-    { signal: controller.signal },
-  );
+  const stream = await server
+    .openai(account.token)
+    .chat.completions.create(
+      streamParams(chatBody('Slow and long', { max_tokens: 200, metadata: { sim: { tokens_per_s: 200 } } })),
+      { signal: controller.signal },
+    );
   let pieces = 0;
   let id = '';
   try {
@@ -175,18 +229,25 @@ test('aborting mid-stream stops the work and charges only what was processed', a
   const usage = await server.request('GET', '/v1/account/usage?limit=1', { token: account.token });
   const entry = usage.body.recent[0];
   assert.ok(entry.description.includes('cancelled'));
-  assert.ok(entry.completion_tokens > 0 && entry.completion_tokens < 200, `completion tokens ${entry.completion_tokens}`);
+  assert.ok(
+    entry.completion_tokens > 0 && entry.completion_tokens < 200,
+    `completion tokens ${entry.completion_tokens}`,
+  );
   assert.is(charged, entry.prompt_tokens * 12 + entry.completion_tokens * 48);
 });
 
 test('a reader that stops reading holds the backend back (bounded memory), then gets everything', async () => {
   const reply = 'w '.repeat(200_000); // 200k chunks, ~45 MB of SSE: far more than socket buffers hold
   // 8 choices × 16,384 tokens (the model's output cap): ~30 MB of SSE.
-  const body = JSON.stringify(chatBody('backpressure', { stream: true, n: 8, max_tokens: 16_384, metadata: { sim: { reply } } }));
+  const body = JSON.stringify(
+    chatBody('backpressure', { stream: true, n: 8, max_tokens: 16_384, metadata: { sim: { reply } } }),
+  );
   const port = Number(new URL(server.url).port);
   const socket = connect(port, '127.0.0.1');
   socket.pause();
-  socket.write(`POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${account.token}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  socket.write(
+    `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${account.token}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
   await new Promise((r) => setTimeout(r, 400));
   const running = server.app.deps.actors.list(COMPLETION_MACHINE).map((live) => live.handle as CompletionHandle);
   const entry = running.find((handle) => handle.state().active);

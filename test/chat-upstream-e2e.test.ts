@@ -2,7 +2,17 @@ import OpenAI from 'openai';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { chatBody, startServer, type TestAccount, type TestServer } from './harness.js';
-import { answerJson, chunk, echoModel, refusedUrl, sendEvent, startFakeUpstream, startSse, type FakeHandler, type FakeUpstream } from './fake-upstream.js';
+import {
+  answerJson,
+  chunk,
+  echoModel,
+  refusedUrl,
+  sendEvent,
+  startFakeUpstream,
+  startSse,
+  type FakeHandler,
+  type FakeUpstream,
+} from './fake-upstream.js';
 
 const test = suite('chat completions through an openai-compatible upstream: relay and strict failure');
 const KEY = 'sk-upstream-secret-value-123';
@@ -51,7 +61,13 @@ async function balance(): Promise<number> {
 
 test('non-streaming answers come from the upstream with our model name, key sent only upstream', async () => {
   const before = await balance();
-  const completion = await server.openai(account.token).chat.completions.create({ model: 'pro-1', messages: [{ role: 'user', content: 'echo this back' }], max_tokens: 30 });
+  const completion = await server
+    .openai(account.token)
+    .chat.completions.create({
+      model: 'pro-1',
+      messages: [{ role: 'user', content: 'echo this back' }],
+      max_tokens: 30,
+    });
   const last = upstream.requests.at(-1)!;
   assert.is(last.body.model, 'upstream-model-7b');
   assert.is(last.headers.authorization, `Bearer ${KEY}`);
@@ -66,7 +82,14 @@ test('streaming relays the upstream chunks and ends with usage, svc and [DONE]',
   const before = await balance();
   let text = '';
   let price = 0;
-  for await (const c of await server.openai(account.token).chat.completions.create({ model: 'pro-1', messages: [{ role: 'user', content: 'stream it' }], max_tokens: 30, stream: true })) {
+  for await (const c of await server
+    .openai(account.token)
+    .chat.completions.create({
+      model: 'pro-1',
+      messages: [{ role: 'user', content: 'stream it' }],
+      max_tokens: 30,
+      stream: true,
+    })) {
     text += c.choices[0]?.delta.content ?? '';
     const svc = (c as unknown as { svc?: { price_usd: number } }).svc;
     if (svc) price = Math.round(svc.price_usd * 1e6);
@@ -98,7 +121,12 @@ test('a mid-stream drop ends the stream with an error event the SDK raises, and 
   const before = await balance();
   let text = '';
   try {
-    for await (const c of await server.openai(account.token).chat.completions.create({ ...(chatBody('x') as object), stream: true } as OpenAI.ChatCompletionCreateParamsStreaming)) {
+    for await (const c of await server
+      .openai(account.token)
+      .chat.completions.create({
+        ...(chatBody('x') as object),
+        stream: true,
+      } as OpenAI.ChatCompletionCreateParamsStreaming)) {
       text += c.choices[0]?.delta.content ?? '';
     }
     assert.unreachable('the stream must not end silently');
@@ -110,7 +138,12 @@ test('a mid-stream drop ends the stream with an error event the SDK raises, and 
 });
 
 test('an upstream that refuses connections is a 503 upstream_unavailable', async () => {
-  const down = await startServer({ SVC_BACKEND: 'openai-compatible', SVC_UPSTREAM_BASE_URL: await refusedUrl(), SVC_UPSTREAM_MODEL: 'm', SVC_UPSTREAM_API_KEY: KEY });
+  const down = await startServer({
+    SVC_BACKEND: 'openai-compatible',
+    SVC_UPSTREAM_BASE_URL: await refusedUrl(),
+    SVC_UPSTREAM_MODEL: 'm',
+    SVC_UPSTREAM_API_KEY: KEY,
+  });
   try {
     const acct = await down.account(1);
     const res = await down.request('POST', '/v1/chat/completions', { token: acct.token, body: chatBody('x') });

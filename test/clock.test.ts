@@ -12,7 +12,11 @@ test('advance fires what falls due, in order, each seeing its own time', () => {
   clock.setTimer(() => fired.push(['a2', clock.now()]), 100);
   clock.setTimer(() => fired.push(['late', clock.now()]), 5000);
   clock.advance(250);
-  assert.equal(fired, [['a', 1100], ['a2', 1100], ['b', 1200]]);
+  assert.equal(fired, [
+    ['a', 1100],
+    ['a2', 1100],
+    ['b', 1200],
+  ]);
   assert.is(clock.now(), 1250);
   assert.is(clock.pending, 1);
 });

@@ -17,7 +17,8 @@ function staticImports(entry: string): Map<string, string[]> {
     const text = readFileSync(file, 'utf8');
     const specifiers = [...text.matchAll(/^import\s+(?!type\s)[^;]*?from\s+'([^']+)';/gms)].map((match) => match[1]!);
     seen.set(file, specifiers);
-    for (const specifier of specifiers) if (specifier.startsWith('.')) visit(join(dirname(file), specifier.replace(/\.js$/, '.ts')));
+    for (const specifier of specifiers)
+      if (specifier.startsWith('.')) visit(join(dirname(file), specifier.replace(/\.js$/, '.ts')));
   };
   visit(join(ROOT, entry));
   return seen;
@@ -26,8 +27,13 @@ function staticImports(entry: string): Map<string, string[]> {
 test('the server entry reaches no NATS package through static imports (cluster mode is a dynamic import)', () => {
   const graph = staticImports('http/main.ts');
   assert.ok(graph.size > 100, `walked ${graph.size} files`);
-  const natsUsers = [...graph].filter(([, specifiers]) => specifiers.some((specifier) => specifier.startsWith('@nats-io/')));
-  assert.equal(natsUsers.map(([file]) => file.slice(ROOT.length + 1)), []);
+  const natsUsers = [...graph].filter(([, specifiers]) =>
+    specifiers.some((specifier) => specifier.startsWith('@nats-io/')),
+  );
+  assert.equal(
+    natsUsers.map(([file]) => file.slice(ROOT.length + 1)),
+    [],
+  );
   // And the cluster's own modules do import it (the check above can see an import).
   assert.ok([...staticImports('runtime/cluster/start-cluster.ts').values()].flat().includes('@nats-io/transport-node'));
 });
@@ -46,19 +52,39 @@ test('SVC_NATS_URL needs SVC_NODE_ID and SVC_SECRETS_KEY, a reachable node URL b
   const bare = messageOf({ SVC_NATS_URL: 'nats://127.0.0.1:4222' });
   assert.match(bare, 'SVC_NODE_ID: required when SVC_NATS_URL is set');
   assert.match(bare, 'SVC_SECRETS_KEY: required when SVC_NATS_URL is set');
-  assert.match(messageOf({ SVC_NATS_URL: 'nats://a:4222', SVC_NODE_ID: 'g1', SVC_SECRETS_KEY: key, HOST: '0.0.0.0' }), 'SVC_NODE_URL: required');
-  assert.match(messageOf({ SVC_NATS_URL: 'http://a:4222', SVC_NODE_ID: 'g1', SVC_SECRETS_KEY: key }), 'SVC_NATS_URL: must be nats:// URLs');
+  assert.match(
+    messageOf({ SVC_NATS_URL: 'nats://a:4222', SVC_NODE_ID: 'g1', SVC_SECRETS_KEY: key, HOST: '0.0.0.0' }),
+    'SVC_NODE_URL: required',
+  );
+  assert.match(
+    messageOf({ SVC_NATS_URL: 'http://a:4222', SVC_NODE_ID: 'g1', SVC_SECRETS_KEY: key }),
+    'SVC_NATS_URL: must be nats:// URLs',
+  );
   assert.match(messageOf({ SVC_NATS_URL: 'nats://a:4222', SVC_NODE_ID: 'g 1', SVC_SECRETS_KEY: key }), 'SVC_NODE_ID');
-  assert.match(messageOf({ SVC_NATS_URL: 'nats://a:4222', SVC_NODE_ID: 'g1', SVC_SECRETS_KEY: key, SVC_CLUSTER_LEASE_MS: '10' }), 'SVC_CLUSTER_LEASE_MS');
+  assert.match(
+    messageOf({ SVC_NATS_URL: 'nats://a:4222', SVC_NODE_ID: 'g1', SVC_SECRETS_KEY: key, SVC_CLUSTER_LEASE_MS: '10' }),
+    'SVC_CLUSTER_LEASE_MS',
+  );
   const ok = loadConfig({ SVC_NATS_URL: 'nats://a:4222,nats://b:4222', SVC_NODE_ID: 'g1', SVC_SECRETS_KEY: key });
   assert.is(ok.SVC_CLUSTER_LEASE_MS, 5000);
   assert.is(ok.SVC_NATS_STREAM, 'SVC_STORE');
   assert.is(loadConfig({}).SVC_NATS_URL, undefined);
 });
 
-test('the admin CLI refuses to write a cluster node\'s LMDB directly (it would part from the log)', () => {
-  const env = { ...process.env, SVC_DATA_DIR: tempDataDir(), SVC_NATS_URL: 'nats://127.0.0.1:4222', SVC_NODE_ID: 'g1', SVC_SECRETS_KEY: Buffer.alloc(32, 1).toString('base64') };
-  const res = spawnSync(process.execPath, ['--import', 'tsx', 'actors/accounts/admin-cli.ts', 'list-accounts'], { cwd: ROOT, env, encoding: 'utf8', timeout: 30_000 });
+test("the admin CLI refuses to write a cluster node's LMDB directly (it would part from the log)", () => {
+  const env = {
+    ...process.env,
+    SVC_DATA_DIR: tempDataDir(),
+    SVC_NATS_URL: 'nats://127.0.0.1:4222',
+    SVC_NODE_ID: 'g1',
+    SVC_SECRETS_KEY: Buffer.alloc(32, 1).toString('base64'),
+  };
+  const res = spawnSync(process.execPath, ['--import', 'tsx', 'actors/accounts/admin-cli.ts', 'list-accounts'], {
+    cwd: ROOT,
+    env,
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
   assert.is(res.status, 2);
   assert.match(res.stderr, 'in cluster mode (SVC_NATS_URL set) use the admin API');
 });
@@ -68,7 +94,16 @@ test('GET /admin/v1/cluster on one node says so; it needs the admin key', async 
   try {
     const view = await server.request('GET', '/admin/v1/cluster', { token: ADMIN_KEY });
     assert.is(view.status, 200);
-    assert.equal(view.body, { object: 'cluster', mode: 'single', node: null, lease_ms: null, applied_seq: null, log: null, nodes: [], orphaned_actors: 0 });
+    assert.equal(view.body, {
+      object: 'cluster',
+      mode: 'single',
+      node: null,
+      lease_ms: null,
+      applied_seq: null,
+      log: null,
+      nodes: [],
+      orphaned_actors: 0,
+    });
     const account = await server.account(1);
     assert.is((await server.request('GET', '/admin/v1/cluster', { token: account.token })).status, 401);
     assert.is((await server.request('GET', '/admin/v1/cluster')).status, 401);

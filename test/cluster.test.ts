@@ -20,8 +20,19 @@ test.after(() => cluster?.close());
 
 const micros = (usd: number) => Math.round(usd * 1e6);
 
-async function call(node: GatewayNode, method: string, path: string, token: string, body?: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(node.url + path, { method, headers: { authorization: `Bearer ${token}`, ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
+async function call(
+  node: GatewayNode,
+  method: string,
+  path: string,
+  token: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+) {
+  const res = await fetch(node.url + path, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await res.text();
   let parsed: any = text;
   try {
@@ -33,12 +44,21 @@ async function call(node: GatewayNode, method: string, path: string, token: stri
 }
 
 /** An account with `creditUsd` created through the admin API on `on`, and its API token. */
-async function account(on: GatewayNode, creditUsd: number): Promise<{ id: string; token: string; tokenId: string; email: string; password: string }> {
+async function account(
+  on: GatewayNode,
+  creditUsd: number,
+): Promise<{ id: string; token: string; tokenId: string; email: string; password: string }> {
   const email = `cluster${++accounts}@example.com`;
   const password = 'cluster-pass-1';
   const created = await call(on, 'POST', '/admin/v1/accounts', ADMIN_KEY, { email, password, credit_usd: creditUsd });
   assert.is(created.status, 201, JSON.stringify(created.body));
-  return { id: created.body.account.id, token: created.body.api_token.token, tokenId: created.body.api_token.id, email, password };
+  return {
+    id: created.body.account.id,
+    token: created.body.api_token.token,
+    tokenId: created.body.api_token.id,
+    email,
+    password,
+  };
 }
 
 /** One SSE event of a session's stream. */
@@ -51,9 +71,17 @@ interface Seen {
  * Follows a session's events on `node` from `after`, collecting them until the stream ends (or
  * breaks), or until `until` matches an event type; `onEvent` sees each one as it arrives.
  */
-async function follow(node: GatewayNode, id: string, token: string, after: number, options: { until?: (event: Seen) => boolean; onEvent?: (event: Seen) => void } = {}): Promise<{ events: Seen[]; ended: boolean }> {
+async function follow(
+  node: GatewayNode,
+  id: string,
+  token: string,
+  after: number,
+  options: { until?: (event: Seen) => boolean; onEvent?: (event: Seen) => void } = {},
+): Promise<{ events: Seen[]; ended: boolean }> {
   const events: Seen[] = [];
-  const res = await fetch(`${node.url}/v1/chat/sessions/${id}/events`, { headers: { authorization: `Bearer ${token}`, 'last-event-id': String(after) } });
+  const res = await fetch(`${node.url}/v1/chat/sessions/${id}/events`, {
+    headers: { authorization: `Bearer ${token}`, 'last-event-id': String(after) },
+  });
   assert.is(res.status, 200);
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
@@ -108,7 +136,9 @@ test('a session created on node 1 is followed on node 2 and steered on node 3 (a
       // Once the run is drafting: live input, then cancel, both through node 3.
       if (event.type === 'phase' && !steering.done) {
         steering.done = (async () => {
-          const input = await call(g3, 'POST', `/v1/chat/sessions/${id}/live-input`, owner.token, { content: 'Also mention fencing.' });
+          const input = await call(g3, 'POST', `/v1/chat/sessions/${id}/live-input`, owner.token, {
+            content: 'Also mention fencing.',
+          });
           assert.is(input.status, 200, JSON.stringify(input.body));
           const cancel = await call(g3, 'POST', `/v1/chat/sessions/${id}/cancel`, owner.token);
           assert.is(cancel.status, 200, JSON.stringify(cancel.body));
@@ -122,13 +152,17 @@ test('a session created on node 1 is followed on node 2 and steered on node 3 (a
   await steering.done;
   assert.ok(ended, 'the stream ends with the run');
   const types = events.map((event) => event.type);
-  for (const type of ['approved', 'live_input', 'cancelled']) assert.ok(types.includes(type), `${type} in ${types.join(',')}`);
+  for (const type of ['approved', 'live_input', 'cancelled'])
+    assert.ok(types.includes(type), `${type} in ${types.join(',')}`);
   assert.ok(gapFree(events.map((event) => event.seq)), `gap-free: ${events.map((e) => e.seq).join(',')}`);
 
   // Every node reads the same log and the same state.
   for (const node of [g1, g2, g3]) {
     const page = await call(node, 'GET', `/v1/chat/sessions/${id}/events-page?limit=1000`, owner.token);
-    assert.equal(page.body.events.map((e: Seen) => e.seq), events.map((e) => e.seq));
+    assert.equal(
+      page.body.events.map((e: Seen) => e.seq),
+      events.map((e) => e.seq),
+    );
     assert.is((await call(node, 'GET', `/v1/chat/sessions/${id}`, owner.token)).body.state, 'cancelled');
   }
 });
@@ -163,16 +197,24 @@ test('node 1 killed with SIGKILL mid-run: another node completes the session, ga
   const page = await call(g3, 'GET', `/v1/chat/sessions/${id}/events-page?limit=1000`, owner.token);
   const seqs = page.body.events.map((e: Seen) => e.seq);
   assert.ok(gapFree(seqs), `gap-free: ${seqs.join(',')}`);
-  assert.equal([...before.events, ...after.events].map((e) => e.seq), seqs, 'the follower saw every event once');
+  assert.equal(
+    [...before.events, ...after.events].map((e) => e.seq),
+    seqs,
+    'the follower saw every event once',
+  );
   assert.is(page.body.events.filter((e: Seen) => e.type === 'completed').length, 1);
   const usage = await call(g2, 'GET', '/v1/account/usage?limit=100', owner.token);
-  const charges = usage.body.recent.filter((e: { type: string; description: string }) => e.type === 'charge' && e.description.includes(id));
+  const charges = usage.body.recent.filter(
+    (e: { type: string; description: string }) => e.type === 'charge' && e.description.includes(id),
+  );
   assert.is(charges.length, 1, `one charge: ${JSON.stringify(usage.body.recent)}`);
   const state = await call(g3, 'GET', '/v1/account', owner.token);
   assert.is(micros(state.body.balance_usd), 5_000_000 - micros(done.price_usd));
   assert.is(state.body.held_usd, 0);
   assert.ok(tookOverMs < 15_000, `taken over in ${Math.round(tookOverMs)} ms`);
-  console.log(`  node 1 SIGKILLed mid-run: the follower's next event came from another node ${Math.round(tookOverMs)} ms later (lease 1,500 ms)`);
+  console.log(
+    `  node 1 SIGKILLed mid-run: the follower's next event came from another node ${Math.round(tookOverMs)} ms later (lease 1,500 ms)`,
+  );
 
   const view = await call(g2, 'GET', '/admin/v1/cluster', ADMIN_KEY);
   const dead = view.body.nodes.find((node: { id: string }) => node.id === 'g1');
@@ -186,7 +228,11 @@ test('a NATS server killed: every acknowledged request is on every node', async 
   const nodes = [g1, g2, g3];
   const acknowledged: string[] = [];
   const send = async (i: number) => {
-    const res = await call(nodes[i % 3]!, 'POST', '/v1/chat/completions', owner.token, { model: 'pro-1', messages: [{ role: 'user', content: `Count ${i}` }], max_tokens: 5 });
+    const res = await call(nodes[i % 3]!, 'POST', '/v1/chat/completions', owner.token, {
+      model: 'pro-1',
+      messages: [{ role: 'user', content: `Count ${i}` }],
+      max_tokens: 5,
+    });
     if (res.status === 200) acknowledged.push(res.headers.get('x-request-id')!);
   };
   const waves = Array.from({ length: 4 }, (_, wave) => Array.from({ length: 10 }, (_, i) => wave * 10 + i));
@@ -197,8 +243,13 @@ test('a NATS server killed: every acknowledged request is on every node', async 
   assert.ok(acknowledged.length >= 30, `acknowledged ${acknowledged.length} of 40`);
   for (const node of nodes) {
     const usage = await call(node, 'GET', '/v1/account/usage?limit=100', owner.token);
-    const charged = new Set(usage.body.recent.filter((e: { type: string }) => e.type === 'charge').map((e: { request_id: string }) => e.request_id));
-    for (const requestId of acknowledged) assert.ok(charged.has(requestId), `${requestId} charged, seen through ${node.id}`);
+    const charged = new Set(
+      usage.body.recent
+        .filter((e: { type: string }) => e.type === 'charge')
+        .map((e: { request_id: string }) => e.request_id),
+    );
+    for (const requestId of acknowledged)
+      assert.ok(charged.has(requestId), `${requestId} charged, seen through ${node.id}`);
   }
 });
 
@@ -210,9 +261,17 @@ test('1,000 concurrent requests over the 3 nodes against a balance for 50: no ov
   const price = micros(one.body.svc.price_usd);
   const owner = await account(g2, (50 * price) / 1e6);
   const nodes = [g1, g2, g3];
-  const results = await Promise.all(Array.from({ length: 1000 }, (_, i) => call(nodes[i % 3]!, 'POST', '/v1/chat/completions', owner.token, { ...body, messages: [{ role: 'user', content: `Price me exactly ${i}` }] })));
+  const results = await Promise.all(
+    Array.from({ length: 1000 }, (_, i) =>
+      call(nodes[i % 3]!, 'POST', '/v1/chat/completions', owner.token, {
+        ...body,
+        messages: [{ role: 'user', content: `Price me exactly ${i}` }],
+      }),
+    ),
+  );
   const ok = results.filter((res) => res.status === 200);
-  for (const res of results) assert.ok(res.status === 200 || res.status === 402, `status ${res.status}: ${JSON.stringify(res.body)}`);
+  for (const res of results)
+    assert.ok(res.status === 200 || res.status === 402, `status ${res.status}: ${JSON.stringify(res.body)}`);
   const state = await call(g3, 'GET', '/v1/account', owner.token);
   const balance = micros(state.body.balance_usd);
   assert.ok(balance >= 0, `balance ${balance}`);
@@ -220,16 +279,26 @@ test('1,000 concurrent requests over the 3 nodes against a balance for 50: no ov
   const charged = ok.reduce((sum, res) => sum + micros(res.body.svc.price_usd), 0);
   assert.is(balance, 50 * price - charged, 'every answered request charged, nothing else');
   assert.ok(ok.length > 0 && ok.length <= 50, `${ok.length} answered`);
-  console.log(`  1,000 requests over 3 nodes against a balance for 50: ${ok.length} answered, ${results.length - ok.length} refused with 402, ${balance} µUSD left`);
+  console.log(
+    `  1,000 requests over 3 nodes against a balance for 50: ${ok.length} answered, ${results.length - ok.length} refused with 402, ${balance} µUSD left`,
+  );
 });
 
 test('a token limited to 60 requests per minute is allowed exactly 60 over the 3 nodes', async () => {
   const owner = await account(g3, 1);
-  const login = await fetch(`${g1.url}/v1/auth/login`, { method: 'POST', body: JSON.stringify({ email: owner.email, password: owner.password }) }).then((res) => res.json() as Promise<{ token: string }>);
-  const limited = await call(g2, 'POST', '/v1/account/tokens', login.token, { label: 'limited', requests_per_minute: 60 });
+  const login = await fetch(`${g1.url}/v1/auth/login`, {
+    method: 'POST',
+    body: JSON.stringify({ email: owner.email, password: owner.password }),
+  }).then((res) => res.json() as Promise<{ token: string }>);
+  const limited = await call(g2, 'POST', '/v1/account/tokens', login.token, {
+    label: 'limited',
+    requests_per_minute: 60,
+  });
   assert.is(limited.status, 201, JSON.stringify(limited.body));
   const nodes = [g1, g2, g3];
-  const results = await Promise.all(Array.from({ length: 120 }, (_, i) => call(nodes[i % 3]!, 'GET', '/v1/models', limited.body.token)));
+  const results = await Promise.all(
+    Array.from({ length: 120 }, (_, i) => call(nodes[i % 3]!, 'GET', '/v1/models', limited.body.token)),
+  );
   const allowed = results.filter((res) => res.status === 200).length;
   const limitedOut = results.filter((res) => res.status === 429).length;
   assert.is(allowed, 60);
@@ -259,16 +328,21 @@ function realtime(url: string, headers: Record<string, string> = {}) {
   return { ws, events, next, closed, send: (event: unknown) => ws.send(JSON.stringify(event)) };
 }
 
-test('a realtime socket on a node that is not the account\'s home is relayed to it: ticket or bearer, one call, charged once', async () => {
+test("a realtime socket on a node that is not the account's home is relayed to it: ticket or bearer, one call, charged once", async () => {
   const owner = await account(g1, 5);
   // The first request (the ticket) makes node 1 the home; the ticket names the node that issued it.
   const ticket = await call(g1, 'POST', '/v1/realtime/ticket', owner.token);
   assert.is(ticket.status, 200, JSON.stringify(ticket.body));
-  const viaTicket = realtime(`${g3.url.replace(/^http/, 'ws')}/v1/realtime?ticket=${encodeURIComponent(ticket.body.ticket as string)}`);
+  const viaTicket = realtime(
+    `${g3.url.replace(/^http/, 'ws')}/v1/realtime?ticket=${encodeURIComponent(ticket.body.ticket as string)}`,
+  );
   await viaTicket.next('session.created');
   viaTicket.send({ type: 'session.update', session: { output_modalities: ['text'] } });
   await viaTicket.next('session.updated');
-  viaTicket.send({ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Hello from node 3' }] } });
+  viaTicket.send({
+    type: 'conversation.item.create',
+    item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Hello from node 3' }] },
+  });
   viaTicket.send({ type: 'response.create' });
   const done = await viaTicket.next('response.done');
   assert.is(done.response.status, 'completed');
@@ -276,7 +350,9 @@ test('a realtime socket on a node that is not the account\'s home is relayed to 
   await viaTicket.closed;
   // A refusal at the home reaches the relayed client as the home's HTTP error on the upgrade.
   const again = await new Promise<{ status: number; body: any }>((resolve, reject) => {
-    const ws = new WebSocket(`${g3.url.replace(/^http/, 'ws')}/v1/realtime?ticket=${encodeURIComponent(ticket.body.ticket as string)}`);
+    const ws = new WebSocket(
+      `${g3.url.replace(/^http/, 'ws')}/v1/realtime?ticket=${encodeURIComponent(ticket.body.ticket as string)}`,
+    );
     ws.on('open', () => reject(new Error('a spent ticket opened a call')));
     ws.on('unexpected-response', (_request, response) => {
       let text = '';
@@ -289,7 +365,9 @@ test('a realtime socket on a node that is not the account\'s home is relayed to 
   assert.is(again.body.error.code, 'invalid_ticket');
 
   // The SDK's form (Bearer on the upgrade) through node 2.
-  const viaBearer = realtime(`${g2.url.replace(/^http/, 'ws')}/v1/realtime?model=pro-1`, { authorization: `Bearer ${owner.token}` });
+  const viaBearer = realtime(`${g2.url.replace(/^http/, 'ws')}/v1/realtime?model=pro-1`, {
+    authorization: `Bearer ${owner.token}`,
+  });
   await viaBearer.next('session.created');
   viaBearer.ws.close();
   await viaBearer.closed;
@@ -322,7 +400,10 @@ test('GET /admin/v1/cluster shows the nodes, their leases and the actors each ow
   assert.equal(view.body.nodes.map((node: { id: string }) => node.id).sort(), ['g1', 'g2', 'g3']);
   for (const node of view.body.nodes) assert.is(node.state, 'up');
   const home = view.body.nodes.find((node: { id: string }) => node.id === 'g3');
-  assert.ok(home.actors.some((actor: { id: string }) => actor.id === parked.body.id), 'the parked session is listed under its node');
+  assert.ok(
+    home.actors.some((actor: { id: string }) => actor.id === parked.body.id),
+    'the parked session is listed under its node',
+  );
   assert.is((await call(g1, 'GET', '/admin/v1/cluster', owner.token)).status, 401);
 
   const exited = new Promise<number | null>((resolve) => g3.server!.process.once('exit', (code) => resolve(code)));
@@ -338,7 +419,11 @@ test('GET /admin/v1/cluster shows the nodes, their leases and the actors each ow
 
 test('a node with an empty disk joins after the log was trimmed: it starts from a snapshot and reads everything', async () => {
   const owner = await account(g1, 3);
-  await call(g1, 'POST', '/v1/chat/completions', owner.token, { model: 'pro-1', messages: [{ role: 'user', content: 'before g4' }], max_tokens: 4 });
+  await call(g1, 'POST', '/v1/chat/completions', owner.token, {
+    model: 'pro-1',
+    messages: [{ role: 'user', content: 'before g4' }],
+    max_tokens: 4,
+  });
   const view = await call(g2, 'GET', '/admin/v1/cluster', ADMIN_KEY);
   assert.ok(view.body.log.snapshot_seq > 0, `a snapshot was taken: ${JSON.stringify(view.body.log)}`);
   assert.ok(view.body.log.first_seq > 1, `the log was trimmed: ${JSON.stringify(view.body.log)}`);

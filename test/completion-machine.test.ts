@@ -11,7 +11,12 @@ type Script = (input: RunPassInput, send: (event: RunPassEvent) => void) => void
 
 /** A machine whose backend passes follow `script`, recording every pass it was asked to run. */
 function run(options: { body: Record<string, unknown>; script: Script }) {
-  const request = ChatCompletionRequestSchema.parse({ model: 'pro-1', messages: [{ role: 'user', content: 'hello there' }], max_tokens: 20, ...options.body });
+  const request = ChatCompletionRequestSchema.parse({
+    model: 'pro-1',
+    messages: [{ role: 'user', content: 'hello there' }],
+    max_tokens: 20,
+    ...options.body,
+  });
   const passes: RunPassInput[] = [];
   const machine = completionMachine.provide({
     actors: {
@@ -23,7 +28,14 @@ function run(options: { body: Record<string, unknown>; script: Script }) {
   });
   const emitted: string[] = [];
   const actor = createActor(machine, {
-    input: { id: 'chatcmpl-test', n: request.n, conversation: request.messages, plan: planChat(request, 10, 1000), port: null, preprocessed: { promptTokens: 5, completionTokens: 0 } },
+    input: {
+      id: 'chatcmpl-test',
+      n: request.n,
+      conversation: request.messages,
+      plan: planChat(request, 10, 1000),
+      port: null,
+      preprocessed: { promptTokens: 5, completionTokens: 0 },
+    },
   });
   actor.on('*', (event) => emitted.push(event.type === 'phase' ? `phase:${event.phase}` : event.type));
   return { actor: actor.start(), passes, emitted };
@@ -32,14 +44,20 @@ function run(options: { body: Record<string, unknown>; script: Script }) {
 /** Resolves once the run has ended (its passes are scripted with microtasks: no timers to wait for). */
 const ended = (actor: AnyActorRef) => waitFor(actor, (snapshot: { status: string }) => snapshot.status !== 'active');
 
-const answer = (text: string, usage = { promptTokens: 10, completionTokens: 3 }) => ({ type: 'PASS.DONE' as const, choices: [{ text, toolCalls: [], finishReason: 'stop' as const, usage }] });
+const answer = (text: string, usage = { promptTokens: 10, completionTokens: 3 }) => ({
+  type: 'PASS.DONE' as const,
+  choices: [{ text, toolCalls: [], finishReason: 'stop' as const, usage }],
+});
 const instant: Script = (input, send) => queueMicrotask(() => send(answer(`${input.pass} text`)));
 
 test('a simple request makes one answering pass and completes with its usage plus preprocessing', async () => {
   const { actor, passes } = run({ body: {}, script: instant });
   await ended(actor);
   assert.is(actor.getSnapshot().value, 'completed');
-  assert.equal(passes.map((p) => p.pass), ['answer']);
+  assert.equal(
+    passes.map((p) => p.pass),
+    ['answer'],
+  );
   assert.equal(actor.getSnapshot().context.usage, { promptTokens: 15, completionTokens: 3 });
   assert.equal(actor.getSnapshot().output, { status: 'completed' });
 });
@@ -48,9 +66,16 @@ test('a complex request with enable_judge goes planning, answering, checking, ju
   const { actor, passes, emitted } = run({ body: { enable_judge: true }, script: instant });
   await ended(actor);
   assert.is(actor.getSnapshot().value, 'completed');
-  assert.equal(passes.map((p) => p.pass), ['plan', 'draft', 'check', 'judge']);
+  assert.equal(
+    passes.map((p) => p.pass),
+    ['plan', 'draft', 'check', 'judge'],
+  );
   assert.equal(emitted, ['phase:plan', 'phase:draft', 'phase:check', 'phase:judge']);
-  assert.is(actor.getSnapshot().context.answers[0]!.text, 'draft text', 'the draft is the answer; checks stay internal');
+  assert.is(
+    actor.getSnapshot().context.answers[0]!.text,
+    'draft text',
+    'the draft is the answer; checks stay internal',
+  );
   assert.ok(JSON.stringify(passes[1]!.choices[0]).includes('plan text'), 'the draft reads the plan');
   assert.is(actor.getSnapshot().context.usage.promptTokens, 5 + 4 * 10);
 });
@@ -64,7 +89,14 @@ test('live input joins the next pass and is marked with it', async () => {
       else queueMicrotask(() => send(answer(input.pass)));
     },
   });
-  actor.send({ type: 'LIVE_INPUT', content: 'also Rome', questionId: null, source: 'api_live_input', modality: 'text', at: 1 });
+  actor.send({
+    type: 'LIVE_INPUT',
+    content: 'also Rome',
+    questionId: null,
+    source: 'api_live_input',
+    modality: 'text',
+    at: 1,
+  });
   release();
   await ended(actor);
   assert.is(actor.getSnapshot().context.liveInputs[0]!.usedIn, 'draft');
@@ -93,7 +125,13 @@ test('cancel during planning bills the plan tokens but shows no plan text', () =
 });
 
 test('a failed pass ends in failed with the backend classification', async () => {
-  const { actor } = run({ body: {}, script: (_i, send) => queueMicrotask(() => send({ type: 'PASS.FAILED', error: { kind: 'upstream_timeout', message: 'slow', retryAfterMs: null } })) });
+  const { actor } = run({
+    body: {},
+    script: (_i, send) =>
+      queueMicrotask(() =>
+        send({ type: 'PASS.FAILED', error: { kind: 'upstream_timeout', message: 'slow', retryAfterMs: null } }),
+      ),
+  });
   await ended(actor);
   assert.is(actor.getSnapshot().value, 'failed');
   assert.is(actor.getSnapshot().context.error!.kind, 'upstream_timeout');
@@ -104,12 +142,29 @@ test('a tool-calling answer skips the completeness check', async () => {
     body: { response_mode: 'complex' },
     script: (input, send) =>
       queueMicrotask(() =>
-        send(input.pass === 'draft' ? { type: 'PASS.DONE', choices: [{ text: '', toolCalls: [{ id: 'c', name: 'f', arguments: '{}' }], finishReason: 'tool_calls', usage: { promptTokens: 1, completionTokens: 1 } }] } : answer('x')),
+        send(
+          input.pass === 'draft'
+            ? {
+                type: 'PASS.DONE',
+                choices: [
+                  {
+                    text: '',
+                    toolCalls: [{ id: 'c', name: 'f', arguments: '{}' }],
+                    finishReason: 'tool_calls',
+                    usage: { promptTokens: 1, completionTokens: 1 },
+                  },
+                ],
+              }
+            : answer('x'),
+        ),
       ),
   });
   await ended(actor);
   assert.is(actor.getSnapshot().value, 'completed');
-  assert.equal(passes.map((p) => p.pass), ['plan', 'draft']);
+  assert.equal(
+    passes.map((p) => p.pass),
+    ['plan', 'draft'],
+  );
 });
 
 test.run();

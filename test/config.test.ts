@@ -18,8 +18,32 @@ test.before(() => {
   tls.key = join(tlsDir, 'key.pem');
   tls.otherKey = join(tlsDir, 'other-key.pem');
   tls.garbage = join(tlsDir, 'garbage.pem');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=localhost', '-keyout', tls.key, '-out', tls.cert], { stdio: 'pipe' });
-  execFileSync('openssl', ['genpkey', '-algorithm', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-out', tls.otherKey], { stdio: 'pipe' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=localhost',
+      '-keyout',
+      tls.key,
+      '-out',
+      tls.cert,
+    ],
+    { stdio: 'pipe' },
+  );
+  execFileSync(
+    'openssl',
+    ['genpkey', '-algorithm', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-out', tls.otherKey],
+    { stdio: 'pipe' },
+  );
   writeFileSync(tls.garbage, 'not a certificate\n');
 });
 test.after(() => rmSync(tlsDir, { recursive: true, force: true }));
@@ -74,22 +98,52 @@ test('TLS: a certificate with its key loads; neither set means plain HTTP', () =
 });
 
 test('TLS: one variable without the other names the missing one', () => {
-  assert.match(configErrorFor({ SVC_TLS_CERT_FILE: tls.cert }), /SVC_TLS_KEY_FILE: required when SVC_TLS_CERT_FILE is set/);
-  assert.match(configErrorFor({ SVC_TLS_KEY_FILE: tls.key }), /SVC_TLS_CERT_FILE: required when SVC_TLS_KEY_FILE is set/);
+  assert.match(
+    configErrorFor({ SVC_TLS_CERT_FILE: tls.cert }),
+    /SVC_TLS_KEY_FILE: required when SVC_TLS_CERT_FILE is set/,
+  );
+  assert.match(
+    configErrorFor({ SVC_TLS_KEY_FILE: tls.key }),
+    /SVC_TLS_CERT_FILE: required when SVC_TLS_KEY_FILE is set/,
+  );
 });
 
 test('TLS: a missing file, a file that is not PEM, or a key of another certificate names the variable', () => {
-  assert.match(configErrorFor({ SVC_TLS_CERT_FILE: join(tlsDir, 'absent.pem'), SVC_TLS_KEY_FILE: tls.key }), /SVC_TLS_CERT_FILE: .*no such file/);
-  assert.match(configErrorFor({ SVC_TLS_CERT_FILE: tls.cert, SVC_TLS_KEY_FILE: join(tlsDir, 'absent.pem') }), /SVC_TLS_KEY_FILE: .*no such file/);
-  assert.match(configErrorFor({ SVC_TLS_CERT_FILE: tls.garbage, SVC_TLS_KEY_FILE: tls.key }), /SVC_TLS_CERT_FILE: cannot use/);
-  assert.match(configErrorFor({ SVC_TLS_CERT_FILE: tls.cert, SVC_TLS_KEY_FILE: tls.garbage }), /SVC_TLS_KEY_FILE: cannot use/);
-  assert.match(configErrorFor({ SVC_TLS_CERT_FILE: tls.cert, SVC_TLS_KEY_FILE: tls.cert }), /SVC_TLS_KEY_FILE: cannot use/);
-  assert.match(configErrorFor({ SVC_TLS_CERT_FILE: tls.cert, SVC_TLS_KEY_FILE: tls.otherKey }), /SVC_TLS_KEY_FILE: .* is not the key of the certificate/);
+  assert.match(
+    configErrorFor({ SVC_TLS_CERT_FILE: join(tlsDir, 'absent.pem'), SVC_TLS_KEY_FILE: tls.key }),
+    /SVC_TLS_CERT_FILE: .*no such file/,
+  );
+  assert.match(
+    configErrorFor({ SVC_TLS_CERT_FILE: tls.cert, SVC_TLS_KEY_FILE: join(tlsDir, 'absent.pem') }),
+    /SVC_TLS_KEY_FILE: .*no such file/,
+  );
+  assert.match(
+    configErrorFor({ SVC_TLS_CERT_FILE: tls.garbage, SVC_TLS_KEY_FILE: tls.key }),
+    /SVC_TLS_CERT_FILE: cannot use/,
+  );
+  assert.match(
+    configErrorFor({ SVC_TLS_CERT_FILE: tls.cert, SVC_TLS_KEY_FILE: tls.garbage }),
+    /SVC_TLS_KEY_FILE: cannot use/,
+  );
+  assert.match(
+    configErrorFor({ SVC_TLS_CERT_FILE: tls.cert, SVC_TLS_KEY_FILE: tls.cert }),
+    /SVC_TLS_KEY_FILE: cannot use/,
+  );
+  assert.match(
+    configErrorFor({ SVC_TLS_CERT_FILE: tls.cert, SVC_TLS_KEY_FILE: tls.otherKey }),
+    /SVC_TLS_KEY_FILE: .* is not the key of the certificate/,
+  );
 });
 
 test('TLS: files uWS cannot load fail the app creation naming both variables (uWS only says "App construction failed")', () => {
-  assert.throws(() => createUwsApp({ SVC_TLS_CERT_FILE: tls.cert, SVC_TLS_KEY_FILE: tls.otherKey }), /SVC_TLS_CERT_FILE .* SVC_TLS_KEY_FILE/);
-  assert.throws(() => createUwsApp({ SVC_TLS_CERT_FILE: tls.cert, SVC_TLS_KEY_FILE: undefined }), /both SVC_TLS_CERT_FILE and SVC_TLS_KEY_FILE/);
+  assert.throws(
+    () => createUwsApp({ SVC_TLS_CERT_FILE: tls.cert, SVC_TLS_KEY_FILE: tls.otherKey }),
+    /SVC_TLS_CERT_FILE .* SVC_TLS_KEY_FILE/,
+  );
+  assert.throws(
+    () => createUwsApp({ SVC_TLS_CERT_FILE: tls.cert, SVC_TLS_KEY_FILE: undefined }),
+    /both SVC_TLS_CERT_FILE and SVC_TLS_KEY_FILE/,
+  );
   assert.ok(createUwsApp({ SVC_TLS_CERT_FILE: tls.cert, SVC_TLS_KEY_FILE: tls.key }));
 });
 

@@ -5,7 +5,12 @@ import { readdirSync, watch } from 'node:fs';
  * (inotify), so a test waits for the disk event itself instead of sleeping and polling. Rejects
  * after `ms` as a safety net, naming `what`.
  */
-export async function untilDir(dir: string, holds: (names: string[]) => boolean, what: string, ms = 5000): Promise<void> {
+export async function untilDir(
+  dir: string,
+  holds: (names: string[]) => boolean,
+  what: string,
+  ms = 5000,
+): Promise<void> {
   const watcher = watch(dir);
   try {
     // Watching first, then checking: no change between the two can be missed.

@@ -21,7 +21,13 @@ test('every code is documented in the docs/errors.md table with its status', () 
 });
 
 test('the body carries message, type, code, param and request_id; 422 adds detail', () => {
-  const body = errorBody(new ApiError('validation_error', 'bad', { param: 'n', detail: [{ loc: ['body', 'n'], msg: 'x', type: 'too_small' }] }), 'req_1');
+  const body = errorBody(
+    new ApiError('validation_error', 'bad', {
+      param: 'n',
+      detail: [{ loc: ['body', 'n'], msg: 'x', type: 'too_small' }],
+    }),
+    'req_1',
+  );
   assert.equal(body, {
     error: { message: 'bad', type: 'invalid_request_error', code: 'validation_error', param: 'n' },
     request_id: 'req_1',

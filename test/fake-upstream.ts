@@ -55,7 +55,13 @@ export async function startFakeUpstream(handler: FakeHandler): Promise<FakeUpstr
       } catch {
         // not JSON; keep the text
       }
-      const captured: CapturedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, closed };
+      const captured: CapturedRequest = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body,
+        closed,
+      };
       requests.push(captured);
       Promise.resolve(handler(captured, res)).catch(() => res.destroy());
     });
@@ -94,7 +100,13 @@ export async function refusedUrl(): Promise<string> {
 }
 
 /** A `chat.completion.chunk` with one choice (or none, for a usage-only chunk). */
-export function chunk(fields: { content?: string; toolCalls?: unknown[]; finishReason?: string; usage?: { prompt_tokens: number; completion_tokens: number }; noChoice?: boolean }): unknown {
+export function chunk(fields: {
+  content?: string;
+  toolCalls?: unknown[];
+  finishReason?: string;
+  usage?: { prompt_tokens: number; completion_tokens: number };
+  noChoice?: boolean;
+}): unknown {
   const delta: Record<string, unknown> = {};
   if (fields.content !== undefined) delta.content = fields.content;
   if (fields.toolCalls !== undefined) delta.tool_calls = fields.toolCalls;
@@ -133,7 +145,12 @@ export function answerSse(res: ServerResponse, events: unknown[]): void {
 }
 
 /** Answers with a status and a JSON body. */
-export function answerJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function answerJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify(body));
 }
@@ -162,7 +179,12 @@ export const echoModel: FakeHandler = async (request, res) => {
   }
   const usage = { prompt_tokens: countPromptTokens(messages), completion_tokens: completionTokens };
   if (!request.body.stream) {
-    answerJson(res, 200, { id: 'chatcmpl-echo', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: kept.join('') }, finish_reason: finishReason }], usage });
+    answerJson(res, 200, {
+      id: 'chatcmpl-echo',
+      object: 'chat.completion',
+      choices: [{ index: 0, message: { role: 'assistant', content: kept.join('') }, finish_reason: finishReason }],
+      usage,
+    });
     return;
   }
   startSse(res);

@@ -9,7 +9,8 @@ const available = ffmpegPaths() !== null;
 /** One second of a 440 Hz tone, 16-bit mono PCM at 24 kHz. */
 function tone(): Buffer {
   const pcm = Buffer.alloc(24_000 * 2);
-  for (let i = 0; i < 24_000; i++) pcm.writeInt16LE(Math.round(Math.sin((2 * Math.PI * 440 * i) / 24_000) * 12_000), i * 2);
+  for (let i = 0; i < 24_000; i++)
+    pcm.writeInt16LE(Math.round(Math.sin((2 * Math.PI * 440 * i) / 24_000) * 12_000), i * 2);
   return pcm;
 }
 
@@ -19,7 +20,9 @@ test('PCM piped in comes out as MP3 that ffprobe reads back with its duration', 
     const pcm = tone();
     for (let at = 0; at < pcm.length; at += 4096) yield pcm.subarray(at, at + 4096);
   }
-  const mp3 = await ffmpegToBuffer(['-f', 's16le', '-ar', '24000', '-ac', '1', '-i', 'pipe:0', '-f', 'mp3', 'pipe:1'], { input: Readable.from(chunks()) });
+  const mp3 = await ffmpegToBuffer(['-f', 's16le', '-ar', '24000', '-ac', '1', '-i', 'pipe:0', '-f', 'mp3', 'pipe:1'], {
+    input: Readable.from(chunks()),
+  });
   const probe = await ffprobe(mp3);
   assert.is(probe.streams[0]?.codecName, 'mp3');
   assert.ok(Math.abs((probe.durationSeconds ?? 0) - 1) < 0.1, `duration ${probe.durationSeconds}`);
@@ -46,7 +49,10 @@ test('aborting stops ffmpeg', async () => {
   const controller = new AbortController();
   let chunks = 0;
   const run = (async () => {
-    for await (const chunk of runFfmpeg(['-f', 'lavfi', '-i', 'sine=frequency=440:duration=600', '-f', 's16le', 'pipe:1'], { signal: controller.signal })) {
+    for await (const chunk of runFfmpeg(
+      ['-f', 'lavfi', '-i', 'sine=frequency=440:duration=600', '-f', 's16le', 'pipe:1'],
+      { signal: controller.signal },
+    )) {
       chunks += chunk.length > 0 ? 1 : 0;
       if (chunks === 2) controller.abort();
     }

@@ -3,7 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { decodePositions, DEFAULT_SEARCH_LIMITS, encodePositions, SearchIndex, type SearchIndexLimits } from '../actors/files/search-index.js';
+import {
+  decodePositions,
+  DEFAULT_SEARCH_LIMITS,
+  encodePositions,
+  SearchIndex,
+  type SearchIndexLimits,
+} from '../actors/files/search-index.js';
 import { snippets } from '../actors/files/snippets.js';
 import { MAX_TERM_LENGTH, parseQuery, tokenize, tokenTerms } from '../actors/files/text-tokens.js';
 import type { Store } from '../runtime/store/store.js';
@@ -39,7 +45,8 @@ function openFixture(limits?: SearchIndexLimits): Fixture {
     dir,
     add: (accountId, fileId, text) => store.transaction(() => index.addInTransaction(accountId, fileId, text)),
     remove: (accountId, fileId) => store.transaction(() => index.removeInTransaction(accountId, fileId)),
-    ids: (accountId, query, options = {}) => index.search(accountId, query, { maxFiles: 100, ...options }).map((r) => r.fileId),
+    ids: (accountId, query, options = {}) =>
+      index.search(accountId, query, { maxFiles: 100, ...options }).map((r) => r.fileId),
     rows: (table) => [...store.table(table).getRange({})].map((entry) => entry.key),
     close: async () => {
       await store.close();
@@ -53,7 +60,17 @@ const tokens = suite('file search: tokenizer and query parser');
 tokens('terms ignore case and accents in both directions', () => {
   assert.equal(tokenTerms('Café CAFE cafe'), ['cafe', 'cafe', 'cafe']);
   assert.equal(tokenTerms('ÉCOLE école Ecole e\u0301cole'), ['ecole', 'ecole', 'ecole', 'ecole']);
-  assert.equal(tokenTerms('Straße STRASSE Æon Œuvre Søren Łódź naïve ＡＢＣ ﬁne'), ['strasse', 'strasse', 'aeon', 'oeuvre', 'soren', 'lodz', 'naive', 'abc', 'fine']);
+  assert.equal(tokenTerms('Straße STRASSE Æon Œuvre Søren Łódź naïve ＡＢＣ ﬁne'), [
+    'strasse',
+    'strasse',
+    'aeon',
+    'oeuvre',
+    'soren',
+    'lodz',
+    'naive',
+    'abc',
+    'fine',
+  ]);
 });
 
 tokens('each Han, kana and Hangul character is its own token, beside Latin words', () => {
@@ -63,7 +80,18 @@ tokens('each Han, kana and Hangul character is its own token, beside Latin words
 });
 
 tokens('apostrophes, underscores and punctuation split words', () => {
-  assert.equal(tokenTerms("l'école don't user_id 3.14 e-mail"), ['l', 'ecole', 'don', 't', 'user', 'id', '3', '14', 'e', 'mail']);
+  assert.equal(tokenTerms("l'école don't user_id 3.14 e-mail"), [
+    'l',
+    'ecole',
+    'don',
+    't',
+    'user',
+    'id',
+    '3',
+    '14',
+    'e',
+    'mail',
+  ]);
   assert.equal(tokenTerms('  ...  !!! 😀 —  '), []);
 });
 
@@ -74,7 +102,10 @@ tokens('offsets point into the original text, past accents, emoji and astral cha
     found.map((t) => text.slice(t.start, t.end)),
     ['Café', 'e\u0301cole', '𠀋', '字', 'ÉTÉ', 'ok'],
   );
-  assert.equal(found.map((t) => t.term), ['cafe', 'ecole', '𠀋', '字', 'ete', 'ok']);
+  assert.equal(
+    found.map((t) => t.term),
+    ['cafe', 'ecole', '𠀋', '字', 'ete', 'ok'],
+  );
   for (const token of found) assert.equal(tokenTerms(text.slice(token.start, token.end)), [token.term]);
 });
 
@@ -159,7 +190,8 @@ ranking('a term never matches a longer term it prefixes', async () => {
 });
 
 ranking('empty and garbage queries find nothing', () => {
-  for (const query of ['', '   ', '""', '"', '!!! --- ???', '😀😀', '“ ”']) assert.equal(rank.ids('acct', query), [], query);
+  for (const query of ['', '   ', '""', '"', '!!! --- ???', '😀😀', '“ ”'])
+    assert.equal(rank.ids('acct', query), [], query);
   assert.equal(rank.ids('acct', 'nonexistentword'), []);
   assert.equal(rank.ids('nobody', 'harbour'), []);
 });
@@ -224,7 +256,8 @@ function bruteForce(texts: Map<string, string>, query: string): { fileId: string
   const avgLength = Math.max(1, docs.reduce((sum, doc) => sum + doc.terms.length, 0) / docs.length);
   const df = (term: string) => docs.filter((doc) => doc.terms.includes(term)).length;
   const weight = (count: number) => Math.log(1 + (docs.length - count + 0.5) / (count + 0.5));
-  const score = (tf: number, w: number, length: number) => (w * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * length) / avgLength));
+  const score = (tf: number, w: number, length: number) =>
+    (w * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * length) / avgLength));
   const results: { fileId: string; score: number }[] = [];
   for (const doc of docs) {
     let total = 0;
@@ -237,7 +270,9 @@ function bruteForce(texts: Map<string, string>, query: string): { fileId: string
       }
     }
     for (const phrase of parsed.phrases) {
-      const occurrences = doc.terms.filter((_, at) => phrase.every((term, offset) => doc.terms[at + offset] === term)).length;
+      const occurrences = doc.terms.filter((_, at) =>
+        phrase.every((term, offset) => doc.terms[at + offset] === term),
+      ).length;
       if (occurrences === 0) matched = false;
       total += score(occurrences, weight(Math.min(...phrase.map(df))), doc.terms.length);
     }
@@ -260,7 +295,20 @@ reference('every kind of query ranks exactly as the brute force, whole or cut to
       texts.set(`doc-${String(i).padStart(2, '0')}`, words.join(random() < 0.5 ? ' ' : ', '));
     }
     for (const [fileId, text] of texts) await fx.add('acct', fileId, text);
-    const queries = ['sun', 'ete', 'stone tree', 'sun moon star', '"sun sun"', '"sun moon"', '"moon sun" sky', '"sun moon" "star sky"', '"sea" rain', '"sun moon sun" wind', '"tree stone fire"', 'nothing'];
+    const queries = [
+      'sun',
+      'ete',
+      'stone tree',
+      'sun moon star',
+      '"sun sun"',
+      '"sun moon"',
+      '"moon sun" sky',
+      '"sun moon" "star sky"',
+      '"sea" rain',
+      '"sun moon sun" wind',
+      '"tree stone fire"',
+      'nothing',
+    ];
     for (const query of queries) {
       const expected = bruteForce(texts, query);
       assert.equal(fx.index.search('acct', query, { maxFiles: 1000 }), expected, query);
@@ -289,7 +337,10 @@ scope.after(() => sc.close());
 scope('with fileId only that file is scored, with the account-wide statistics', () => {
   const all = sc.index.search('acct_1', 'apples', { maxFiles: 10 });
   const one = sc.index.search('acct_1', 'apples', { fileId: 'file-a', maxFiles: 10 });
-  assert.equal(one, all.filter((r) => r.fileId === 'file-a'));
+  assert.equal(
+    one,
+    all.filter((r) => r.fileId === 'file-a'),
+  );
   assert.equal(sc.index.search('acct_1', 'apples', { fileId: 'file-c', maxFiles: 10 }), []);
   assert.equal(sc.index.search('acct_1', '"orchard apples"', { fileId: 'file-a', maxFiles: 10 }).length, 1);
   assert.equal(sc.index.search('acct_1', '"orchard apples"', { fileId: 'file-b', maxFiles: 10 }), []);
@@ -345,11 +396,15 @@ lifecycle('removing every file leaves no postings, positions, documents or stats
   for (const table of ['search_postings', 'search_positions', 'search_docs']) {
     const rows = life.rows(table) as string[][];
     assert.ok(rows.length > 0, table);
-    assert.ok(rows.every((key) => key[0] === 'other'), table);
+    assert.ok(
+      rows.every((key) => key[0] === 'other'),
+      table,
+    );
   }
   assert.equal(life.rows('search_stats'), ['other']);
   await life.remove('other', 'f3');
-  for (const table of ['search_postings', 'search_positions', 'search_docs', 'search_stats']) assert.equal(life.rows(table), [], table);
+  for (const table of ['search_postings', 'search_positions', 'search_docs', 'search_stats'])
+    assert.equal(life.rows(table), [], table);
 });
 
 lifecycle('an empty text is indexed as an empty document and found by nothing', async () => {
@@ -418,18 +473,25 @@ snips('a snippet holds the match with context and its offsets point at it', () =
   const [snippet, ...rest] = snippets(text, parseQuery('cafe'), { max: 3, context: 40 });
   assert.equal(rest, []);
   assert.ok(snippet!.text.startsWith('…') && snippet!.text.endsWith('…'));
-  assert.equal(snippet!.matches.map((m) => snippet!.text.slice(m.start, m.end)), ['Café']);
+  assert.equal(
+    snippet!.matches.map((m) => snippet!.text.slice(m.start, m.end)),
+    ['Café'],
+  );
   assert.ok(snippet!.text.includes('near the river'));
   assert.is(text.slice(snippet!.start, snippet!.end), snippet!.text.slice(1, -1));
   assert.ok(snippet!.text.length <= 1 + 40 + 4 + 40 + 1);
 });
 
 snips('windows are cut at word boundaries and whitespace runs collapse with offsets kept right', () => {
-  const text = 'alpha beta gamma delta epsilon\n\n\t  needle   in\n  the   haystack zeta eta theta iota kappa lambda mu';
+  const text =
+    'alpha beta gamma delta epsilon\n\n\t  needle   in\n  the   haystack zeta eta theta iota kappa lambda mu';
   // 28 characters each side would cut "beta" and "lambda" mid-word.
   const [snippet] = snippets(text, parseQuery('needle haystack'), { max: 1, context: 28 });
   assert.is(snippet!.text, '…gamma delta epsilon needle in the haystack zeta eta theta iota kappa…');
-  assert.equal(snippet!.matches.map((m) => snippet!.text.slice(m.start, m.end)), ['needle', 'haystack']);
+  assert.equal(
+    snippet!.matches.map((m) => snippet!.text.slice(m.start, m.end)),
+    ['needle', 'haystack'],
+  );
   assert.is(snippet!.start, text.indexOf('gamma'));
   assert.is(snippet!.end, text.indexOf('kappa') + 'kappa'.length);
 });
@@ -444,8 +506,12 @@ snips('phrase matches are marked whole and the best window comes first', () => {
   const text = `${filler}Only new here. ${filler}${filler}Then New   York arrived. ${filler}And york alone. ${filler}`;
   const found = snippets(text, parseQuery('"new york" york new'), { max: 3, context: 20 });
   assert.ok(found.length === 3);
-  assert.equal(found[0]!.matches.map((m) => found[0]!.text.slice(m.start, m.end)), ['New York']);
-  for (let i = 1; i < found.length; i++) assert.ok(found[i - 1]!.end <= found[i]!.start || found[i]!.end <= found[i - 1]!.start);
+  assert.equal(
+    found[0]!.matches.map((m) => found[0]!.text.slice(m.start, m.end)),
+    ['New York'],
+  );
+  for (let i = 1; i < found.length; i++)
+    assert.ok(found[i - 1]!.end <= found[i]!.start || found[i]!.end <= found[i - 1]!.start);
 });
 
 snips('max bounds the number of windows, which never overlap', () => {
@@ -460,7 +526,10 @@ snips('max bounds the number of windows, which never overlap', () => {
 snips('CJK snippets and astral text keep offsets on the matched characters', () => {
   const text = '😀😀 我住在东京。东京塔很高。𠀋𠀋 ';
   const [snippet] = snippets(text, parseQuery('"东京塔"'), { max: 1, context: 3 });
-  assert.equal(snippet!.matches.map((m) => snippet!.text.slice(m.start, m.end)), ['东京塔']);
+  assert.equal(
+    snippet!.matches.map((m) => snippet!.text.slice(m.start, m.end)),
+    ['东京塔'],
+  );
   assert.not.ok(/[\ud800-\udbff]$|^[\udc00-\udfff]/.test(snippet!.text.replace(/^…|…$/g, '')));
 });
 

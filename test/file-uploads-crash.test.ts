@@ -17,7 +17,10 @@ async function call(server: ChildServer, method: string, path: string, token: st
   const raw = Buffer.isBuffer(body);
   const res = await fetch(server.url + path, {
     method,
-    headers: { authorization: `Bearer ${token}`, ...(body !== undefined && { 'content-type': raw ? 'application/octet-stream' : 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body !== undefined && { 'content-type': raw ? 'application/octet-stream' : 'application/json' }),
+    },
     body: body === undefined ? undefined : raw ? body : JSON.stringify(body),
   });
   return { status: res.status, body: (await res.json()) as any };
@@ -31,7 +34,10 @@ const bytes = parts.reduce((sum, part) => sum + part.length, 0);
 
 test('acknowledged parts survive SIGKILL; the rest and completion work after restart', async () => {
   const first = await startChildServer(env);
-  const admin = await call(first, 'POST', '/admin/v1/accounts', ADMIN_KEY, { email: 'uploader@example.com', password: 'uploader-pass-1' });
+  const admin = await call(first, 'POST', '/admin/v1/accounts', ADMIN_KEY, {
+    email: 'uploader@example.com',
+    password: 'uploader-pass-1',
+  });
   const token = admin.body.api_token.token as string;
   const upload = await call(first, 'POST', '/v1/files/uploads', token, { filename: 'crash.bin', bytes });
   assert.is(upload.status, 200);
@@ -51,8 +57,15 @@ test('acknowledged parts survive SIGKILL; the rest and completion work after res
     assert.is(done.status, 200, JSON.stringify(done.body));
     assert.is(done.body.sha256, sha256);
     assert.is(done.body.bytes, bytes);
-    const content = await fetch(`${second.url}/v1/files/${done.body.id}/content`, { headers: { authorization: `Bearer ${token}` } });
-    assert.is(createHash('sha256').update(Buffer.from(await content.arrayBuffer())).digest('hex'), sha256);
+    const content = await fetch(`${second.url}/v1/files/${done.body.id}/content`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    assert.is(
+      createHash('sha256')
+        .update(Buffer.from(await content.arrayBuffer()))
+        .digest('hex'),
+      sha256,
+    );
     assert.equal(readdirSync(join(dataDir, 'files', 'uploads')), [], 'the parts are gone once the file is stored');
   } finally {
     await second.kill('SIGTERM');
@@ -61,12 +74,20 @@ test('acknowledged parts survive SIGKILL; the rest and completion work after res
 
 test('a kill during completion still ends in exactly one stored file after restart', async () => {
   const first = await startChildServer(env);
-  const admin = await call(first, 'POST', '/admin/v1/accounts', ADMIN_KEY, { email: 'assembler@example.com', password: 'assembler-pass-1' });
+  const admin = await call(first, 'POST', '/admin/v1/accounts', ADMIN_KEY, {
+    email: 'assembler@example.com',
+    password: 'assembler-pass-1',
+  });
   const token = admin.body.api_token.token as string;
-  const id = (await call(first, 'POST', '/v1/files/uploads', token, { filename: 'assembling.bin', bytes })).body.id as string;
-  for (const [n, part] of parts.entries()) assert.is((await call(first, 'PUT', `/v1/files/uploads/${id}/parts/${n}`, token, part)).status, 200);
+  const id = (await call(first, 'POST', '/v1/files/uploads', token, { filename: 'assembling.bin', bytes })).body
+    .id as string;
+  for (const [n, part] of parts.entries())
+    assert.is((await call(first, 'PUT', `/v1/files/uploads/${id}/parts/${n}`, token, part)).status, 200);
   // The kill lands before, during or after assembly; each must end in the same place.
-  void fetch(`${first.url}/v1/files/uploads/${id}/complete`, { method: 'POST', headers: { authorization: `Bearer ${token}` } }).catch(() => undefined);
+  void fetch(`${first.url}/v1/files/uploads/${id}/complete`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}` },
+  }).catch(() => undefined);
   await new Promise((resolve) => setTimeout(resolve, 30));
   await first.kill('SIGKILL');
 
@@ -79,7 +100,11 @@ test('a kill during completion still ends in exactly one stored file after resta
     assert.is(state.status, 'completed');
     assert.is(state.file.sha256, sha256);
     const files = await call(second, 'GET', '/v1/files', token);
-    assert.equal(files.body.data.map((file: { id: string }) => file.id), [state.file.id], 'one file, not two');
+    assert.equal(
+      files.body.data.map((file: { id: string }) => file.id),
+      [state.file.id],
+      'one file, not two',
+    );
     assert.equal(readdirSync(join(dataDir, 'files', 'tmp')), [], 'no temporary blobs are left');
   } finally {
     await second.kill('SIGTERM');

@@ -27,7 +27,11 @@ test.after(async () => {
 });
 
 function putPart(id: string, body: Buffer) {
-  return server.request('PUT', `/v1/files/uploads/${id}/parts/0`, { token: account.token, raw: body, headers: { 'content-type': 'application/octet-stream' } });
+  return server.request('PUT', `/v1/files/uploads/${id}/parts/0`, {
+    token: account.token,
+    raw: body,
+    headers: { 'content-type': 'application/octet-stream' },
+  });
 }
 
 /** What one round broke (null: nothing) and how v2 was answered. */
@@ -43,27 +47,38 @@ async function turns(count: number): Promise<void> {
 
 /** One round: part 0 as v1, then v2 racing the completion, which starts `stagger` loop turns later. */
 async function round(stagger: number): Promise<RoundResult> {
-  const reserved = await server.request('POST', '/v1/files/uploads', { token: account.token, body: { filename: 'race.bin', bytes: BYTES } });
+  const reserved = await server.request('POST', '/v1/files/uploads', {
+    token: account.token,
+    body: { filename: 'race.bin', bytes: BYTES },
+  });
   assert.is(reserved.status, 200, JSON.stringify(reserved.body));
   const id = reserved.body.id as string;
   const v1 = randomBytes(BYTES);
   const v2 = randomBytes(BYTES);
   const first = await putPart(id, v1);
   assert.is(first.status, 200, JSON.stringify(first.body));
-  const completing = turns(stagger).then(() => server.request('POST', `/v1/files/uploads/${id}/complete`, { token: account.token }));
+  const completing = turns(stagger).then(() =>
+    server.request('POST', `/v1/files/uploads/${id}/complete`, { token: account.token }),
+  );
   const [second, done] = await Promise.all([putPart(id, v2), completing]);
   const result = (problem: string | null): RoundResult => ({ problem, v2Status: second.status });
-  if (second.status !== 200 && !(second.status === 409 && second.body.error.code === 'upload_closed')) return result(`v2 answered ${second.status} ${JSON.stringify(second.body)}`);
+  if (second.status !== 200 && !(second.status === 409 && second.body.error.code === 'upload_closed'))
+    return result(`v2 answered ${second.status} ${JSON.stringify(second.body)}`);
   // Every part was acknowledged before the completion: it must succeed, whichever version it takes.
-  if (done.status !== 200) return result(`complete answered ${done.status} ${JSON.stringify(done.body)} (v2 ${second.status})`);
-  const content = await fetch(`${server.url}/v1/files/${done.body.id}/content`, { headers: { authorization: `Bearer ${account.token}` } });
+  if (done.status !== 200)
+    return result(`complete answered ${done.status} ${JSON.stringify(done.body)} (v2 ${second.status})`);
+  const content = await fetch(`${server.url}/v1/files/${done.body.id}/content`, {
+    headers: { authorization: `Bearer ${account.token}` },
+  });
   const stored = Buffer.from(await content.arrayBuffer());
   const recorded = server.app.deps.uploads.status(account.id, id).upload.parts[0]?.sha256;
   const which = stored.equals(v1) ? 'v1' : stored.equals(v2) ? 'v2' : 'neither';
   const named = recorded === sha256(v1) ? 'v1' : recorded === sha256(v2) ? 'v2' : String(recorded);
-  if (sha256(stored) !== recorded) return result(`the file holds ${which} but the upload records ${named} (v2 ${second.status})`);
+  if (sha256(stored) !== recorded)
+    return result(`the file holds ${which} but the upload records ${named} (v2 ${second.status})`);
   if (second.status === 409 && which === 'v2') return result('v2 was refused with 409 but is the file');
-  if (done.body.sha256 !== recorded) return result(`the file object says ${String(done.body.sha256)}, the upload records ${named}`);
+  if (done.body.sha256 !== recorded)
+    return result(`the file object says ${String(done.body.sha256)}, the upload records ${named}`);
   return result(null);
 }
 

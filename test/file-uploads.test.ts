@@ -48,8 +48,16 @@ function pseudoRandom(length: number, seed: number): Buffer {
   return out;
 }
 
-async function reserve(owner: TestAccount, bytes: number, filename = 'upload.bin', extra: Record<string, unknown> = {}): Promise<UploadObject> {
-  const res = await server.request('POST', '/v1/files/uploads', { token: owner.token, body: { filename, bytes, ...extra } });
+async function reserve(
+  owner: TestAccount,
+  bytes: number,
+  filename = 'upload.bin',
+  extra: Record<string, unknown> = {},
+): Promise<UploadObject> {
+  const res = await server.request('POST', '/v1/files/uploads', {
+    token: owner.token,
+    body: { filename, bytes, ...extra },
+  });
   assert.is(res.status, 200, JSON.stringify(res.body));
   return res.body as UploadObject;
 }
@@ -60,8 +68,19 @@ async function status(owner: TestAccount, id: string, on = server): Promise<Uplo
   return res.body as UploadObject;
 }
 
-function putPart(owner: TestAccount, id: string, n: number | string, body: Buffer | string, headers: Record<string, string> = {}, on = server) {
-  return on.request('PUT', `/v1/files/uploads/${id}/parts/${n}`, { token: owner.token, raw: body, headers: { 'content-type': 'application/octet-stream', ...headers } });
+function putPart(
+  owner: TestAccount,
+  id: string,
+  n: number | string,
+  body: Buffer | string,
+  headers: Record<string, string> = {},
+  on = server,
+) {
+  return on.request('PUT', `/v1/files/uploads/${id}/parts/${n}`, {
+    token: owner.token,
+    raw: body,
+    headers: { 'content-type': 'application/octet-stream', ...headers },
+  });
 }
 
 /** A part sent with chunked transfer encoding, so the server learns its size only from the body. */
@@ -154,7 +173,15 @@ test('a three-part upload sent out of order, with a part re-sent, completes into
   for (const [n, received, missing] of expected) {
     const res = await putPart(account, upload.id, n, parts[n]!);
     assert.is(res.status, 200, JSON.stringify(res.body));
-    assert.equal(res.body, { object: 'upload.part', upload_id: upload.id, part_number: n, bytes: parts[n]!.length, sha256: sha256(parts[n]!), received_parts: received.length, missing_parts: missing.length });
+    assert.equal(res.body, {
+      object: 'upload.part',
+      upload_id: upload.id,
+      part_number: n,
+      bytes: parts[n]!.length,
+      sha256: sha256(parts[n]!),
+      received_parts: received.length,
+      missing_parts: missing.length,
+    });
     receivedBytes += parts[n]!.length;
     const now = await status(account, upload.id);
     assert.is(now.status, 'receiving');
@@ -184,7 +211,9 @@ test('a three-part upload sent out of order, with a part re-sent, completes into
   assert.is(done.body.sha256, sha256(source));
   assert.is(done.body.status, 'processed');
 
-  const content = await fetch(`${server.url}/v1/files/${done.body.id}/content`, { headers: { authorization: `Bearer ${account.token}` } });
+  const content = await fetch(`${server.url}/v1/files/${done.body.id}/content`, {
+    headers: { authorization: `Bearer ${account.token}` },
+  });
   assert.is(content.status, 200);
   assert.is(content.headers.get('content-length'), String(source.length));
   assert.is(content.headers.get('x-content-sha256'), sha256(source));
@@ -249,7 +278,11 @@ test('a part whose Content-Length is not the expected size is 422 with detail lo
   const upload = await twoParts(account, 10);
   assertInvalid(await putPart(account, upload.id, 1, Buffer.alloc(9)), ['header', 'content-length'], 'short last part');
   assertInvalid(await putPart(account, upload.id, 1, Buffer.alloc(11)), ['header', 'content-length'], 'long last part');
-  assertInvalid(await putPart(account, upload.id, 0, Buffer.alloc(10)), ['header', 'content-length'], 'short full part');
+  assertInvalid(
+    await putPart(account, upload.id, 0, Buffer.alloc(10)),
+    ['header', 'content-length'],
+    'short full part',
+  );
   assertInvalid(await putPart(account, upload.id, 1, ''), ['header', 'content-length'], 'empty part');
   const now = await status(account, upload.id);
   assert.equal(now.received_parts, []);
@@ -273,8 +306,18 @@ test('a chunked part body of the wrong size is 422 with detail loc body, and not
 
 test('a part sent as multipart/form-data or JSON is 415 unsupported_media_type', async () => {
   const upload = await twoParts(account);
-  for (const type of ['multipart/form-data; boundary=x', 'application/json', 'application/json; charset=utf-8', 'Multipart/Mixed; boundary=y']) {
-    assertCode(await putPart(account, upload.id, 1, Buffer.alloc(10), { 'content-type': type }), 415, 'unsupported_media_type', type);
+  for (const type of [
+    'multipart/form-data; boundary=x',
+    'application/json',
+    'application/json; charset=utf-8',
+    'Multipart/Mixed; boundary=y',
+  ]) {
+    assertCode(
+      await putPart(account, upload.id, 1, Buffer.alloc(10), { 'content-type': type }),
+      415,
+      'unsupported_media_type',
+      type,
+    );
   }
   assert.equal((await status(account, upload.id)).received_parts, []);
 });
@@ -301,9 +344,17 @@ test('reserving with bad bytes, filename or purpose is 422 with detail loc namin
       `${JSON.stringify(body)}: ${JSON.stringify(res.body.detail)}`,
     );
   }
-  const form = await server.request('POST', '/v1/files/uploads', { token: account.token, raw: '--x--\r\n', headers: { 'content-type': 'multipart/form-data; boundary=x' } });
+  const form = await server.request('POST', '/v1/files/uploads', {
+    token: account.token,
+    raw: '--x--\r\n',
+    headers: { 'content-type': 'multipart/form-data; boundary=x' },
+  });
   assertCode(form, 415, 'unsupported_media_type');
-  const broken = await server.request('POST', '/v1/files/uploads', { token: account.token, raw: '{"bytes":', headers: { 'content-type': 'application/json' } });
+  const broken = await server.request('POST', '/v1/files/uploads', {
+    token: account.token,
+    raw: '{"bytes":',
+    headers: { 'content-type': 'application/json' },
+  });
   assertCode(broken, 400, 'invalid_json');
 });
 
@@ -355,7 +406,11 @@ test('a cancel racing a completion whose assembly fails still cancels instead of
     assert.is((await putPart(account, upload.id, 0, 'abcde')).status, 200);
     rmSync(join(uploadDir(upload.id), '0')); // the part is lost on the server: assembly will fail
     const completed = complete(account, upload.id);
-    const cancelled = fetch(`${server.url}/v1/files/uploads/${upload.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${account.token}` }, signal: AbortSignal.timeout(5000) });
+    const cancelled = fetch(`${server.url}/v1/files/uploads/${upload.id}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${account.token}` },
+      signal: AbortSignal.timeout(5000),
+    });
     const [done, res] = await Promise.all([completed, cancelled]);
     assert.is(res.status, 200);
     assert.is(((await res.json()) as UploadObject).status, 'cancelled');
@@ -389,7 +444,8 @@ test('a part changed on the server after it was acknowledged fails completion wi
   const upload = await twoParts(account);
   assert.is((await putPart(account, upload.id, 0, source.subarray(0, PART))).status, 200);
   assert.is((await putPart(account, upload.id, 1, source.subarray(PART))).status, 200);
-  const listed = (await server.request('GET', '/v1/files?limit=10000', { token: account.token })).body.data.length as number;
+  const listed = (await server.request('GET', '/v1/files?limit=10000', { token: account.token })).body.data
+    .length as number;
   writeFileSync(join(uploadDir(upload.id), '1'), Buffer.alloc(10, 0x21)); // the right size: only the digest tells
   assertCode(await complete(account, upload.id), 409, 'upload_incomplete');
   const now = await status(account, upload.id);
@@ -399,7 +455,11 @@ test('a part changed on the server after it was acknowledged fails completion wi
   assert.is(now.error?.code, 'parts_missing');
   assert.not.ok(existsSync(join(uploadDir(upload.id), '1')), 'the changed bytes are deleted');
   assert.equal(tmpFiles(), [], 'the assembled bytes are dropped');
-  assert.is((await server.request('GET', '/v1/files?limit=10000', { token: account.token })).body.data.length, listed, 'no file was saved');
+  assert.is(
+    (await server.request('GET', '/v1/files?limit=10000', { token: account.token })).body.data.length,
+    listed,
+    'no file was saved',
+  );
   assert.is((await putPart(account, upload.id, 1, source.subarray(PART))).status, 200);
   const done = await complete(account, upload.id);
   assert.is(done.status, 200, JSON.stringify(done.body));
@@ -418,7 +478,12 @@ test("another account's upload is 404 on every upload route and is left untouche
   const other = await server.account();
   const upload = await twoParts(account);
   assert.is((await putPart(account, upload.id, 1, Buffer.alloc(10, 4))).status, 200);
-  assertCode(await server.request('GET', `/v1/files/uploads/${upload.id}`, { token: other.token }), 404, 'not_found', 'get');
+  assertCode(
+    await server.request('GET', `/v1/files/uploads/${upload.id}`, { token: other.token }),
+    404,
+    'not_found',
+    'get',
+  );
   assertCode(await putPart(other, upload.id, 1, Buffer.alloc(10, 5)), 404, 'not_found', 'put');
   assertCode(await complete(other, upload.id), 404, 'not_found', 'complete');
   assertCode(await cancel(other, upload.id), 404, 'not_found', 'cancel');
@@ -438,9 +503,15 @@ test('every upload route without a token is 401', async () => {
     ['DELETE', `/v1/files/uploads/${upload.id}`, undefined],
   ];
   for (const [method, path, raw] of routes) {
-    const res = await server.request(method, path, { ...(raw !== undefined && { raw }), headers: raw?.startsWith('{') ? { 'content-type': 'application/json' } : {} });
+    const res = await server.request(method, path, {
+      ...(raw !== undefined && { raw }),
+      headers: raw?.startsWith('{') ? { 'content-type': 'application/json' } : {},
+    });
     assertCode(res, 401, 'missing_authorization', `${method} ${path}`);
-    const forged = await server.request(method, path, { token: 'sk-svc-forged-000000000000000000', ...(raw !== undefined && { raw }) });
+    const forged = await server.request(method, path, {
+      token: 'sk-svc-forged-000000000000000000',
+      ...(raw !== undefined && { raw }),
+    });
     assertCode(forged, 401, 'invalid_api_key', `${method} ${path}`);
   }
   assert.is((await status(account, upload.id)).status, 'reserved');
@@ -452,14 +523,21 @@ test('an upload left idle past SVC_UPLOAD_TTL_S expires and its parts are delete
   const short = await startServer({ SVC_UPLOAD_TTL_S: '1' }, { clock });
   try {
     const owner = await short.account();
-    const res = await short.request('POST', '/v1/files/uploads', { token: owner.token, body: { filename: 'idle.bin', bytes: 100 } });
+    const res = await short.request('POST', '/v1/files/uploads', {
+      token: owner.token,
+      body: { filename: 'idle.bin', bytes: 100 },
+    });
     assert.is(res.status, 200);
     const id = (res.body as UploadObject).id;
     assert.ok((res.body as UploadObject).expires_at! <= Math.ceil(Date.now() / 1000) + 1);
     assert.is((await putPart(owner, id, 0, Buffer.alloc(100, 9), {}, short)).status, 200);
     assert.ok(existsSync(join(uploadDir(id, short), '0')));
     clock.advance(999);
-    assert.is((await short.app.deps.uploads.settled(owner.id, id)).status, 'receiving', 'not expired before its deadline');
+    assert.is(
+      (await short.app.deps.uploads.settled(owner.id, id)).status,
+      'receiving',
+      'not expired before its deadline',
+    );
     clock.advance(1);
     assert.is((await short.app.deps.uploads.settled(owner.id, id)).status, 'expired');
     assert.is((await status(owner, id, short)).status, 'expired');
@@ -479,7 +557,15 @@ test('a part body cut short by the client is dropped: the part stays missing and
   const socket = connect(port, '127.0.0.1');
   await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
   socket.on('error', () => {}); // the reset after destroy is expected
-  const head = [`PUT /v1/files/uploads/${upload.id}/parts/0 HTTP/1.1`, 'Host: 127.0.0.1', `Authorization: Bearer ${account.token}`, 'Content-Type: application/octet-stream', `Content-Length: ${PART}`, '', ''].join('\r\n');
+  const head = [
+    `PUT /v1/files/uploads/${upload.id}/parts/0 HTTP/1.1`,
+    'Host: 127.0.0.1',
+    `Authorization: Bearer ${account.token}`,
+    'Content-Type: application/octet-stream',
+    `Content-Length: ${PART}`,
+    '',
+    '',
+  ].join('\r\n');
   await new Promise<void>((resolve) => socket.write(head, () => resolve()));
   await new Promise<void>((resolve) => socket.write(pseudoRandom(MiB, 7), () => resolve()));
   // The handler has started: a temporary file for the part exists.

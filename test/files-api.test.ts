@@ -36,7 +36,12 @@ interface SearchHit {
 const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
 
 /** Uploads `content` as `filename` through the SDK (multipart), returning our full file object. */
-async function upload(account: TestAccount, filename: string, content: Buffer | string, purpose: OpenAI.FilePurpose = 'assistants'): Promise<FileObject> {
+async function upload(
+  account: TestAccount,
+  filename: string,
+  content: Buffer | string,
+  purpose: OpenAI.FilePurpose = 'assistants',
+): Promise<FileObject> {
   const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
   const created = await server.openai(account.token).files.create({ file: await toFile(bytes, filename), purpose });
   return created as unknown as FileObject;
@@ -59,7 +64,9 @@ async function search(account: TestAccount, body: Record<string, unknown>): Prom
 }
 
 async function download(account: TestAccount, id: string) {
-  const res = await fetch(`${server.url}/v1/files/${id}/content`, { headers: { authorization: `Bearer ${account.token}` } });
+  const res = await fetch(`${server.url}/v1/files/${id}/content`, {
+    headers: { authorization: `Bearer ${account.token}` },
+  });
   return { status: res.status, headers: res.headers, bytes: Buffer.from(await res.arrayBuffer()) };
 }
 
@@ -211,7 +218,11 @@ test('JSON uploads take bare base64 and data: URLs, and default the purpose to a
   assert.is(bare.bytes, text.length);
   assert.is(bare.sha256, sha256(text));
   const image = png(3, 2);
-  const url = await uploadJson(account, { filename: 'pixel.png', file_data: `data:image/png;base64,${image.toString('base64')}`, purpose: 'vision' });
+  const url = await uploadJson(account, {
+    filename: 'pixel.png',
+    file_data: `data:image/png;base64,${image.toString('base64')}`,
+    purpose: 'vision',
+  });
   assert.is(url.purpose, 'vision');
   assert.is(url.bytes, image.length);
   assert.is(url.content_type, 'image/png');
@@ -221,9 +232,15 @@ test('JSON uploads take bare base64 and data: URLs, and default the purpose to a
 
 test('file names keep their last path segment and non-ASCII characters, and downloads name them', async () => {
   const account = await server.account();
-  const nested = await uploadJson(account, { filename: 'reports/2024/q1.txt', file_data: Buffer.from('q1').toString('base64') });
+  const nested = await uploadJson(account, {
+    filename: 'reports/2024/q1.txt',
+    file_data: Buffer.from('q1').toString('base64'),
+  });
   assert.is(nested.filename, 'q1.txt');
-  const windows = await uploadJson(account, { filename: 'C:\\Users\\ada\\notes.txt', file_data: Buffer.from('win').toString('base64') });
+  const windows = await uploadJson(account, {
+    filename: 'C:\\Users\\ada\\notes.txt',
+    file_data: Buffer.from('win').toString('base64'),
+  });
   assert.is(windows.filename, 'notes.txt');
   const accented = await upload(account, 'résumé café 日本.txt', 'accented name');
   assert.is(accented.filename, 'résumé café 日本.txt');
@@ -287,8 +304,16 @@ test('a CSV is extracted as csv and its cells are searchable', async () => {
 
 test('a file naming the term many times ranks above one naming it once', async () => {
   const account = await server.account();
-  const once = await upload(account, 'once.txt', 'A report about budgets, travel and one capybara in the garden of the office.');
-  const often = await upload(account, 'often.txt', 'capybara capybara: the capybara sat with another capybara near a capybara pond.');
+  const once = await upload(
+    account,
+    'once.txt',
+    'A report about budgets, travel and one capybara in the garden of the office.',
+  );
+  const often = await upload(
+    account,
+    'often.txt',
+    'capybara capybara: the capybara sat with another capybara near a capybara pond.',
+  );
   const hits = await search(account, { query: 'capybara' });
   const files = [...new Set(hits.map((hit) => hit.file_id))];
   assert.equal(files, [often.id, once.id]);
@@ -340,7 +365,11 @@ test('snippets contain the match with context, and match offsets point at the ma
   assert.ok(hit.snippet.includes('Pangolin'));
   assert.ok(hit.snippet.includes('word119') && hit.snippet.includes('word121'), 'context on both sides');
   assert.ok(hit.snippet.length < text.length, 'a passage, not the whole file');
-  assert.is(`…${text.slice(hit.start, hit.end)}…`, hit.snippet, 'start and end locate the passage in the text; ellipses mark the cuts');
+  assert.is(
+    `…${text.slice(hit.start, hit.end)}…`,
+    hit.snippet,
+    'start and end locate the passage in the text; ellipses mark the cuts',
+  );
   assertMatchesPointAt(hit, ['pangolin']);
   assert.is(hit.file_id, file.id);
   assert.type(hit.score, 'number');
@@ -349,7 +378,8 @@ test('snippets contain the match with context, and match offsets point at the ma
 test('file_id limits search to one file and max_hits caps the hits', async () => {
   const account = await server.account();
   const files: FileObject[] = [];
-  for (let i = 0; i < 4; i++) files.push(await upload(account, `lemur-${i}.txt`, `Field note ${i}: a lemur was seen at dawn.`));
+  for (let i = 0; i < 4; i++)
+    files.push(await upload(account, `lemur-${i}.txt`, `Field note ${i}: a lemur was seen at dawn.`));
   const all = await search(account, { query: 'lemur' });
   assert.is(new Set(all.map((hit) => hit.file_id)).size, 4);
   const one = await search(account, { query: 'lemur', file_id: files[2]!.id });
@@ -358,7 +388,10 @@ test('file_id limits search to one file and max_hits caps the hits', async () =>
   assert.is((await search(account, { query: 'lemur', max_hits: 2 })).length, 2);
   assert.is((await search(account, { query: 'lemur', max_hits: 1 })).length, 1);
 
-  const many = Array.from({ length: 40 }, (_, i) => `Paragraph ${i} mentions the lemur once and then talks at length about ${'other things '.repeat(20)}`).join('\n\n');
+  const many = Array.from(
+    { length: 40 },
+    (_, i) => `Paragraph ${i} mentions the lemur once and then talks at length about ${'other things '.repeat(20)}`,
+  ).join('\n\n');
   const big = await upload(account, 'lemur-book.txt', many);
   const capped = await search(account, { query: 'lemur', file_id: big.id, max_hits: 2 });
   assert.is(capped.length, 2);
@@ -392,7 +425,7 @@ test('a deleted file disappears from search and its content route is a 404', asy
   assert.is(again.body.error.code, 'not_found');
 });
 
-test("another account gets 404 for a file it does not own and never sees it in list or search", async () => {
+test('another account gets 404 for a file it does not own and never sees it in list or search', async () => {
   const owner = await server.account();
   const other = await server.account();
   const file = await upload(owner, 'secret.txt', 'The vault code mentions the armadillo.');
@@ -406,7 +439,10 @@ test("another account gets 404 for a file it does not own and never sees it in l
     assert.is(res.status, 404, `${method} ${path}`);
     assert.is(res.body.error.code, 'not_found');
   }
-  const scoped = await server.request('POST', '/v1/files/search', { token: other.token, body: { query: 'armadillo', file_id: file.id } });
+  const scoped = await server.request('POST', '/v1/files/search', {
+    token: other.token,
+    body: { query: 'armadillo', file_id: file.id },
+  });
   assert.is(scoped.status, 404);
   assert.is(scoped.body.error.code, 'not_found');
   const theirs = await search(other, { query: 'armadillo vault' });
@@ -424,8 +460,14 @@ test('a chat file part with a stored file_id reads its extracted text; a foreign
   const other = await server.account();
   const file = await upload(owner, 'notes.txt', 'Zebra crossings need paint before winter arrives.');
   const client = server.openai(owner.token);
-  const messages = (fileId: string): OpenAI.ChatCompletionMessageParam[] => [{ role: 'user', content: [{ type: 'file', file: { file_id: fileId } }] }];
-  const completion = await client.chat.completions.create({ model: 'pro-1', messages: messages(file.id), max_tokens: 64 });
+  const messages = (fileId: string): OpenAI.ChatCompletionMessageParam[] => [
+    { role: 'user', content: [{ type: 'file', file: { file_id: fileId } }] },
+  ];
+  const completion = await client.chat.completions.create({
+    model: 'pro-1',
+    messages: messages(file.id),
+    max_tokens: 64,
+  });
   // The sim echoes the start of the last user message, which is now "[file notes.txt: Zebra crossings ...]".
   assert.match(completion.choices[0]!.message.content ?? '', /^On: file notes txt Zebra crossi ngs/);
   const short = await upload(owner, 'short.txt', 'Hi.');
@@ -433,7 +475,9 @@ test('a chat file part with a stored file_id reads its extracted text; a foreign
   assert.ok(completion.usage!.prompt_tokens > small.usage!.prompt_tokens, 'the longer text costs more prompt tokens');
 
   try {
-    await server.openai(other.token).chat.completions.create({ model: 'pro-1', messages: messages(file.id), max_tokens: 64 });
+    await server
+      .openai(other.token)
+      .chat.completions.create({ model: 'pro-1', messages: messages(file.id), max_tokens: 64 });
     assert.unreachable('a foreign file must not be readable');
   } catch (err) {
     assert.instance(err, OpenAI.NotFoundError);

@@ -8,7 +8,8 @@ import { tempDataDir } from './harness.js';
 
 const test = suite('files: a multipart body cut off by a disconnect leaves nothing on disk');
 const BOUNDARY = 'svc-disconnect-boundary';
-const head = (data: string) => Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="left.txt"\r\n\r\n${data}`);
+const head = (data: string) =>
+  Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="left.txt"\r\n\r\n${data}`);
 
 let dataDir: string;
 let blobs: BlobStore;

@@ -29,7 +29,11 @@ export interface TestServer {
   url: string;
   dataDir: string;
   /** fetch relative to the server, JSON body in and parsed JSON out. */
-  request(method: string, path: string, options?: { token?: string; body?: unknown; raw?: string | Buffer; headers?: Record<string, string> }): Promise<{ status: number; headers: Headers; body: any }>;
+  request(
+    method: string,
+    path: string,
+    options?: { token?: string; body?: unknown; raw?: string | Buffer; headers?: Record<string, string> },
+  ): Promise<{ status: number; headers: Headers; body: any }>;
   /** Creates an account with `creditUsd` through the admin API and logs it in. */
   account(creditUsd?: number): Promise<TestAccount>;
   /** The official SDK pointed at this server. */
@@ -40,9 +44,18 @@ export interface TestServer {
 let accountCounter = 0;
 
 /** Starts the real server (uWS, LMDB in a temp directory, sim backend), on `options.clock` when given. */
-export async function startServer(env: Record<string, string> = {}, options: { clock?: Clock } = {}): Promise<TestServer> {
+export async function startServer(
+  env: Record<string, string> = {},
+  options: { clock?: Clock } = {},
+): Promise<TestServer> {
   const dataDir = env.SVC_DATA_DIR ?? tempDataDir();
-  const config = loadConfig({ PORT: '0', SVC_DATA_DIR: dataDir, SVC_ADMIN_KEY: ADMIN_KEY, SVC_LOG_LEVEL: 'silent', ...env });
+  const config = loadConfig({
+    PORT: '0',
+    SVC_DATA_DIR: dataDir,
+    SVC_ADMIN_KEY: ADMIN_KEY,
+    SVC_LOG_LEVEL: 'silent',
+    ...env,
+  });
   const app = buildApp(config, { clock: options.clock });
   const port = await app.listen();
   const url = `http://127.0.0.1:${port}`;
@@ -89,7 +102,8 @@ export async function startServer(env: Record<string, string> = {}, options: { c
         session: login.body.token,
       };
     },
-    openai: (token, options = {}) => new OpenAI({ apiKey: token, baseURL: `${url}/v1`, maxRetries: options.maxRetries ?? 0 }),
+    openai: (token, options = {}) =>
+      new OpenAI({ apiKey: token, baseURL: `${url}/v1`, maxRetries: options.maxRetries ?? 0 }),
     async close() {
       await app.close();
       if (!env.SVC_DATA_DIR) rmSync(dataDir, { recursive: true, force: true });

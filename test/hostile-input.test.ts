@@ -30,7 +30,8 @@ function nested(depth: number): Record<string, unknown> {
   return value;
 }
 
-const balance = async () => Math.round((await server.request('GET', '/v1/account', { token: account.token })).body.balance_usd * 1e6);
+const balance = async () =>
+  Math.round((await server.request('GET', '/v1/account', { token: account.token })).body.balance_usd * 1e6);
 
 function assertValidation(res: { status: number; body: any }, loc: (string | number)[]): void {
   assert.is(res.status, 422, JSON.stringify(res.body).slice(0, 300));
@@ -43,7 +44,10 @@ function assertValidation(res: { status: number; body: any }, loc: (string | num
 
 test('metadata nested 3,000 levels on a session is a 422 naming metadata, and nothing is created or charged (regression: 500 and a charge)', async () => {
   const before = await balance();
-  const res = await server.request('POST', '/v1/chat/sessions', { token: account.token, body: chatBody('deep', { metadata: nested(3000) }) });
+  const res = await server.request('POST', '/v1/chat/sessions', {
+    token: account.token,
+    body: chatBody('deep', { metadata: nested(3000) }),
+  });
   assertValidation(res, ['body', 'metadata']);
   const list = await server.request('GET', '/v1/chat/sessions', { token: account.token });
   assert.is(list.body.data.length, 0);
@@ -55,20 +59,41 @@ test('metadata nested 3,000 levels on a session is a 422 naming metadata, and no
 test('5,000 levels anywhere in a completion or session body is a 422, never a 500 (regression: body hash and cache key overflowed)', async () => {
   for (const path of ['/v1/chat/completions', '/v1/chat/sessions']) {
     const json = { 'content-type': 'application/json' };
-    const inMetadata = await server.request('POST', path, { token: account.token, raw: deepBody('metadata', 5000), headers: json });
+    const inMetadata = await server.request('POST', path, {
+      token: account.token,
+      raw: deepBody('metadata', 5000),
+      headers: json,
+    });
     assertValidation(inMetadata, ['body', 'metadata']);
-    const inExtra = await server.request('POST', path, { token: account.token, raw: deepBody('extra_field', 5000), headers: json });
+    const inExtra = await server.request('POST', path, {
+      token: account.token,
+      raw: deepBody('extra_field', 5000),
+      headers: json,
+    });
     assertValidation(inExtra, ['body', 'extra_field']);
-    const deepArray = await server.request('POST', path, { token: account.token, raw: `{"model":"pro-1","messages":${'['.repeat(100_000)}${']'.repeat(100_000)}}`, headers: json });
+    const deepArray = await server.request('POST', path, {
+      token: account.token,
+      raw: `{"model":"pro-1","messages":${'['.repeat(100_000)}${']'.repeat(100_000)}}`,
+      headers: json,
+    });
     assertValidation(deepArray, ['body', 'messages']);
   }
 });
 
 test('live input and cancel bodies are bounded the same way', async () => {
-  const created = await server.request('POST', '/v1/chat/sessions', { token: account.token, body: chatBody('park me', { require_approval: true }) });
-  const live = await server.request('POST', `/v1/chat/sessions/${created.body.id}/live-input`, { token: account.token, body: { content: nested(200) } });
+  const created = await server.request('POST', '/v1/chat/sessions', {
+    token: account.token,
+    body: chatBody('park me', { require_approval: true }),
+  });
+  const live = await server.request('POST', `/v1/chat/sessions/${created.body.id}/live-input`, {
+    token: account.token,
+    body: { content: nested(200) },
+  });
   assertValidation(live, ['body', 'content']);
-  const cancel = await server.request('POST', `/v1/chat/sessions/${created.body.id}/cancel`, { token: account.token, body: { reason: 'x', metadata: nested(100) } });
+  const cancel = await server.request('POST', `/v1/chat/sessions/${created.body.id}/cancel`, {
+    token: account.token,
+    body: { reason: 'x', metadata: nested(100) },
+  });
   assertValidation(cancel, ['body', 'metadata']);
   await server.request('POST', `/v1/chat/sessions/${created.body.id}/cancel`, { token: account.token });
 });
@@ -81,10 +106,16 @@ test('metadata is bounded in keys, key length, depth and size', async () => {
     { big: 'x'.repeat(1024 * 1024) },
   ];
   for (const metadata of cases) {
-    const res = await server.request('POST', '/v1/chat/completions', { token: account.token, body: chatBody('meta', { metadata }) });
+    const res = await server.request('POST', '/v1/chat/completions', {
+      token: account.token,
+      body: chatBody('meta', { metadata }),
+    });
     assertValidation(res, ['body', 'metadata']);
   }
-  const fine = await server.request('POST', '/v1/chat/completions', { token: account.token, body: chatBody('meta', { metadata: { team: 'a', run: 7, tags: ['x', 'y'], nested: nested(5) } }) });
+  const fine = await server.request('POST', '/v1/chat/completions', {
+    token: account.token,
+    body: chatBody('meta', { metadata: { team: 'a', run: 7, tags: ['x', 'y'], nested: nested(5) } }),
+  });
   assert.is(fine.status, 200);
 });
 
@@ -103,7 +134,11 @@ test('path ids of 5,000 characters are a 404 without touching the store (regress
     ['GET', `/v1/models/pro-1-${long}`, account.token],
   ];
   for (const [method, path, token] of cases) {
-    const res = await server.request(method, path, { token, body: method === 'PATCH' ? { label: 'x' } : undefined, raw: method === 'PUT' ? 'bytes' : undefined });
+    const res = await server.request(method, path, {
+      token,
+      body: method === 'PATCH' ? { label: 'x' } : undefined,
+      raw: method === 'PUT' ? 'bytes' : undefined,
+    });
     assert.is(res.status, 404, `${method} ${path.slice(0, 40)}…: ${JSON.stringify(res.body).slice(0, 200)}`);
     assert.is(res.body.error.type, 'not_found_error');
   }

@@ -39,7 +39,11 @@ test('every response carries X-Request-ID, distinct per request', async () => {
 
 test('malformed JSON is a 400 invalid_json, never a 500', async () => {
   for (const raw of ['{"model":', 'not json', '{"a":1}}']) {
-    const res = await server.request('POST', '/v1/chat/completions', { token: account.token, raw, headers: { 'content-type': 'application/json' } });
+    const res = await server.request('POST', '/v1/chat/completions', {
+      token: account.token,
+      raw,
+      headers: { 'content-type': 'application/json' },
+    });
     assert.is(res.status, 400, raw);
     assert.is(res.body.error.code, 'invalid_json');
     assert.type(res.body.request_id, 'string');
@@ -60,7 +64,11 @@ test('a body over the cap is a 413 in the envelope', async () => {
 });
 
 test('a body over the cap sent in chunks without Content-Length is also a 413', async () => {
-  const chunks = [Buffer.from('{"model":"pro-1","messages":[{"role":"user","content":"'), Buffer.alloc(8000, 'y'), Buffer.from('"}]}')];
+  const chunks = [
+    Buffer.from('{"model":"pro-1","messages":[{"role":"user","content":"'),
+    Buffer.alloc(8000, 'y'),
+    Buffer.from('"}]}'),
+  ];
   const stream = new ReadableStream({
     start(controller) {
       for (const chunk of chunks) controller.enqueue(chunk);
@@ -74,7 +82,10 @@ test('a body over the cap sent in chunks without Content-Length is also a 413', 
 });
 
 test('validation failures are 422 with detail items of loc, msg and type', async () => {
-  const res = await server.request('POST', '/v1/chat/completions', { token: account.token, body: { model: 'pro-1', messages: 'hi', n: 'two' } });
+  const res = await server.request('POST', '/v1/chat/completions', {
+    token: account.token,
+    body: { model: 'pro-1', messages: 'hi', n: 'two' },
+  });
   assert.is(res.status, 422);
   assert.ok(Array.isArray(res.body.detail));
   const locs = res.body.detail.map((d: { loc: unknown[] }) => d.loc.join('.'));
@@ -96,7 +107,10 @@ test('a JSON value that is not an object is a 422', async () => {
 });
 
 test('extra properties are accepted where the spec says so', async () => {
-  const res = await server.request('POST', '/v1/chat/completions', { token: account.token, body: chatBody('hi', { seed: 7, vendor_extension: { a: 1 } }) });
+  const res = await server.request('POST', '/v1/chat/completions', {
+    token: account.token,
+    body: chatBody('hi', { seed: 7, vendor_extension: { a: 1 } }),
+  });
   assert.is(res.status, 200);
 });
 

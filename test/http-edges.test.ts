@@ -59,14 +59,18 @@ test('conflicting Content-Length headers are a 400 and the connection closes (re
   assert.ok(result.closedByServer);
   // With a request hidden after the first length, nothing is served: uWS drops the connection on the leftover bytes.
   const smuggled = 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n';
-  const sneaky = await rawExchange(`POST /v1/estimate HTTP/1.1\r\nHost: x\r\nContent-Length: 17\r\nContent-Length: ${57 + smuggled.length}\r\n\r\n${body}${smuggled}`, 2000);
+  const sneaky = await rawExchange(
+    `POST /v1/estimate HTTP/1.1\r\nHost: x\r\nContent-Length: 17\r\nContent-Length: ${57 + smuggled.length}\r\n\r\n${body}${smuggled}`,
+    2000,
+  );
   assert.not.ok(statuses(sneaky.text).includes(200), sneaky.text);
   assert.ok(sneaky.closedByServer);
   await healthy();
 });
 
 test('Transfer-Encoding together with Content-Length is refused by uWS itself: no answer is served and the connection closes', async () => {
-  const raw = 'POST /v1/estimate HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n';
+  const raw =
+    'POST /v1/estimate HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n';
   const result = await rawExchange(raw, 2000);
   assert.equal(statuses(result.text), []);
   assert.ok(result.closedByServer);
@@ -91,8 +95,14 @@ test('HEAD on a GET route answers like GET without the body and keeps the connec
 });
 
 test('HEAD of a file gives its size without its bytes', async () => {
-  const uploaded = await server.request('POST', '/v1/files', { token: account.token, body: { filename: 'a.txt', file_data: Buffer.from('hello head').toString('base64') } });
-  const head = await fetch(`${server.url}/v1/files/${uploaded.body.id}/content`, { method: 'HEAD', headers: { authorization: `Bearer ${account.token}` } });
+  const uploaded = await server.request('POST', '/v1/files', {
+    token: account.token,
+    body: { filename: 'a.txt', file_data: Buffer.from('hello head').toString('base64') },
+  });
+  const head = await fetch(`${server.url}/v1/files/${uploaded.body.id}/content`, {
+    method: 'HEAD',
+    headers: { authorization: `Bearer ${account.token}` },
+  });
   assert.is(head.status, 200);
   assert.is(head.headers.get('content-length'), '10');
   assert.is(await head.text(), '');
@@ -121,7 +131,10 @@ test('methods uWS does not route (PROPFIND, PURGE) and requests its parser refus
   ];
   const results = await Promise.all(refusedByUws.map((raw) => rawExchange(raw, 300)));
   for (const [i, result] of results.entries()) {
-    assert.ok(statuses(result.text).every((status) => status < 500), `case ${i}: ${result.text.slice(0, 200)}`);
+    assert.ok(
+      statuses(result.text).every((status) => status < 500),
+      `case ${i}: ${result.text.slice(0, 200)}`,
+    );
   }
   await healthy();
 });
@@ -136,7 +149,11 @@ test('an answer given before the body is read keeps the connection: the next req
 /** A server in its own process: only across processes does a close mid-upload reach the client as EPIPE. */
 async function childWithAccount(): Promise<{ child: ChildServer; token: string; dataDir: string }> {
   const dataDir = tempDataDir();
-  const child = await startChildServer({ SVC_DATA_DIR: dataDir, SVC_ADMIN_KEY: ADMIN_KEY, SVC_FILE_MAX_BYTES: String(1024 * 1024) });
+  const child = await startChildServer({
+    SVC_DATA_DIR: dataDir,
+    SVC_ADMIN_KEY: ADMIN_KEY,
+    SVC_FILE_MAX_BYTES: String(1024 * 1024),
+  });
   const created = await fetch(`${child.url}/admin/v1/accounts`, {
     method: 'POST',
     headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' },
@@ -147,7 +164,11 @@ async function childWithAccount(): Promise<{ child: ChildServer; token: string; 
 }
 
 /** The error a promise rejects with, or null. */
-const rejection = (promise: Promise<unknown>) => promise.then(() => null, (err: unknown) => err);
+const rejection = (promise: Promise<unknown>) =>
+  promise.then(
+    () => null,
+    (err: unknown) => err,
+  );
 
 test("the SDK's multipart uploads get the early 404, 401 and 413, not a connection error (regression: EPIPE while still sending)", async () => {
   const { child, token, dataDir } = await childWithAccount();

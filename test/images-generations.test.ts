@@ -21,11 +21,17 @@ test.before(async () => {
 test.after(() => server.close());
 
 /** `images.generate` with our extra fields (seed, aspect_ratio, …) the SDK's types do not list. */
-const generate = (client: OpenAI, params: Record<string, unknown>) => client.images.generate(params as unknown as OpenAI.ImageGenerateParamsNonStreaming);
+const generate = (client: OpenAI, params: Record<string, unknown>) =>
+  client.images.generate(params as unknown as OpenAI.ImageGenerateParamsNonStreaming);
 
 test('images.generate (b64_json) returns a PNG of exactly the requested size, and charges what svc says', async () => {
   const before = await money(server, account.token);
-  const result = await generate(server.openai(account.token), { model: 'pro-1', prompt: 'a red fox in a snowy forest', size: '1536x1024', seed: 7 });
+  const result = await generate(server.openai(account.token), {
+    model: 'pro-1',
+    prompt: 'a red fox in a snowy forest',
+    size: '1536x1024',
+    seed: 7,
+  });
   const body = ImagesResponseSchema.parse(result);
   assert.is(body.data.length, 1);
   const png = Buffer.from(body.data[0]!.b64_json!, 'base64');
@@ -53,35 +59,69 @@ test('the same seed gives the same image; another seed another', async () => {
 
 test('output_format jpeg and webp with output_compression, transparent background, n images', async () => {
   const client = server.openai(account.token);
-  const jpeg = await client.images.generate({ prompt: 'a lighthouse', size: '768x512', output_format: 'jpeg', output_compression: 50 });
+  const jpeg = await client.images.generate({
+    prompt: 'a lighthouse',
+    size: '768x512',
+    output_format: 'jpeg',
+    output_compression: 50,
+  });
   assert.equal(await formatOf(jpeg.data![0]!.b64_json!), ['jpeg', 768, 512, false]);
-  const webp = await client.images.generate({ prompt: 'a lighthouse', size: '512x768', output_format: 'webp', background: 'transparent', n: 2 });
+  const webp = await client.images.generate({
+    prompt: 'a lighthouse',
+    size: '512x768',
+    output_format: 'webp',
+    background: 'transparent',
+    n: 2,
+  });
   assert.is(webp.data!.length, 2);
   for (const image of webp.data!) assert.equal(await formatOf(image.b64_json!), ['webp', 512, 768, true]);
-  const light = await generate(client, { prompt: 'a lighthouse', size: '768x512', output_format: 'jpeg', output_compression: 90, seed: 1 });
-  const heavy = await generate(client, { prompt: 'a lighthouse', size: '768x512', output_format: 'jpeg', output_compression: 5, seed: 1 });
+  const light = await generate(client, {
+    prompt: 'a lighthouse',
+    size: '768x512',
+    output_format: 'jpeg',
+    output_compression: 90,
+    seed: 1,
+  });
+  const heavy = await generate(client, {
+    prompt: 'a lighthouse',
+    size: '768x512',
+    output_format: 'jpeg',
+    output_compression: 5,
+    seed: 1,
+  });
   assert.ok(light.data![0]!.b64_json!.length < heavy.data![0]!.b64_json!.length, 'more compression, fewer bytes');
   const png = await client.images.generate({ prompt: 'a lighthouse', size: '256x256', background: 'opaque' });
   assert.equal(await formatOf(png.data![0]!.b64_json!), ['png', 256, 256, false]);
 });
 
-async function formatOf(b64: string): Promise<[string | undefined, number | undefined, number | undefined, boolean | undefined]> {
+async function formatOf(
+  b64: string,
+): Promise<[string | undefined, number | undefined, number | undefined, boolean | undefined]> {
   const meta = await sharp(Buffer.from(b64, 'base64')).metadata();
   return [meta.format, meta.width, meta.height, meta.hasAlpha];
 }
 
 test('aspect_ratio with resolution gives the documented pixels exactly', async () => {
   const client = server.openai(account.token);
-  const wide = (await client.images.generate({ prompt: 'a wide valley', aspect_ratio: '16:9', resolution: '1K' } as never)) as unknown as { size: string; data: { b64_json: string }[] };
+  const wide = (await client.images.generate({
+    prompt: 'a wide valley',
+    aspect_ratio: '16:9',
+    resolution: '1K',
+  } as never)) as unknown as { size: string; data: { b64_json: string }[] };
   assert.is(wide.size, '1024x576');
   assert.equal((await formatOf(wide.data[0]!.b64_json)).slice(1, 3), [1024, 576]);
-  const tall = (await client.images.generate({ prompt: 'a tall tower', aspect_ratio: '2:3', resolution: '1536' } as never)) as unknown as { size: string };
+  const tall = (await client.images.generate({
+    prompt: 'a tall tower',
+    aspect_ratio: '2:3',
+    resolution: '1536',
+  } as never)) as unknown as { size: string };
   assert.is(tall.size, '1024x1536');
 });
 
 test('quality selects the tier; larger images are premium; svc says which', async () => {
   const client = server.openai(account.token);
-  const tierOf = async (params: Record<string, unknown>) => ImagesResponseSchema.parse(await client.images.generate({ prompt: 'tiers', size: '512x512', ...params })).svc;
+  const tierOf = async (params: Record<string, unknown>) =>
+    ImagesResponseSchema.parse(await client.images.generate({ prompt: 'tiers', size: '512x512', ...params })).svc;
   assert.is((await tierOf({ quality: 'high' })).tier, 'premium');
   assert.is((await tierOf({ quality: 'low' })).tier, 'standard');
   assert.is((await tierOf({})).tier, 'standard');
@@ -94,7 +134,13 @@ test('quality selects the tier; larger images are premium; svc says which', asyn
 
 test('response_format url: a signed URL that works without a token, refuses tampering, and expires', async () => {
   // The official SDK asks for the URL; the body it hands back is checked against our strict wire schema.
-  const body = ImagesResponseSchema.parse(await generate(server.openai(account.token), { prompt: 'a kite over a beach', size: '512x256', response_format: 'url' }));
+  const body = ImagesResponseSchema.parse(
+    await generate(server.openai(account.token), {
+      prompt: 'a kite over a beach',
+      size: '512x256',
+      response_format: 'url',
+    }),
+  );
   const url = body.data[0]!.url!;
   assert.ok(url.startsWith(`${server.url}/v1/media/img_`), url);
   assert.is(body.svc.url_expires_at, Math.floor(clock.now() / 1000) + 60);
@@ -121,13 +167,25 @@ test('response_format url: a signed URL that works without a token, refuses tamp
 
 test('POST /v1/estimate prices an image request as the call charges it, and the tariff lists the rates', async () => {
   const request = { prompt: 'estimate me', size: '1024x1024', n: 2 };
-  const estimate = assertWire(MediaEstimateObjectSchema, await server.request('POST', '/v1/estimate', { body: { modality: 'image', ...request } }), 200, 'estimate');
+  const estimate = assertWire(
+    MediaEstimateObjectSchema,
+    await server.request('POST', '/v1/estimate', { body: { modality: 'image', ...request } }),
+    200,
+    'estimate',
+  );
   const made = ImagesResponseSchema.parse(await server.openai(account.token).images.generate(request));
   assert.is(estimate.cost_usd.min, made.svc.price_usd);
   assert.is(estimate.our_cost_usd.min, made.svc.our_cost_usd);
-  const policy = assertWire(MediaEstimateObjectSchema, await server.request('POST', '/v1/estimate', { body: { modality: 'image', ...request, text_policy: 'exact', expected_text: ['HELLO'], max_repairs: 2 } }));
+  const policy = assertWire(
+    MediaEstimateObjectSchema,
+    await server.request('POST', '/v1/estimate', {
+      body: { modality: 'image', ...request, text_policy: 'exact', expected_text: ['HELLO'], max_repairs: 2 },
+    }),
+  );
   assert.is(policy.units.max, 6, 'n × (1 + max_repairs) attempts at most');
-  const bad = await server.request('POST', '/v1/estimate', { body: { modality: 'image', prompt: 'x', size: '1000x1000' } });
+  const bad = await server.request('POST', '/v1/estimate', {
+    body: { modality: 'image', prompt: 'x', size: '1000x1000' },
+  });
   assert.is(bad.status, 422);
   const tariff = assertWire(PricingObjectSchema, await server.request('GET', '/v1/pricing'));
   const sim = tariff.media.items.image.backends.find((rate) => rate.backend === 'sim' && rate.tier === 'standard')!;
@@ -136,7 +194,10 @@ test('POST /v1/estimate prices an image request as the call charges it, and the 
 });
 
 test('unknown model is 404; bad fields are 422 naming them; no token is 401', async () => {
-  const res = await server.request('POST', '/v1/images/generations', { token: account.token, body: { prompt: 'x', model: 'dall-e-9' } });
+  const res = await server.request('POST', '/v1/images/generations', {
+    token: account.token,
+    body: { prompt: 'x', model: 'dall-e-9' },
+  });
   assert.is(res.status, 404);
   assert.is(res.body.error.code, 'model_not_found');
   for (const [body, field] of [

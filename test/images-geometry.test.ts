@@ -46,11 +46,16 @@ test('every unsupported geometry is a 422 naming the field, with no hold, no cha
   const callsBefore = images.backendCalls;
   const before = await money(server, account.token);
   for (const [fields, field] of INVALID) {
-    const res = await server.request('POST', '/v1/images/generations', { token: account.token, body: { prompt: 'geometry', ...fields } });
+    const res = await server.request('POST', '/v1/images/generations', {
+      token: account.token,
+      body: { prompt: 'geometry', ...fields },
+    });
     assert.is(res.status, 422, `${JSON.stringify(fields)}: ${JSON.stringify(res.body)}`);
     assert.is(res.body.error.code, 'validation_error');
     assert.equal(res.body.detail[0].loc, ['body', field], JSON.stringify(fields));
-    const estimate = await server.request('POST', '/v1/estimate', { body: { modality: 'image', prompt: 'geometry', ...fields } });
+    const estimate = await server.request('POST', '/v1/estimate', {
+      body: { modality: 'image', prompt: 'geometry', ...fields },
+    });
     assert.is(estimate.status, 422, `estimate ${JSON.stringify(fields)}`);
   }
   assert.is(images.backendCalls, callsBefore, 'no backend call');
@@ -61,17 +66,30 @@ test('every unsupported geometry is a 422 naming the field, with no hold, no cha
 test('invalid geometry on an edit (multipart and JSON) is refused the same way', async () => {
   const { images } = server.app.deps;
   const callsBefore = images.backendCalls;
-  const png = await sharp({ create: { width: 300, height: 200, channels: 3, background: '#336699' } }).png().toBuffer();
+  const png = await sharp({ create: { width: 300, height: 200, channels: 3, background: '#336699' } })
+    .png()
+    .toBuffer();
   for (const size of ['1000x1000', '64x64', '4096x256']) {
     const form = new FormData();
     form.append('prompt', 'edit geometry');
     form.append('size', size);
     form.append('image', new Blob([png], { type: 'image/png' }), 'in.png');
-    const res = await fetch(`${server.url}/v1/images/edits`, { method: 'POST', headers: { authorization: `Bearer ${account.token}` }, body: form });
+    const res = await fetch(`${server.url}/v1/images/edits`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${account.token}` },
+      body: form,
+    });
     const body = (await res.json()) as { detail: { loc: string[] }[] };
     assert.is(res.status, 422, size);
     assert.equal(body.detail[0]!.loc, ['body', 'size']);
-    const json = await server.request('POST', '/v1/images/edits', { token: account.token, body: { prompt: 'edit geometry', size, input_references: [{ image_url: `data:image/png;base64,${png.toString('base64')}` }] } });
+    const json = await server.request('POST', '/v1/images/edits', {
+      token: account.token,
+      body: {
+        prompt: 'edit geometry',
+        size,
+        input_references: [{ image_url: `data:image/png;base64,${png.toString('base64')}` }],
+      },
+    });
     assert.is(json.status, 422, `json ${size}`);
   }
   assert.is(images.backendCalls, callsBefore);

@@ -17,11 +17,17 @@ test.before(async () => {
 });
 test.after(() => server.close());
 
-const generate = (body: Record<string, unknown>) => server.request('POST', '/v1/images/generations', { token: account.token, body: { prompt: 'a shop front at night', size: '1024x512', ...body } });
+const generate = (body: Record<string, unknown>) =>
+  server.request('POST', '/v1/images/generations', {
+    token: account.token,
+    body: { prompt: 'a shop front at night', size: '1024x512', ...body },
+  });
 
 /** One attempt's price for this request shape (premium 1024x512, as exact text makes it). */
 async function attemptPrice(): Promise<number> {
-  const estimate = await server.request('POST', '/v1/estimate', { body: { modality: 'image', prompt: 'p', size: '1024x512', text_policy: 'exact', expected_text: ['X'] } });
+  const estimate = await server.request('POST', '/v1/estimate', {
+    body: { modality: 'image', prompt: 'p', size: '1024x512', text_policy: 'exact', expected_text: ['X'] },
+  });
   return micros(estimate.body.cost_usd.min);
 }
 
@@ -35,10 +41,18 @@ if (!ocr) {
 } else {
   test('exact text that OCR reads back at once: one attempt, one attempt charged, premium tier', async () => {
     const before = await money(server, account.token);
-    const body = assertWire(ImagesResponseSchema, await generate({ text_policy: 'exact', expected_text: ['GRAND OPENING'] }), 200, 'exact');
+    const body = assertWire(
+      ImagesResponseSchema,
+      await generate({ text_policy: 'exact', expected_text: ['GRAND OPENING'] }),
+      200,
+      'exact',
+    );
     assert.is(body.svc.tier, 'premium');
     assert.is(body.svc.text_policy, 'exact');
-    assert.equal(body.svc.attempts.map((a) => [a.attempt, a.outcome, a.ocr_text]), [[0, 'accepted', 'GRAND OPENING']]);
+    assert.equal(
+      body.svc.attempts.map((a) => [a.attempt, a.outcome, a.ocr_text]),
+      [[0, 'accepted', 'GRAND OPENING']],
+    );
     const price = await attemptPrice();
     assert.is(micros(body.svc.price_usd), price);
     assert.is(before.balance - (await money(server, account.token)).balance, price);
@@ -46,8 +60,20 @@ if (!ocr) {
 
   test('a misspelled first attempt is repaired: two attempts, both charged, the second accepted', async () => {
     const before = await money(server, account.token);
-    const body = assertWire(ImagesResponseSchema, await generate({ expected_text: ['Fresh Bread', 'daily'], max_repairs: 2, metadata: { sim: { text_errors: 1 } } }), 200, 'repair');
-    assert.equal(body.svc.attempts.map((a) => a.outcome), ['text_mismatch', 'accepted']);
+    const body = assertWire(
+      ImagesResponseSchema,
+      await generate({
+        expected_text: ['Fresh Bread', 'daily'],
+        max_repairs: 2,
+        metadata: { sim: { text_errors: 1 } },
+      }),
+      200,
+      'repair',
+    );
+    assert.equal(
+      body.svc.attempts.map((a) => a.outcome),
+      ['text_mismatch', 'accepted'],
+    );
     assert.is.not(body.svc.attempts[0]!.ocr_text, 'Fresh Bread daily');
     assert.is(body.svc.attempts[1]!.ocr_text, 'Fresh Bread daily');
     const price = await attemptPrice();
@@ -59,7 +85,12 @@ if (!ocr) {
 
   test('still wrong after max_repairs: 422 text_policy_unmet, every attempt made is charged, nothing held', async () => {
     const before = await money(server, account.token);
-    const res = await generate({ text_policy: 'exact', expected_text: ['SUMMER SALE'], max_repairs: 1, metadata: { sim: { text_errors: 5 } } });
+    const res = await generate({
+      text_policy: 'exact',
+      expected_text: ['SUMMER SALE'],
+      max_repairs: 1,
+      metadata: { sim: { text_errors: 5 } },
+    });
     assert.is(res.status, 422);
     assert.is(res.body.error.code, 'text_policy_unmet');
     assert.is(res.body.error.param, 'expected_text');
@@ -69,31 +100,65 @@ if (!ocr) {
     const after = await money(server, account.token);
     assert.is(before.balance - after.balance, 2 * price);
     assert.is(after.held, 0);
-    const noRepairs = await generate({ text_policy: 'exact', expected_text: ['SUMMER SALE'], max_repairs: 0, metadata: { sim: { text_errors: 1 } } });
+    const noRepairs = await generate({
+      text_policy: 'exact',
+      expected_text: ['SUMMER SALE'],
+      max_repairs: 0,
+      metadata: { sim: { text_errors: 1 } },
+    });
     assert.is(noRepairs.status, 422);
     assert.is(micros(Number(noRepairs.headers.get('x-svc-price-usd'))), price, 'max_repairs 0: one attempt');
   });
 
   test('the no-text policy passes a picture without text and repairs one with a stray word', async () => {
-    const clean = assertWire(ImagesResponseSchema, await generate({ text_policy: 'no_text', size: '512x512' }), 200, 'no_text');
-    assert.equal(clean.svc.attempts.map((a) => [a.outcome, a.ocr_text]), [['accepted', '']]);
-    const repaired = assertWire(ImagesResponseSchema, await generate({ text_policy: 'no_text', size: '512x512', metadata: { sim: { stray_text: 1 } } }), 200, 'stray');
-    assert.equal(repaired.svc.attempts.map((a) => a.outcome), ['text_found', 'accepted']);
+    const clean = assertWire(
+      ImagesResponseSchema,
+      await generate({ text_policy: 'no_text', size: '512x512' }),
+      200,
+      'no_text',
+    );
+    assert.equal(
+      clean.svc.attempts.map((a) => [a.outcome, a.ocr_text]),
+      [['accepted', '']],
+    );
+    const repaired = assertWire(
+      ImagesResponseSchema,
+      await generate({ text_policy: 'no_text', size: '512x512', metadata: { sim: { stray_text: 1 } } }),
+      200,
+      'stray',
+    );
+    assert.equal(
+      repaired.svc.attempts.map((a) => a.outcome),
+      ['text_found', 'accepted'],
+    );
     assert.is(repaired.svc.attempts[0]!.ocr_text, 'SALE');
-    const failed = await generate({ text_policy: 'no_text', size: '512x512', max_repairs: 0, metadata: { sim: { stray_text: 3 } } });
+    const failed = await generate({
+      text_policy: 'no_text',
+      size: '512x512',
+      max_repairs: 0,
+      metadata: { sim: { stray_text: 3 } },
+    });
     assert.is(failed.status, 422);
     assert.is(failed.body.error.code, 'text_policy_unmet');
     assert.is(failed.body.error.param, 'text_policy');
   });
 
   test('n images under a policy: each is checked and repaired on its own', async () => {
-    const body = assertWire(ImagesResponseSchema, await generate({ n: 2, expected_text: ['TWO SIGNS'], metadata: { sim: { text_errors: 1 } } }), 200, 'n=2');
-    assert.equal(body.svc.attempts.map((a) => [a.image, a.attempt, a.outcome]), [
-      [0, 0, 'text_mismatch'],
-      [0, 1, 'accepted'],
-      [1, 0, 'text_mismatch'],
-      [1, 1, 'accepted'],
-    ]);
+    const body = assertWire(
+      ImagesResponseSchema,
+      await generate({ n: 2, expected_text: ['TWO SIGNS'], metadata: { sim: { text_errors: 1 } } }),
+      200,
+      'n=2',
+    );
+    assert.equal(
+      body.svc.attempts.map((a) => [a.image, a.attempt, a.outcome]),
+      [
+        [0, 0, 'text_mismatch'],
+        [0, 1, 'accepted'],
+        [1, 0, 'text_mismatch'],
+        [1, 1, 'accepted'],
+      ],
+    );
     assert.is(micros(body.svc.price_usd), 4 * (await attemptPrice()));
   });
 }

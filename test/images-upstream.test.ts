@@ -13,7 +13,9 @@ let account: TestAccount;
 test.before(async () => {
   upstream = await startServer();
   upstreamAccount = await upstream.account(20);
-  gateway = await startServer(svcUpstreamEnv(upstream, upstreamAccount.token, { SVC_IMAGE_BACKEND: 'openai-compatible' }));
+  gateway = await startServer(
+    svcUpstreamEnv(upstream, upstreamAccount.token, { SVC_IMAGE_BACKEND: 'openai-compatible' }),
+  );
   account = await gateway.account(20);
 });
 test.after(async () => {
@@ -22,7 +24,9 @@ test.after(async () => {
 });
 
 test('images.generate through the gateway: the upstream makes it, the size and format hold, charged at the upstream rate', async () => {
-  const result = await gateway.openai(account.token).images.generate({ prompt: 'a windmill at dusk', size: '768x512', output_format: 'webp' });
+  const result = await gateway
+    .openai(account.token)
+    .images.generate({ prompt: 'a windmill at dusk', size: '768x512', output_format: 'webp' });
   const meta = await sharp(Buffer.from(result.data![0]!.b64_json!, 'base64')).metadata();
   assert.equal([meta.format, meta.width, meta.height], ['webp', 768, 512]);
   const svc = (result as unknown as { svc: { backend: string; price_usd: number; our_cost_usd: number } }).svc;
@@ -33,7 +37,9 @@ test('images.generate through the gateway: the upstream makes it, the size and f
 });
 
 test('images.edit (multipart) goes upstream as /images/edits with the reference', async () => {
-  const reference = await sharp({ create: { width: 512, height: 512, channels: 3, background: '#3366aa' } }).png().toBuffer();
+  const reference = await sharp({ create: { width: 512, height: 512, channels: 3, background: '#3366aa' } })
+    .png()
+    .toBuffer();
   const file = new File([reference], 'ref.png', { type: 'image/png' });
   const before = (await charges(upstream, upstreamAccount.token)).length;
   const result = await gateway.openai(account.token).images.edit({ image: file, prompt: 'add a moon' });
@@ -47,7 +53,10 @@ test('an upstream refusal (its account has no balance) is an explicit error here
   const refusing = await startServer(svcUpstreamEnv(upstream, broke.token, { SVC_IMAGE_BACKEND: 'openai-compatible' }));
   try {
     const payer = await refusing.account(5);
-    const res = await refusing.request('POST', '/v1/images/generations', { token: payer.token, body: { prompt: 'refused', size: '512x512' } });
+    const res = await refusing.request('POST', '/v1/images/generations', {
+      token: payer.token,
+      body: { prompt: 'refused', size: '512x512' },
+    });
     assert.ok(res.status >= 400 && res.status !== 500, `status ${res.status}`);
     assert.ok(res.body.error.code, JSON.stringify(res.body));
     assert.equal(await money(refusing, payer.token), { balance: 5_000_000, held: 0 });

@@ -9,10 +9,18 @@ let disabled: TestServer;
 let user: TestAccount;
 
 const admin = (path: string) => server.request('GET', path, { token: ADMIN_KEY });
-const body = (content: string, extra: Record<string, unknown> = {}) => ({ model: 'pro-1', messages: [{ role: 'user', content }], max_tokens: 30, ...extra });
+const body = (content: string, extra: Record<string, unknown> = {}) => ({
+  model: 'pro-1',
+  messages: [{ role: 'user', content }],
+  max_tokens: 30,
+  ...extra,
+});
 
 async function parkedSession(): Promise<string> {
-  const created = await server.request('POST', '/v1/chat/sessions', { token: user.token, body: body('Inspect me', { require_approval: true }) });
+  const created = await server.request('POST', '/v1/chat/sessions', {
+    token: user.token,
+    body: body('Inspect me', { require_approval: true }),
+  });
   assert.is(created.status, 201);
   assert.is(created.body.state, 'awaiting_approval');
   return created.body.id as string;
@@ -47,7 +55,10 @@ test('the list shows a parked session with its machine, state and account, and f
   assert.is(row.owner_id, user.id);
   assert.is(row.durable, true);
   const byState = await admin(`/admin/v1/actors?state=awaiting_approval&owner=${user.id}&q=${id.slice(5, 15)}`);
-  assert.equal(byState.body.data.map((actor: { id: string }) => actor.id), [id]);
+  assert.equal(
+    byState.body.data.map((actor: { id: string }) => actor.id),
+    [id],
+  );
   const wrongState = await admin(`/admin/v1/actors?state=running&q=${id}`);
   assert.is(wrongState.body.total, 0);
   const tooOld = await admin(`/admin/v1/actors?min_age_s=3600&q=${id}`);
@@ -60,7 +71,9 @@ test('cursor paging walks every live actor once, oldest first', async () => {
   let cursor: string | null = null;
   let pages = 0;
   do {
-    const res: { body: { data: { id: string }[]; next_cursor: string | null; total: number } } = await admin(`/admin/v1/actors?machine=chat-session&limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+    const res: { body: { data: { id: string }[]; next_cursor: string | null; total: number } } = await admin(
+      `/admin/v1/actors?machine=chat-session&limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+    );
     seen.push(...res.body.data.map((actor) => actor.id));
     cursor = res.body.next_cursor;
     pages++;
@@ -99,7 +112,10 @@ test('time travel: steps persist state and context after each transition, and /a
   assert.is(steps.status, 200);
   const states = steps.body.data.map((step: { state: string[] }) => step.state[0]);
   assert.is(states[0], 'awaiting_approval');
-  assert.ok(states.some((state: string) => state.startsWith('running')), `a running step in ${states}`);
+  assert.ok(
+    states.some((state: string) => state.startsWith('running')),
+    `a running step in ${states}`,
+  );
   assert.is(states.at(-1), 'completed');
   assert.is(steps.body.data[1].cause, 'APPROVE');
   assert.is(steps.body.data[0].cause, 'xstate.init');
@@ -108,7 +124,10 @@ test('time travel: steps persist state and context after each transition, and /a
   assert.is(events.body.has_more, true);
   const rest = await admin(`/admin/v1/actors/${id}/events?after=${events.body.next_after}`);
   const all = [...events.body.data, ...rest.body.data];
-  assert.equal(all.map((event: { seq: number }) => event.seq), all.map((_: unknown, i: number) => i + 1));
+  assert.equal(
+    all.map((event: { seq: number }) => event.seq),
+    all.map((_: unknown, i: number) => i + 1),
+  );
   const approvedEvent = all.find((event: { type: string }) => event.type === 'approved');
   const at = await admin(`/admin/v1/actors/${id}/at/${approvedEvent.seq}`);
   assert.is(at.status, 200);
@@ -125,18 +144,24 @@ test('time travel: steps persist state and context after each transition, and /a
 
 test('the event log streams over SSE: history, then live steps and events, then the end', async () => {
   const id = await parkedSession();
-  const res = await fetch(`${server.url}/admin/v1/actors/${id}/events?stream=true`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
+  const res = await fetch(`${server.url}/admin/v1/actors/${id}/events?stream=true`, {
+    headers: { authorization: `Bearer ${ADMIN_KEY}` },
+  });
   assert.is(res.status, 200);
   assert.match(res.headers.get('content-type') ?? '', /text\/event-stream/);
   const seen: { event: string; data: any }[] = [];
-  const decoder = new SseDecoder((message) => seen.push({ event: message.event ?? 'message', data: JSON.parse(message.data) }));
+  const decoder = new SseDecoder((message) =>
+    seen.push({ event: message.event ?? 'message', data: JSON.parse(message.data) }),
+  );
   const reading = (async () => {
     for await (const chunk of res.body!) decoder.push(chunk as Uint8Array);
   })();
   // The first logged events arrive before anything moves.
-  for (let i = 0; i < 100 && !seen.some((m) => m.event === 'event'); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  for (let i = 0; i < 100 && !seen.some((m) => m.event === 'event'); i++)
+    await new Promise((resolve) => setTimeout(resolve, 10));
   assert.is((await server.request('POST', `/v1/chat/sessions/${id}/approve`, { token: user.token })).status, 200);
-  for (let i = 0; i < 500 && !seen.some((m) => m.event === 'step' && m.data.state[0] === 'completed'); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  for (let i = 0; i < 500 && !seen.some((m) => m.event === 'step' && m.data.state[0] === 'completed'); i++)
+    await new Promise((resolve) => setTimeout(resolve, 10));
   assert.is((await server.request('POST', `/v1/chat/sessions/${id}/acknowledge`, { token: user.token })).status, 200);
   // uWS holds no event-loop handle of its own: the timer keeps the process up while the stream runs.
   const timeout = new Promise((_, reject) => setTimeout(() => reject(new Error('the stream did not end')), 10_000));
@@ -144,11 +169,21 @@ test('the event log streams over SSE: history, then live steps and events, then 
   const names = seen.map((m) => m.event);
   assert.is(names.at(-1), 'end');
   const steps = seen.filter((m) => m.event === 'step').map((m) => m.data.state[0]);
-  assert.ok(steps.some((state: string) => state.startsWith('running')), `steps seen: ${steps}`);
+  assert.ok(
+    steps.some((state: string) => state.startsWith('running')),
+    `steps seen: ${steps}`,
+  );
   assert.ok(steps.includes('completed'), `steps seen: ${steps}`);
-  assert.ok(seen.some((m) => m.event === 'received' && m.data.type === 'APPROVE'), 'XState inspect fed the received event');
+  assert.ok(
+    seen.some((m) => m.event === 'received' && m.data.type === 'APPROVE'),
+    'XState inspect fed the received event',
+  );
   const seqs = seen.filter((m) => m.event === 'event').map((m) => m.data.seq);
-  assert.equal(seqs, seqs.map((_: number, i: number) => i + 1), 'every event once, in order');
+  assert.equal(
+    seqs,
+    seqs.map((_: number, i: number) => i + 1),
+    'every event once, in order',
+  );
 });
 
 test('machines export as JSON with states and transitions, Mermaid and SCXML-like text', async () => {
@@ -156,9 +191,13 @@ test('machines export as JSON with states and transitions, Mermaid and SCXML-lik
   assert.is(json.status, 200);
   assert.ok(json.body.states.some((state: { path: string }) => state.path === 'awaiting_approval'));
   assert.ok(json.body.transitions.some((row: { event: string }) => row.event === 'APPROVE'));
-  const mermaid = await fetch(`${server.url}/admin/v1/machines/chat-session?format=mermaid`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
+  const mermaid = await fetch(`${server.url}/admin/v1/machines/chat-session?format=mermaid`, {
+    headers: { authorization: `Bearer ${ADMIN_KEY}` },
+  });
   assert.match(await mermaid.text(), /^stateDiagram-v2/);
-  const scxml = await fetch(`${server.url}/admin/v1/machines/realtime-call?format=scxml`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
+  const scxml = await fetch(`${server.url}/admin/v1/machines/realtime-call?format=scxml`, {
+    headers: { authorization: `Bearer ${ADMIN_KEY}` },
+  });
   const text = await scxml.text();
   assert.match(text, /^<scxml /);
   assert.match(text, /<transition event="/);

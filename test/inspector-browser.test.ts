@@ -21,7 +21,12 @@ const available = existsSync(CHROMIUM);
 
 /** Waits until `#id`'s text satisfies `test` (polled in the page). */
 async function textOf(page: Page, selector: string, pattern: RegExp, timeout = 15_000): Promise<string> {
-  await page.waitForFunction((sel: string, source: string) => new RegExp(source).test(document.querySelector(sel)?.textContent ?? ''), { timeout, polling: 20 }, selector, pattern.source);
+  await page.waitForFunction(
+    (sel: string, source: string) => new RegExp(source).test(document.querySelector(sel)?.textContent ?? ''),
+    { timeout, polling: 20 },
+    selector,
+    pattern.source,
+  );
   return page.$eval(selector, (node) => node.textContent ?? '');
 }
 
@@ -41,7 +46,13 @@ test.before(async () => {
     server = await startServer({ SVC_SIM_TTFT_MS: '300', SVC_SIM_TOKENS_PER_S: '60' });
     user = await server.account(5);
     // A loaded machine can miss Chromium's start-up window once: one more try before failing.
-    const launch = () => puppeteer.launch({ executablePath: CHROMIUM, headless: true, timeout: 60_000, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+    const launch = () =>
+      puppeteer.launch({
+        executablePath: CHROMIUM,
+        headless: true,
+        timeout: 60_000,
+        args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+      });
     browser = await launch().catch(launch);
     mkdirSync(ARTIFACTS, { recursive: true });
   } catch (err) {
@@ -58,7 +69,15 @@ test.after(async () => {
 
 test('finds a live session by id, follows it awaiting_approval → running → completed, steps back through its history', async () => {
   if (!available) return console.log(`  (skipped: no Chromium at ${CHROMIUM}; .ci/run installs the Debian package)`);
-  const created = await server.request('POST', '/v1/chat/sessions', { token: user.token, body: { model: 'pro-1', messages: [{ role: 'user', content: 'Watch me run' }], max_tokens: 30, require_approval: true } });
+  const created = await server.request('POST', '/v1/chat/sessions', {
+    token: user.token,
+    body: {
+      model: 'pro-1',
+      messages: [{ role: 'user', content: 'Watch me run' }],
+      max_tokens: 30,
+      require_approval: true,
+    },
+  });
   assert.is(created.status, 201);
   const id: string = created.body.id;
   const page = await browser.newPage();
@@ -105,7 +124,9 @@ test('on a narrow screen nothing scrolls sideways and the list works with the ke
   await page.setViewport({ width: 380, height: 800 });
   await connect(page);
   await page.waitForSelector('#actor-list li button');
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  const overflow = await page.evaluate(
+    () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+  );
   assert.ok(overflow <= 0, `horizontal overflow ${overflow}px`);
   await page.focus('#actor-list li button');
   await page.keyboard.press('Enter');
@@ -116,16 +137,26 @@ test('on a narrow screen nothing scrolls sideways and the list works with the ke
 
 test('with 10,000 live actors the page shows its first page in under a second', async () => {
   if (!available) return;
-  const idle = createMachine({ id: 'idle', initial: 'waiting', states: { waiting: { on: { GO: 'gone' } }, gone: { type: 'final' } } });
+  const idle = createMachine({
+    id: 'idle',
+    initial: 'waiting',
+    states: { waiting: { on: { GO: 'gone' } }, gone: { type: 'final' } },
+  });
   server.app.deps.host.register({ name: 'inspector-idle', logic: idle });
   const spawns: Promise<unknown>[] = [];
-  for (let i = 0; i < 10_000; i++) spawns.push(server.app.deps.host.spawn('inspector-idle', { id: `idle_${i}`, ownerId: user.id, input: {} }));
+  for (let i = 0; i < 10_000; i++)
+    spawns.push(server.app.deps.host.spawn('inspector-idle', { id: `idle_${i}`, ownerId: user.id, input: {} }));
   await Promise.all(spawns);
   const page = await browser.newPage();
   await connect(page);
   const started = Date.now();
   await page.reload();
-  await page.waitForFunction(() => document.querySelectorAll('#actor-list li').length >= 50 && /\(\d{5,}\)/.test(document.getElementById('actor-total')?.textContent ?? ''), { polling: 10 });
+  await page.waitForFunction(
+    () =>
+      document.querySelectorAll('#actor-list li').length >= 50 &&
+      /\(\d{5,}\)/.test(document.getElementById('actor-total')?.textContent ?? ''),
+    { polling: 10 },
+  );
   const elapsed = Date.now() - started;
   console.log(`  inspector loaded with 10,000+ live actors in ${elapsed} ms`);
   assert.ok(elapsed < 1000, `loaded in ${elapsed} ms`);

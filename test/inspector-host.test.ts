@@ -10,12 +10,18 @@ import { MemoryStore } from '../runtime/store/memory-store.js';
 
 const test = suite('inspector: step history, listing and viewers over the actor host');
 
-const job = setup({ types: { context: {} as { n: number }, events: {} as { type: 'GO' } | { type: 'STOP' } } }).createMachine({
+const job = setup({
+  types: { context: {} as { n: number }, events: {} as { type: 'GO' } | { type: 'STOP' } },
+}).createMachine({
   id: 'job',
   context: { n: 0 },
   initial: 'idle',
   states: {
-    idle: { on: { GO: { target: 'work', actions: [assign({ n: ({ context }) => context.n + 1 }), emit({ type: 'started' })] } } },
+    idle: {
+      on: {
+        GO: { target: 'work', actions: [assign({ n: ({ context }) => context.n + 1 }), emit({ type: 'started' })] },
+      },
+    },
     work: {
       type: 'parallel',
       states: { a: { initial: 'x', states: { x: {} } }, b: { initial: 'y', states: { y: {} } } },
@@ -45,7 +51,14 @@ test('every commit persists a step with its cause, state, context and last seq; 
   await host.send('j1', { type: 'GO' });
   await host.send('j1', { type: 'STOP' });
   const steps = host.steps('j1', 0, 10);
-  assert.equal(steps.map((s) => [s.step, s.cause, s.upToSeq, s.status]), [[1, 'xstate.init', 0, 'active'], [2, 'GO', 1, 'active'], [3, 'STOP', 2, 'done']]);
+  assert.equal(
+    steps.map((s) => [s.step, s.cause, s.upToSeq, s.status]),
+    [
+      [1, 'xstate.init', 0, 'active'],
+      [2, 'GO', 1, 'active'],
+      [3, 'STOP', 2, 'done'],
+    ],
+  );
   assert.equal(steps[1]!.value, { work: { a: 'x', b: 'y' } });
   assert.equal(steps[1]!.context, { n: 1 });
   assert.is(host.stepAfterSeq('j1', 1)?.step, 2);
@@ -69,7 +82,13 @@ test('the list filters by machine, state prefix, owner, id and age, and pages wi
   assert.is(inspector.list({ state: 'work.a' }, null, 100).total, 5);
   assert.is(inspector.list({ state: 'wor' }, null, 100).total, 0, 'a prefix matches whole segments only');
   assert.is(inspector.list({ ownerId: 'odd' }, null, 100).total, 12);
-  assert.equal(inspector.list({ q: 'job_1' }, null, 100).actors.map((a) => a.id).slice(0, 2), ['job_10', 'job_11']);
+  assert.equal(
+    inspector
+      .list({ q: 'job_1' }, null, 100)
+      .actors.map((a) => a.id)
+      .slice(0, 2),
+    ['job_10', 'job_11'],
+  );
   assert.is(inspector.list({ minAgeMs: 20_000 }, null, 100).total, 6);
   assert.is(inspector.list({ maxAgeMs: 4_000 }, null, 100).total, 4);
   const seen: string[] = [];
@@ -79,7 +98,10 @@ test('the list filters by machine, state prefix, owner, id and age, and pages wi
     seen.push(...page.actors.map((a) => a.id));
     cursor = page.next;
   } while (cursor);
-  assert.equal(seen, Array.from({ length: 25 }, (_, i) => `job_${String(i).padStart(2, '0')}`));
+  assert.equal(
+    seen,
+    Array.from({ length: 25 }, (_, i) => `job_${String(i).padStart(2, '0')}`),
+  );
 });
 
 test('a viewer gets the log, committed steps and received events; the host is observed only while someone views', async () => {
@@ -115,7 +137,12 @@ test('a realtime call timeline: speech from steps, responses, barge-ins and hang
       { seq: 1, type: 'sessionCreated', ts: 10, data: {} },
       { seq: 2, type: 'audioCommitted', ts: 25, data: { itemId: 'i1', audioEndMs: 900 } },
       { seq: 3, type: 'responseStarted', ts: 30, data: { responseId: 'r1' } },
-      { seq: 4, type: 'responseDone', ts: 45, data: { responseId: 'r1', status: 'cancelled', cancelReason: 'turn_detected' } },
+      {
+        seq: 4,
+        type: 'responseDone',
+        ts: 45,
+        data: { responseId: 'r1', status: 'cancelled', cancelReason: 'turn_detected' },
+      },
       { seq: 5, type: 'responseStarted', ts: 50, data: { responseId: 'r2' } },
       { seq: 6, type: 'responseDone', ts: 60, data: { responseId: 'r2', status: 'completed', cancelReason: null } },
       { seq: 7, type: 'ending', ts: 61, data: { reason: 'farewell' } },
@@ -127,7 +154,20 @@ test('a realtime call timeline: speech from steps, responses, barge-ins and hang
       { step: 4, ts: 40, cause: 'SPEECH_STARTED', upToSeq: 3, status: 'active', value: 'open', context: {} },
     ],
   );
-  assert.equal(marks.map((m) => m.kind), ['speech_started', 'speech_stopped', 'response_started', 'speech_started', 'barge_in', 'response_started', 'response_done', 'hang_up', 'closed']);
+  assert.equal(
+    marks.map((m) => m.kind),
+    [
+      'speech_started',
+      'speech_stopped',
+      'response_started',
+      'speech_started',
+      'barge_in',
+      'response_started',
+      'response_done',
+      'hang_up',
+      'closed',
+    ],
+  );
 });
 
 test.run();

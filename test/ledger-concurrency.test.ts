@@ -19,7 +19,10 @@ test('200 concurrent requests against a balance for about 50 never go below zero
 
   const results = await Promise.all(
     Array.from({ length: 200 }, (_, i) =>
-      server.request('POST', '/v1/chat/completions', { token: account.token, body: chatBody(`Concurrent billing probe ${i % 7}`, { temperature: 1 }) }),
+      server.request('POST', '/v1/chat/completions', {
+        token: account.token,
+        body: chatBody(`Concurrent billing probe ${i % 7}`, { temperature: 1 }),
+      }),
     ),
   );
   const ok = results.filter((r) => r.status === 200);
@@ -40,7 +43,10 @@ test('200 concurrent requests against a balance for about 50 never go below zero
   const usage = await server.request('GET', '/v1/account/usage?limit=500', { token: account.token });
   const charges = usage.body.recent.filter((e: { type: string }) => e.type === 'charge');
   assert.is(charges.length, ok.length);
-  const ledgerMicros = usage.body.recent.reduce((sum: number, e: { amount_usd: number }) => sum + Math.round(e.amount_usd * 1e6), 0);
+  const ledgerMicros = usage.body.recent.reduce(
+    (sum: number, e: { amount_usd: number }) => sum + Math.round(e.amount_usd * 1e6),
+    0,
+  );
   assert.is(ledgerMicros, balanceMicros);
   assert.is(Math.round(usage.body.last_30_days.charges_usd * 1e6), chargedMicros);
   assert.is(usage.body.last_30_days.requests, ok.length);

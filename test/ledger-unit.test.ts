@@ -46,13 +46,28 @@ test('holds, settles and credits on a real LMDB store keep the books exact', asy
   const clock = new SimulatedClock();
   const services = new AccountServices(store, clock, { sessionTtlMs: 60_000, usageFlushMs: 0 });
   try {
-    const created = await services.createAccount({ email: 'ledger@example.com', password: null, creditMicros: 1000, tokenLabel: 't' });
+    const created = await services.createAccount({
+      email: 'ledger@example.com',
+      password: null,
+      creditMicros: 1000,
+      tokenLabel: 't',
+    });
     const id = created!.account.id;
     const tokenId = created!.token!.record.id;
     const a = services.ledger.hold({ accountId: id, tokenId, amount: 600 });
-    assert.throws(() => services.ledger.hold({ accountId: id, tokenId, amount: 401 }), (err: unknown) => err instanceof ApiError && err.code === 'insufficient_balance');
+    assert.throws(
+      () => services.ledger.hold({ accountId: id, tokenId, amount: 401 }),
+      (err: unknown) => err instanceof ApiError && err.code === 'insufficient_balance',
+    );
     const b = services.ledger.hold({ accountId: id, tokenId, amount: 400 });
-    const settling = services.ledger.settle(a, { charge: 250, description: 'a', requestId: 'r1', model: 'pro-1', promptTokens: 10, completionTokens: 3 });
+    const settling = services.ledger.settle(a, {
+      charge: 250,
+      description: 'a',
+      requestId: 'r1',
+      model: 'pro-1',
+      promptTokens: 10,
+      completionTokens: 3,
+    });
     // Until the charge commits, the full hold still counts.
     assert.is(services.ledger.state(id).held, 1000);
     await settling;
@@ -62,17 +77,32 @@ test('holds, settles and credits on a real LMDB store keep the books exact', asy
     assert.equal(services.ledger.state(id), { balance: 750, held: 0 });
     await services.ledger.credit(id, 50, 'top-up');
     const entries = [...services.ledger.all(id)];
-    assert.equal(entries.map((e) => [e.type, e.amount, e.balanceAfter]), [['topup', 1000, 1000], ['charge', -250, 750], ['topup', 50, 800]]);
-    assert.equal(entries.map((e) => e.seq), [1, 2, 3]);
+    assert.equal(
+      entries.map((e) => [e.type, e.amount, e.balanceAfter]),
+      [
+        ['topup', 1000, 1000],
+        ['charge', -250, 750],
+        ['topup', 50, 800],
+      ],
+    );
+    assert.equal(
+      entries.map((e) => e.seq),
+      [1, 2, 3],
+    );
     assert.is(services.keyUsage.get(tokenId).cost, 250);
     const totals = services.ledger.totals(id, 30);
-    assert.equal({ topups: totals.topups, charges: totals.charges, requests: totals.requests }, { topups: 1050, charges: 250, requests: 1 });
+    assert.equal(
+      { topups: totals.topups, charges: totals.charges, requests: totals.requests },
+      { topups: 1050, charges: 250, requests: 1 },
+    );
     clock.advance(31 * 86_400_000);
     assert.is(services.ledger.totals(id, 30).charges, 0, 'the 30-day window rolls');
-    const again = await services.ledger.settle(a, { charge: 1, description: '', requestId: null, model: null, promptTokens: 0, completionTokens: 0 }).then(
-      () => 'settled twice',
-      () => 'refused',
-    );
+    const again = await services.ledger
+      .settle(a, { charge: 1, description: '', requestId: null, model: null, promptTokens: 0, completionTokens: 0 })
+      .then(
+        () => 'settled twice',
+        () => 'refused',
+      );
     assert.is(again, 'refused', 'a hold settles once');
     assert.is(services.ledger.state(id).balance, 800);
   } finally {

@@ -17,7 +17,9 @@ const eslint = new ESLint({
 /** The layer messages ESLint gives `code` as if it were the file at `path`. */
 async function layerErrors(path: string, code: string): Promise<string[]> {
   const [result] = await eslint.lintText(code, { filePath: resolve(root, path) });
-  return result!.messages.filter((message) => message.ruleId === 'no-restricted-imports').map((message) => message.message);
+  return result!.messages
+    .filter((message) => message.ruleId === 'no-restricted-imports')
+    .map((message) => message.message);
 }
 
 const wrongWay: [string, string][] = [
@@ -49,10 +51,19 @@ const allowed: [string, string][] = [
   ['runtime/host/probe.ts', "import type { Store } from '../store/store.js';"],
   ['runtime/probe.ts', "import { ApiError } from '../protocols/errors.js';"],
   ['protocols/probe.ts', "import { z } from 'zod';\nimport { ApiError } from './errors.js';"],
-  ['backends/sim/probe.ts', "import { ConfigError } from '../../runtime/config.js';\nimport type { ChatMessage } from '../../protocols/chat.js';"],
-  ['actors/chat/probe.ts', "import type { ChatBackend } from '../../backends/chat-backend.js';\nimport { ActorHost } from '../../runtime/host/actor-host.js';"],
+  [
+    'backends/sim/probe.ts',
+    "import { ConfigError } from '../../runtime/config.js';\nimport type { ChatMessage } from '../../protocols/chat.js';",
+  ],
+  [
+    'actors/chat/probe.ts',
+    "import type { ChatBackend } from '../../backends/chat-backend.js';\nimport { ActorHost } from '../../runtime/host/actor-host.js';",
+  ],
   ['http/routes/probe.ts', "import { ChatService } from '../../actors/chat/chat-service.js';"],
-  ['http/app.ts', "import { LmdbStore } from '../runtime/store/lmdb-store.js';\nimport { createChatBackend } from '../backends/create-chat-backend.js';"],
+  [
+    'http/app.ts',
+    "import { LmdbStore } from '../runtime/store/lmdb-store.js';\nimport { createChatBackend } from '../backends/create-chat-backend.js';",
+  ],
 ];
 
 test('the allowed directions pass', async () => {

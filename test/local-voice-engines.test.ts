@@ -8,14 +8,19 @@ import { createSpeechBackend, createTranscriptionBackend } from '../backends/cre
 import { TerminalError } from '../backends/errors.js';
 import { createEspeakSpeechBackend, espeakAvailable } from '../backends/local/espeak-speech.js';
 import { espeakVoice, parseEspeakLanguages } from '../backends/local/espeak-voice.js';
-import { createPocketsphinxTranscriptionBackend, pocketsphinxAvailable } from '../backends/local/pocketsphinx-transcription.js';
+import {
+  createPocketsphinxTranscriptionBackend,
+  pocketsphinxAvailable,
+} from '../backends/local/pocketsphinx-transcription.js';
 import { pcm16Samples, pcm16Wav } from '../backends/pcm16-samples.js';
 import type { SpeechBackend, SpeechRequest } from '../backends/speech.js';
 import { UnreadableMediaError } from '../backends/unreadable-media-error.js';
 import { WavStreamDecoder } from '../backends/wav-stream-decoder.js';
 import { ConfigError } from '../runtime/config.js';
 
-const test = suite('local voice engines: espeak-ng speaks 24 kHz PCM, pocketsphinx hears it (each skipped when not installed)');
+const test = suite(
+  'local voice engines: espeak-ng speaks 24 kHz PCM, pocketsphinx hears it (each skipped when not installed)',
+);
 const signal = new AbortController().signal;
 const hasEspeak = espeakAvailable();
 const hasPocketsphinx = pocketsphinxAvailable();
@@ -87,12 +92,16 @@ test('OpenAI voices map to espeak-ng voices by language, with male and female va
   assert.is(espeakVoice('shimmer', 'ja', installed), 'en-us+f4', 'not installed: English');
   assert.is(espeakVoice('alloy', 'de', new Set()), 'de', 'no listing: trust the language');
   assert.is(espeakVoice('someone-else', 'x; rm -rf /', installed), 'en-us', 'odd input stays a plain voice name');
-  const listed = parseEspeakLanguages('Pty Language Age/Gender VoiceName File Other Languages\n 5  cmn  --/M  Chinese  sit/cmn  (zh-cmn 5)(zh 5)\n 2  en-us  --/M  English  gmw/en-US  (en 3)\n');
+  const listed = parseEspeakLanguages(
+    'Pty Language Age/Gender VoiceName File Other Languages\n 5  cmn  --/M  Chinese  sit/cmn  (zh-cmn 5)(zh 5)\n 2  en-us  --/M  English  gmw/en-US  (en 3)\n',
+  );
   assert.equal([...listed].sort(), ['cmn', 'en', 'en-us', 'zh', 'zh-cmn']);
 });
 
 test('the WAV stream decoder reads a header split across pieces and samples split mid-byte', () => {
-  const tone = Int16Array.from({ length: 2205 }, (_, n) => Math.round(8000 * Math.sin((2 * Math.PI * 441 * n) / 22_050)));
+  const tone = Int16Array.from({ length: 2205 }, (_, n) =>
+    Math.round(8000 * Math.sin((2 * Math.PI * 441 * n) / 22_050)),
+  );
   const wav = pcm16Wav(tone, 22_050);
   const decoder = new WavStreamDecoder(24_000);
   const out: Buffer[] = [];
@@ -116,14 +125,21 @@ test('espeak-ng speaks English as 24 kHz PCM of plausible length and loudness, i
   // Exactly espeak-ng's own output, resampled: 24 kHz, not its native rate.
   const native = execFileSync('espeak-ng', ['--stdout', '-v', 'en-us', text]);
   const nativeSamples = (native.length - 44) / 2;
-  assert.ok(Math.abs(pcm.length - (nativeSamples * 24_000) / 22_050) < 3, `${pcm.length} vs ${nativeSamples} at 22,050 Hz`);
+  assert.ok(
+    Math.abs(pcm.length - (nativeSamples * 24_000) / 22_050) < 3,
+    `${pcm.length} vs ${nativeSamples} at 22,050 Hz`,
+  );
 });
 
 test('espeak-ng speaks other languages and voices, and a text that looks like an option is only text', async () => {
   if (!hasEspeak && skipped('espeak-ng', 'other languages')) return;
   const speech = createSpeechBackend('espeak-ng');
   assert.is(speech.name, 'espeak-ng');
-  for (const [text, language, voice] of [['¡Hola! ¿Cómo estás?', 'es', 'coral'], ['你好，世界', 'zh', 'echo'], ['-v xx --help', 'xx', 'sage']] as const) {
+  for (const [text, language, voice] of [
+    ['¡Hola! ¿Cómo estás?', 'es', 'coral'],
+    ['你好，世界', 'zh', 'echo'],
+    ['-v xx --help', 'xx', 'sage'],
+  ] as const) {
     const pcm = Buffer.concat(await speak(speech, { text, language, voice }));
     assert.ok(pcm.length > 24_000, `${text}: ${pcm.length} bytes`);
   }
@@ -134,7 +150,9 @@ test('abort stops espeak-ng with the abort reason', async () => {
   if (!hasEspeak && skipped('espeak-ng', 'abort')) return;
   const controller = new AbortController();
   const reason = new Error('barge-in');
-  const iterator = createEspeakSpeechBackend().synthesize({ text: 'This goes on and on. '.repeat(200), voice: 'ash', signal: controller.signal })[Symbol.asyncIterator]();
+  const iterator = createEspeakSpeechBackend()
+    .synthesize({ text: 'This goes on and on. '.repeat(200), voice: 'ash', signal: controller.signal })
+    [Symbol.asyncIterator]();
   assert.is((await iterator.next()).done, false);
   controller.abort(reason);
   try {
@@ -148,9 +166,14 @@ test('abort stops espeak-ng with the abort reason', async () => {
 test('abort kills a speech engine that is still running', async () => {
   const pidFile = join(scratch, 'slow.pid');
   // A WAV header, then nothing for a minute: `exec` so the PID written is the one we must kill.
-  const slow = fakeEngine('slow-espeak', `[ "$1" = "--voices" ] && exit 0\necho $$ > '${pidFile}'\nprintf 'RIFF\\044\\0\\0\\0WAVEfmt \\020\\0\\0\\0\\001\\0\\001\\0\\042\\126\\0\\0\\104\\254\\0\\0\\002\\0\\020\\0data\\0\\0\\0\\0\\001\\002\\003\\004'\nexec sleep 60`);
+  const slow = fakeEngine(
+    'slow-espeak',
+    `[ "$1" = "--voices" ] && exit 0\necho $$ > '${pidFile}'\nprintf 'RIFF\\044\\0\\0\\0WAVEfmt \\020\\0\\0\\0\\001\\0\\001\\0\\042\\126\\0\\0\\104\\254\\0\\0\\002\\0\\020\\0data\\0\\0\\0\\0\\001\\002\\003\\004'\nexec sleep 60`,
+  );
   const controller = new AbortController();
-  const iterator = createEspeakSpeechBackend({ binary: slow }).synthesize({ text: 'hello', voice: 'alloy', signal: controller.signal })[Symbol.asyncIterator]();
+  const iterator = createEspeakSpeechBackend({ binary: slow })
+    .synthesize({ text: 'hello', voice: 'alloy', signal: controller.signal })
+    [Symbol.asyncIterator]();
   const first = await iterator.next();
   assert.is(first.value?.length, 4, 'the two samples after the header (22,050 Hz to 24 kHz)');
   const pending = iterator.next();
@@ -161,8 +184,14 @@ test('abort kills a speech engine that is still running', async () => {
 
 test('a missing espeak-ng, a failing one or one that writes no WAV is a TerminalError', async () => {
   assert.is(espeakAvailable('/nonexistent/espeak-ng'), false);
-  await rejectsWith(speak(createEspeakSpeechBackend({ binary: '/nonexistent/espeak-ng' }), { text: 'hello' }), TerminalError);
-  const failing = fakeEngine('failing-espeak', '[ "$1" = "--voices" ] && exit 0\necho "Error: voice does not exist" >&2\nexit 1');
+  await rejectsWith(
+    speak(createEspeakSpeechBackend({ binary: '/nonexistent/espeak-ng' }), { text: 'hello' }),
+    TerminalError,
+  );
+  const failing = fakeEngine(
+    'failing-espeak',
+    '[ "$1" = "--voices" ] && exit 0\necho "Error: voice does not exist" >&2\nexit 1',
+  );
   await rejectsWith(speak(createEspeakSpeechBackend({ binary: failing }), { text: 'hello' }), TerminalError);
   const chatty = fakeEngine('chatty-espeak', '[ "$1" = "--voices" ] && exit 0\nhead -c 6000 /dev/zero | tr "\\0" "x"');
   await rejectsWith(speak(createEspeakSpeechBackend({ binary: chatty }), { text: 'hello' }), TerminalError);
@@ -181,9 +210,18 @@ test('pocketsphinx hears roughly the words espeak-ng said', async () => {
 
 test('pocketsphinx refuses MP3 and skips near-empty audio without running', async () => {
   const transcription = createPocketsphinxTranscriptionBackend({ binary: fakeEngine('unused-pocketsphinx', 'exit 1') });
-  await rejectsWith(transcription.transcribe({ audio: Buffer.from('ID3 not really an mp3'), format: 'mp3', signal }), UnreadableMediaError);
-  await rejectsWith(transcription.transcribe({ audio: Buffer.from('not a wav'), format: 'wav', signal }), UnreadableMediaError);
-  assert.equal(await transcription.transcribe({ audio: Buffer.alloc(960), format: 'pcm16', signal }), { text: '', durationSeconds: 0.02 });
+  await rejectsWith(
+    transcription.transcribe({ audio: Buffer.from('ID3 not really an mp3'), format: 'mp3', signal }),
+    UnreadableMediaError,
+  );
+  await rejectsWith(
+    transcription.transcribe({ audio: Buffer.from('not a wav'), format: 'wav', signal }),
+    UnreadableMediaError,
+  );
+  assert.equal(await transcription.transcribe({ audio: Buffer.alloc(960), format: 'pcm16', signal }), {
+    text: '',
+    durationSeconds: 0.02,
+  });
 });
 
 test('abort kills a transcription engine that is still running, with the abort reason', async () => {
@@ -191,7 +229,11 @@ test('abort kills a transcription engine that is still running, with the abort r
   const slow = fakeEngine('slow-pocketsphinx', `echo $$ > '${pidFile}'\nexec sleep 60`);
   const controller = new AbortController();
   const reason = new Error('hung up');
-  const pending = createPocketsphinxTranscriptionBackend({ binary: slow }).transcribe({ audio: Buffer.alloc(48_000), format: 'pcm16', signal: controller.signal });
+  const pending = createPocketsphinxTranscriptionBackend({ binary: slow }).transcribe({
+    audio: Buffer.alloc(48_000),
+    format: 'pcm16',
+    signal: controller.signal,
+  });
   await eventually(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '');
   controller.abort(reason);
   assert.is(await rejectsWith(pending, Error), reason);
@@ -202,18 +244,36 @@ test('abort kills a transcription engine that is still running, with the abort r
 test('a missing or failing pocketsphinx is a TerminalError', async () => {
   const audio = pcm16Wav(new Int16Array(16_000), 16_000);
   assert.is(pocketsphinxAvailable('/nonexistent/pocketsphinx_continuous'), false);
-  await rejectsWith(createPocketsphinxTranscriptionBackend({ binary: '/nonexistent/pocketsphinx_continuous' }).transcribe({ audio, format: 'wav', signal }), TerminalError);
+  await rejectsWith(
+    createPocketsphinxTranscriptionBackend({ binary: '/nonexistent/pocketsphinx_continuous' }).transcribe({
+      audio,
+      format: 'wav',
+      signal,
+    }),
+    TerminalError,
+  );
   const failing = fakeEngine('failing-pocketsphinx', 'echo "ERROR: acoustic model not found" >&2\nexit 1');
-  await rejectsWith(createPocketsphinxTranscriptionBackend({ binary: failing }).transcribe({ audio, format: 'wav', signal }), TerminalError);
+  await rejectsWith(
+    createPocketsphinxTranscriptionBackend({ binary: failing }).transcribe({ audio, format: 'wav', signal }),
+    TerminalError,
+  );
 });
 
 test('the factories build the sim engines always and the local ones when installed', () => {
   assert.is(createSpeechBackend('sim').name, 'sim');
   assert.is(createTranscriptionBackend('sim').name, 'sim');
   if (hasEspeak) assert.is(createSpeechBackend('espeak-ng').name, 'espeak-ng');
-  else assert.throws(() => createSpeechBackend('espeak-ng'), (err: unknown) => err instanceof ConfigError);
+  else
+    assert.throws(
+      () => createSpeechBackend('espeak-ng'),
+      (err: unknown) => err instanceof ConfigError,
+    );
   if (hasPocketsphinx) assert.is(createTranscriptionBackend('pocketsphinx').name, 'pocketsphinx');
-  else assert.throws(() => createTranscriptionBackend('pocketsphinx'), (err: unknown) => err instanceof ConfigError);
+  else
+    assert.throws(
+      () => createTranscriptionBackend('pocketsphinx'),
+      (err: unknown) => err instanceof ConfigError,
+    );
 });
 
 test.run();

@@ -15,9 +15,14 @@ test('every state and every transition of every machine appears in its diagram',
   for (const [name, machine] of DOCUMENTED_MACHINES) {
     const definition = machineDefinition(machine);
     const mermaid = toMermaid(definition);
-    for (const state of stateList(definition)) assert.ok(mermaid.includes(`"${state.path.split('.').at(-1)}"`), `${name}: state ${state.path}`);
+    for (const state of stateList(definition))
+      assert.ok(mermaid.includes(`"${state.path.split('.').at(-1)}"`), `${name}: state ${state.path}`);
     for (const row of transitionTable(definition).filter((r) => r.state !== '(machine)')) {
-      for (const target of row.targets) assert.ok(mermaid.includes(`--> ${target.replace(/[^A-Za-z0-9_]/g, '_')} :`), `${name}: ${row.state} → ${target}`);
+      for (const target of row.targets)
+        assert.ok(
+          mermaid.includes(`--> ${target.replace(/[^A-Za-z0-9_]/g, '_')} :`),
+          `${name}: ${row.state} → ${target}`,
+        );
     }
   }
 });

@@ -7,9 +7,16 @@ import * as assert from 'uvu/assert';
 export type ElicitAnswer = 'accept' | 'decline' | null;
 
 /** The official MCP client connected to `url` with a bearer token, optionally answering elicitations. */
-export async function mcpClient(url: string, token: string | null, options: { elicit?: ElicitAnswer; onElicit?: (message: string) => void } = {}): Promise<Client> {
+export async function mcpClient(
+  url: string,
+  token: string | null,
+  options: { elicit?: ElicitAnswer; onElicit?: (message: string) => void } = {},
+): Promise<Client> {
   const elicit = options.elicit ?? null;
-  const client = new Client({ name: 'svc-test', version: '1.0.0' }, { capabilities: elicit ? { elicitation: { form: {} } } : {} });
+  const client = new Client(
+    { name: 'svc-test', version: '1.0.0' },
+    { capabilities: elicit ? { elicitation: { form: {} } } : {} },
+  );
   if (elicit) {
     client.setRequestHandler(ElicitRequestSchema, (request) => {
       options.onElicit?.((request.params as { message: string }).message);
@@ -22,14 +29,22 @@ export async function mcpClient(url: string, token: string | null, options: { el
 }
 
 /** Calls a tool and returns its structured content; fails the test on an error result. */
-export async function callOk(client: Client, name: string, args: Record<string, unknown> = {}): Promise<Record<string, any>> {
+export async function callOk(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<Record<string, any>> {
   const result = await client.callTool({ name, arguments: args });
   assert.not.ok(result.isError, `${name} answered an error: ${JSON.stringify(result.content)}`);
   return result.structuredContent as Record<string, any>;
 }
 
 /** Calls a tool expecting a JSON-RPC error; returns it. */
-export async function callFails(client: Client, name: string, args: Record<string, unknown> = {}): Promise<McpError & { data: { code: string; status: number } }> {
+export async function callFails(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<McpError & { data: { code: string; status: number } }> {
   const err = await client.callTool({ name, arguments: args }).then(
     (result) => assert.unreachable(`${name} succeeded: ${JSON.stringify(result.structuredContent)}`),
     (e: unknown) => e,

@@ -5,7 +5,9 @@ import { ADMIN_KEY, startServer, tempDataDir, type TestAccount, type TestServer 
 import { callOk, mcpClient } from './mcp-client.js';
 import { startIssuer, type TestIssuer } from './oidc-issuer.js';
 
-const test = suite('mcp oauth: access tokens from a real OIDC provider, verified with jose; refusals; RFC 9728 metadata');
+const test = suite(
+  'mcp oauth: access tokens from a real OIDC provider, verified with jose; refusals; RFC 9728 metadata',
+);
 let issuer: TestIssuer;
 let server: TestServer;
 let account: TestAccount;
@@ -15,7 +17,11 @@ let audience: string;
 const rpc = (token: string | null, message: Record<string, unknown>) =>
   fetch(`${server.url}/mcp`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(token && { authorization: `Bearer ${token}` }) },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...(token && { authorization: `Bearer ${token}` }),
+    },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, ...message }),
   });
 const listTools = (token: string | null) => rpc(token, { method: 'tools/list' });
@@ -25,9 +31,17 @@ test.before(async () => {
   // The audience is the /mcp URL; the server's port is not known before it starts, so name it by host.
   audience = 'https://svc.test/mcp';
   issuer = await startIssuer(audience);
-  server = await startServer({ SVC_DATA_DIR: tempDataDir(), SVC_OIDC_ISSUER: issuer.issuer, SVC_OIDC_AUDIENCE: audience, SVC_OIDC_ACCOUNT_CLAIM: 'svc_account' });
+  server = await startServer({
+    SVC_DATA_DIR: tempDataDir(),
+    SVC_OIDC_ISSUER: issuer.issuer,
+    SVC_OIDC_AUDIENCE: audience,
+    SVC_OIDC_ACCOUNT_CLAIM: 'svc_account',
+  });
   account = await server.account(100);
-  await server.request('POST', `/admin/v1/accounts/${account.id}/early-access`, { token: ADMIN_KEY, body: { product: 'marketplace' } });
+  await server.request('POST', `/admin/v1/accounts/${account.id}/early-access`, {
+    token: ADMIN_KEY,
+    body: { product: 'marketplace' },
+  });
   await server.app.deps.mcp.access.checkNow();
 });
 
@@ -57,7 +71,10 @@ test('the official client with a provider-issued access token lists and calls ev
   const { tools } = await client.listTools();
   assert.is(tools.length, 8);
   const listing = 'lst_SupportTriageTpl0001';
-  assert.is((await callOk(client, 'invoke_pro1', { messages: [{ role: 'user', content: 'hi' }], max_tokens: 8 })).object, 'chat.completion');
+  assert.is(
+    (await callOk(client, 'invoke_pro1', { messages: [{ role: 'user', content: 'hi' }], max_tokens: 8 })).object,
+    'chat.completion',
+  );
   assert.is((await callOk(client, 'list_models')).object, 'list');
   assert.ok((await callOk(client, 'estimate', {})).cost_usd);
   assert.ok((await callOk(client, 'list_listings')).data.length > 0);
@@ -65,10 +82,20 @@ test('the official client with a provider-issued access token lists and calls ev
   assert.is(ask.status, 'approval_required');
   const placed = await callOk(client, 'place_order', ask.pending_action.confirm_with.arguments);
   const acceptAsk = await callOk(client, 'accept_order', { order_id: placed.order.id });
-  assert.is((await callOk(client, 'accept_order', acceptAsk.pending_action.confirm_with.arguments)).order.status, 'accepted');
-  const second = await callOk(client, 'place_order', ask.pending_action.confirm_with.arguments.listing_id ? { listing_id: listing } : {});
+  assert.is(
+    (await callOk(client, 'accept_order', acceptAsk.pending_action.confirm_with.arguments)).order.status,
+    'accepted',
+  );
+  const second = await callOk(
+    client,
+    'place_order',
+    ask.pending_action.confirm_with.arguments.listing_id ? { listing_id: listing } : {},
+  );
   const cancelAsk = await callOk(client, 'cancel_order', { order_id: second.order.id });
-  assert.is((await callOk(client, 'cancel_order', cancelAsk.pending_action.confirm_with.arguments)).order.status, 'cancelled');
+  assert.is(
+    (await callOk(client, 'cancel_order', cancelAsk.pending_action.confirm_with.arguments)).order.status,
+    'cancelled',
+  );
   const orders = await callOk(client, 'list_orders', {});
   assert.ok(orders.data.length >= 2);
   await client.close();
@@ -80,12 +107,19 @@ test('a token without the tool scope is a 403 insufficient_scope challenge; its 
   assert.is((await listTools(token)).status, 200);
   const allowed = await rpc(token, { method: 'tools/call', params: { name: 'list_listings', arguments: {} } });
   assert.is(allowed.status, 200);
-  const denied = await rpc(token, { method: 'tools/call', params: { name: 'place_order', arguments: { listing_id: 'lst_SupportTriageTpl0001' } } });
+  const denied = await rpc(token, {
+    method: 'tools/call',
+    params: { name: 'place_order', arguments: { listing_id: 'lst_SupportTriageTpl0001' } },
+  });
   assert.is(denied.status, 403);
   assert.match(denied.headers.get('www-authenticate') ?? '', /error="insufficient_scope"/);
   assert.match(denied.headers.get('www-authenticate') ?? '', /scope="orders:write"/);
   assert.is(((await denied.json()) as { error: { code: string } }).error.code, 'insufficient_scope');
-  assert.is(server.app.deps.mcp.orders.list(account.id, { limit: 100 }).length, before, 'the refused call proposed nothing');
+  assert.is(
+    server.app.deps.mcp.orders.list(account.id, { limit: 100 }).length,
+    before,
+    'the refused call proposed nothing',
+  );
 });
 
 test('wrong audience, wrong issuer, expired, bad signature and missing token are refused with 401 and WWW-Authenticate', async () => {
@@ -94,11 +128,20 @@ test('wrong audience, wrong issuer, expired, bad signature and missing token are
   const [header, payload, signature] = valid.split('.') as [string, string, string];
   const flipped = `${signature.slice(0, 10)}${signature[10] === 'A' ? 'B' : 'A'}${signature.slice(11)}`;
   const cases: Record<string, string> = {
-    'wrong audience (issued by the provider for another resource)': await issuer.token({ account: account.id, resource: 'https://other.test/api' }),
+    'wrong audience (issued by the provider for another resource)': await issuer.token({
+      account: account.id,
+      resource: 'https://other.test/api',
+    }),
     'wrong issuer': await issuer.forge({ ...base, iss: 'http://127.0.0.1:1/evil', aud: audience, exp: now() + 300 }),
     expired: await issuer.forge({ ...base, iss: issuer.issuer, aud: audience, iat: now() - 3600, exp: now() - 600 }),
     'bad signature': `${header}.${payload}.${flipped}`,
-    'unknown account': await issuer.forge({ ...base, svc_account: 'acc_nobody', iss: issuer.issuer, aud: audience, exp: now() + 300 }),
+    'unknown account': await issuer.forge({
+      ...base,
+      svc_account: 'acc_nobody',
+      iss: issuer.issuer,
+      aud: audience,
+      exp: now() + 300,
+    }),
   };
   assert.is((await listTools(valid)).status, 200, 'the untouched token works');
   for (const [name, token] of Object.entries(cases)) {

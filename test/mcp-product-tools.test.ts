@@ -10,13 +10,18 @@ let server: TestServer;
 let account: TestAccount;
 let client: Client;
 
-const balance = async () => (await server.request('GET', '/v1/account', { token: account.token })).body.balance_usd as number;
-const order = async (id: string) => (await callOk(client, 'list_orders', {})).data.find((o: { id: string }) => o.id === id);
+const balance = async () =>
+  (await server.request('GET', '/v1/account', { token: account.token })).body.balance_usd as number;
+const order = async (id: string) =>
+  (await callOk(client, 'list_orders', {})).data.find((o: { id: string }) => o.id === id);
 
 test.before(async () => {
   server = await startServer();
   account = await server.account(100);
-  const granted = await server.request('POST', `/admin/v1/accounts/${account.id}/early-access`, { token: ADMIN_KEY, body: { product: 'marketplace' } });
+  const granted = await server.request('POST', `/admin/v1/accounts/${account.id}/early-access`, {
+    token: ADMIN_KEY,
+    body: { product: 'marketplace' },
+  });
   assert.is(granted.status, 200, JSON.stringify(granted.body));
   client = await mcpClient(`${server.url}/mcp`, account.token);
 });
@@ -29,18 +34,35 @@ test.after(async () => {
 test('tools/list names every product tool; order tools are not read-only, the rest are', async () => {
   const { tools } = await client.listTools();
   const byName = new Map(tools.map((t) => [t.name, t]));
-  assert.equal([...byName.keys()].sort(), ['accept_order', 'cancel_order', 'estimate', 'invoke_pro1', 'list_listings', 'list_models', 'list_orders', 'place_order']);
-  for (const name of ['list_models', 'estimate', 'list_listings', 'list_orders']) assert.is(byName.get(name)!.annotations?.readOnlyHint, true, name);
-  for (const name of ['invoke_pro1', 'place_order', 'accept_order', 'cancel_order']) assert.is(byName.get(name)!.annotations?.readOnlyHint, false, name);
+  assert.equal([...byName.keys()].sort(), [
+    'accept_order',
+    'cancel_order',
+    'estimate',
+    'invoke_pro1',
+    'list_listings',
+    'list_models',
+    'list_orders',
+    'place_order',
+  ]);
+  for (const name of ['list_models', 'estimate', 'list_listings', 'list_orders'])
+    assert.is(byName.get(name)!.annotations?.readOnlyHint, true, name);
+  for (const name of ['invoke_pro1', 'place_order', 'accept_order', 'cancel_order'])
+    assert.is(byName.get(name)!.annotations?.readOnlyHint, false, name);
 });
 
 test('invoke_pro1 is billed like a chat completion and carries the svc block; list_models and estimate answer', async () => {
   const before = await balance();
-  const completion = await callOk(client, 'invoke_pro1', { messages: [{ role: 'user', content: 'Hello from an agent' }], max_tokens: 16 });
+  const completion = await callOk(client, 'invoke_pro1', {
+    messages: [{ role: 'user', content: 'Hello from an agent' }],
+    max_tokens: 16,
+  });
   assert.is(completion.object, 'chat.completion');
   assert.ok(completion.svc.price_usd > 0);
   const after = await balance();
-  assert.ok(Math.abs(before - after - completion.svc.price_usd) < 1e-6, `charged ${before - after}, svc says ${completion.svc.price_usd}`);
+  assert.ok(
+    Math.abs(before - after - completion.svc.price_usd) < 1e-6,
+    `charged ${before - after}, svc says ${completion.svc.price_usd}`,
+  );
   const models = await callOk(client, 'list_models');
   assert.ok(models.data.some((m: { id: string }) => m.id === 'pro-1'));
   const estimate = await callOk(client, 'estimate', { messages: [{ role: 'user', content: 'How much?' }] });
@@ -57,7 +79,11 @@ test('place_order without approval changes nothing; the second call with its app
   assert.is(first.pending_action.cost_usd, 25);
   assert.is(first.pending_action.confirm_with.tool, 'place_order');
   assert.is(await balance(), before, 'nothing held on the first call');
-  const wrong = await callFails(client, 'place_order', { listing_id: LISTING, quantity: 2, approval_id: first.pending_action.id });
+  const wrong = await callFails(client, 'place_order', {
+    listing_id: LISTING,
+    quantity: 2,
+    approval_id: first.pending_action.id,
+  });
   assert.is(wrong.data.code, 'approval_mismatch');
   assert.is(wrong.code, -32009);
   const placed = await callOk(client, 'place_order', first.pending_action.confirm_with.arguments);
@@ -118,7 +144,11 @@ test('errors are JSON-RPC errors with our codes; foreign orders are not found; n
   const denied = await callFails(stranger, 'list_orders');
   assert.is(denied.data.code, 'early_access_required');
   await stranger.close();
-  const anonymous = await fetch(`${server.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
+  const anonymous = await fetch(`${server.url}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+  });
   assert.is(anonymous.status, 401);
   assert.match(anonymous.headers.get('www-authenticate') ?? '', /^Bearer/);
   assert.is(((await anonymous.json()) as { error: { code: string } }).error.code, 'missing_authorization');

@@ -23,6 +23,16 @@ export async function money(server: TestServer, token: string): Promise<{ balanc
 export const micros = (usd: number) => Math.round(usd * 1e6);
 
 /** Settings that make a server use another svc (`upstream`, with `token`) as its OpenAI-compatible image and video upstream. */
-export function svcUpstreamEnv(upstream: TestServer, token: string, extra: Record<string, string> = {}): Record<string, string> {
-  return { SVC_UPSTREAM_BASE_URL: `${upstream.url}/v1`, SVC_UPSTREAM_API_KEY: token, SVC_UPSTREAM_IMAGE_MODEL: 'pro-1', SVC_UPSTREAM_VIDEO_MODEL: 'pro-1', ...extra };
+export function svcUpstreamEnv(
+  upstream: TestServer,
+  token: string,
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    SVC_UPSTREAM_BASE_URL: `${upstream.url}/v1`,
+    SVC_UPSTREAM_API_KEY: token,
+    SVC_UPSTREAM_IMAGE_MODEL: 'pro-1',
+    SVC_UPSTREAM_VIDEO_MODEL: 'pro-1',
+    ...extra,
+  };
 }

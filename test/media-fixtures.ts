@@ -19,13 +19,40 @@ export function png(width: number, height: number, shade = 0x80): Buffer {
   const row = Buffer.alloc(1 + width * 3, shade);
   row[0] = 0; // filter: none
   const pixels = deflateSync(Buffer.concat(Array.from({ length: height }, () => row)));
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', pixels), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', pixels),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 /** A JPEG header: SOI, a JFIF APP0 segment, a start-of-frame (`sof` 0xC0 baseline, 0xC2 progressive), EOI. */
 export function jpeg(width: number, height: number, sof = 0xc0): Buffer {
-  const app0 = Buffer.from([0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00]);
-  const frame = Buffer.from([0xff, sof, 0x00, 0x11, 0x08, height >> 8, height & 0xff, width >> 8, width & 0xff, 0x03, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1]);
+  const app0 = Buffer.from([
+    0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00,
+  ]);
+  const frame = Buffer.from([
+    0xff,
+    sof,
+    0x00,
+    0x11,
+    0x08,
+    height >> 8,
+    height & 0xff,
+    width >> 8,
+    width & 0xff,
+    0x03,
+    1,
+    0x22,
+    0,
+    2,
+    0x11,
+    1,
+    3,
+    0x11,
+    1,
+  ]);
   return Buffer.concat([Buffer.from([0xff, 0xd8]), app0, frame, Buffer.from([0xff, 0xd9])]);
 }
 
@@ -76,7 +103,8 @@ export function webp(width: number, height: number, kind: 'VP8X' | 'VP8' | 'VP8L
 export function pcm16(seconds: number, rate = 24_000, pitch = 440): Buffer {
   const samples = Math.round(seconds * rate);
   const out = Buffer.alloc(samples * 2);
-  for (let i = 0; i < samples; i++) out.writeInt16LE(Math.round(8000 * Math.sin((2 * Math.PI * pitch * i) / rate)), i * 2);
+  for (let i = 0; i < samples; i++)
+    out.writeInt16LE(Math.round(8000 * Math.sin((2 * Math.PI * pitch * i) / rate)), i * 2);
   return out;
 }
 

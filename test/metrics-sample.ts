@@ -4,7 +4,8 @@ export function sample(text: string, name: string, labels: Record<string, string
     if (!line.startsWith(name)) continue;
     const rest = line.slice(name.length);
     if (rest[0] !== '{' && rest[0] !== ' ') continue;
-    if (Object.entries(labels).every(([key, value]) => rest.includes(`${key}="${value}"`))) return Number(line.slice(line.lastIndexOf(' ') + 1));
+    if (Object.entries(labels).every(([key, value]) => rest.includes(`${key}="${value}"`)))
+      return Number(line.slice(line.lastIndexOf(' ') + 1));
   }
   return undefined;
 }

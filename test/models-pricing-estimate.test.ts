@@ -12,7 +12,8 @@ const SNAPSHOT = /^pro-1-\d{4}-\d{2}-\d{2}$/;
 const messages = [{ role: 'user', content: 'Explain the difference between a list and a tuple in Python.' }];
 
 /** POST /v1/estimate, with an optional token. */
-const estimate = (body: unknown, token?: string) => server.request('POST', '/v1/estimate', { body, ...(token !== undefined && { token }) });
+const estimate = (body: unknown, token?: string) =>
+  server.request('POST', '/v1/estimate', { body, ...(token !== undefined && { token }) });
 
 /** Asserts the estimate's shape and that its max cost is the tariff applied to its max processed tokens. */
 function assertEstimate(body: any): void {
@@ -26,8 +27,14 @@ function assertEstimate(body: any): void {
     assert.ok(Number.isInteger(range.min) && Number.isInteger(range.max), 'token counts are integers');
     assert.ok(range.min <= range.max, 'token range is ordered');
   }
-  assert.ok(Math.abs(body.cost_usd.max - (input.max * 12 + output.max * 48) / 1e6) < 1e-9, 'max cost is the tariff on max tokens');
-  assert.ok(Math.abs(body.cost_usd.min - (input.min * 12 + output.min * 48) / 1e6) < 1e-9, 'min cost is the tariff on min tokens');
+  assert.ok(
+    Math.abs(body.cost_usd.max - (input.max * 12 + output.max * 48) / 1e6) < 1e-9,
+    'max cost is the tariff on max tokens',
+  );
+  assert.ok(
+    Math.abs(body.cost_usd.min - (input.min * 12 + output.min * 48) / 1e6) < 1e-9,
+    'min cost is the tariff on min tokens',
+  );
   assert.type(body.time_seconds.min, 'number');
   assert.type(body.time_seconds.max, 'number');
   assert.ok(body.time_seconds.min <= body.time_seconds.max, 'time range is ordered');
@@ -46,7 +53,10 @@ test('the SDK lists pro-1 and dated snapshots, each with a version and readiness
   const models = page.data as (OpenAI.Models.Model & { version?: unknown; readiness?: unknown })[];
   const ids = models.map((m) => m.id);
   assert.ok(ids.includes('pro-1'), `pro-1 listed: ${ids.join(', ')}`);
-  assert.ok(ids.some((id) => SNAPSHOT.test(id)), `a dated snapshot listed: ${ids.join(', ')}`);
+  assert.ok(
+    ids.some((id) => SNAPSHOT.test(id)),
+    `a dated snapshot listed: ${ids.join(', ')}`,
+  );
   for (const model of models) {
     assert.ok(model.id === 'pro-1' || SNAPSHOT.test(model.id), `only pro-1 and its snapshots: ${model.id}`);
     assert.is(model.object, 'model');
@@ -56,7 +66,10 @@ test('the SDK lists pro-1 and dated snapshots, each with a version and readiness
 });
 
 test('the SDK retrieves pro-1 with version 1.1.3', async () => {
-  const model = (await server.openai(account.token).models.retrieve('pro-1')) as OpenAI.Models.Model & { version?: unknown; readiness?: unknown };
+  const model = (await server.openai(account.token).models.retrieve('pro-1')) as OpenAI.Models.Model & {
+    version?: unknown;
+    readiness?: unknown;
+  };
   assert.is(model.id, 'pro-1');
   assert.is(model.version, '1.1.3');
   assert.is(model.readiness, 'ready');
@@ -148,7 +161,10 @@ test('max_tokens 100 gives a smaller max cost than no max_tokens', async () => {
   assert.is(capped.status, 200);
   assert.is(open.status, 200);
   assertEstimate(capped.body);
-  assert.ok(capped.body.cost_usd.max < open.body.cost_usd.max, `${capped.body.cost_usd.max} < ${open.body.cost_usd.max}`);
+  assert.ok(
+    capped.body.cost_usd.max < open.body.cost_usd.max,
+    `${capped.body.cost_usd.max} < ${open.body.cost_usd.max}`,
+  );
   assert.ok(capped.body.processed_tokens.output.max <= 100, 'output is capped by max_tokens in simple mode');
 });
 
@@ -161,7 +177,10 @@ test('response_mode complex gives depth complex and a larger max than simple', a
   assertEstimate(complex.body);
   assert.is(simple.body.depth, 'simple');
   assert.is(complex.body.depth, 'complex');
-  assert.ok(complex.body.cost_usd.max > simple.body.cost_usd.max, `${complex.body.cost_usd.max} > ${simple.body.cost_usd.max}`);
+  assert.ok(
+    complex.body.cost_usd.max > simple.body.cost_usd.max,
+    `${complex.body.cost_usd.max} > ${simple.body.cost_usd.max}`,
+  );
   assert.ok(complex.body.passes.length > simple.body.passes.length, 'complex runs more passes');
 });
 
@@ -170,7 +189,10 @@ test('n multiplies the worst case', async () => {
   const three = await estimate({ model: 'pro-1', messages, max_tokens: 100, n: 3 });
   assert.is(three.status, 200);
   assertEstimate(three.body);
-  assert.ok(Math.abs(three.body.cost_usd.max - 3 * one.body.cost_usd.max) < 1e-9, `${three.body.cost_usd.max} = 3 × ${one.body.cost_usd.max}`);
+  assert.ok(
+    Math.abs(three.body.cost_usd.max - 3 * one.body.cost_usd.max) < 1e-9,
+    `${three.body.cost_usd.max} = 3 × ${one.body.cost_usd.max}`,
+  );
 });
 
 test('an estimate accepts a dated snapshot and leaving messages out', async () => {
@@ -200,7 +222,9 @@ test('an estimate without a model is 422 with detail at body.model', async () =>
   assert.is(res.body.error.code, 'validation_error');
   assert.ok(Array.isArray(res.body.detail));
   assert.ok(
-    (res.body.detail as { loc: unknown[] }[]).some((item) => JSON.stringify(item.loc) === JSON.stringify(['body', 'model'])),
+    (res.body.detail as { loc: unknown[] }[]).some(
+      (item) => JSON.stringify(item.loc) === JSON.stringify(['body', 'model']),
+    ),
     JSON.stringify(res.body.detail),
   );
 });

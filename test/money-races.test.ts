@@ -28,12 +28,19 @@ const micros = (usd: number) => Math.round(usd * 1e6);
 
 async function accountState(account: TestAccount): Promise<{ balance: number; held: number; available: number }> {
   const res = await server.request('GET', '/v1/account', { token: account.token });
-  return { balance: micros(res.body.balance_usd), held: micros(res.body.held_usd), available: micros(res.body.available_usd) };
+  return {
+    balance: micros(res.body.balance_usd),
+    held: micros(res.body.held_usd),
+    available: micros(res.body.available_usd),
+  };
 }
 
 /** Resolves once the session has left its live states (its charge, if any, is committed). */
 async function settled(id: string): Promise<void> {
-  await server.app.deps.host.waitFor(id, (snapshot) => !LIVE_SESSION_STATES.includes(stateOf(snapshot as unknown as SessionSnapshot).state));
+  await server.app.deps.host.waitFor(
+    id,
+    (snapshot) => !LIVE_SESSION_STATES.includes(stateOf(snapshot as unknown as SessionSnapshot).state),
+  );
 }
 
 async function charges(account: TestAccount): Promise<{ amount_usd: number; description: string }[]> {
@@ -43,18 +50,27 @@ async function charges(account: TestAccount): Promise<{ amount_usd: number; desc
 
 test('two concurrent approves hold the quote once and the balance never goes negative (regression: the loser released the winner hold)', async () => {
   const account = await server.account(0.2);
-  const created = await server.request('POST', '/v1/chat/sessions', { token: account.token, body: slowSession('Race my approval', { require_approval: true }) });
+  const created = await server.request('POST', '/v1/chat/sessions', {
+    token: account.token,
+    body: slowSession('Race my approval', { require_approval: true }),
+  });
   assert.is(created.status, 201);
   const holdMicros = micros(created.body.quote.hold_usd);
   const path = `/v1/chat/sessions/${created.body.id}/approve`;
-  const results = await Promise.all([server.request('POST', path, { token: account.token }), server.request('POST', path, { token: account.token })]);
+  const results = await Promise.all([
+    server.request('POST', path, { token: account.token }),
+    server.request('POST', path, { token: account.token }),
+  ]);
   assert.equal(results.map((r) => r.status).sort(), [200, 409]);
 
   const running = await accountState(account);
   assert.is(running.held, holdMicros, 'the winner hold is still held while the run is live');
   assert.is(running.available, 200_000 - holdMicros);
   // What no longer fits beside the held quote is refused, not served on credit.
-  const tooBig = await server.request('POST', '/v1/chat/completions', { token: account.token, body: slowSession('Does this fit?') });
+  const tooBig = await server.request('POST', '/v1/chat/completions', {
+    token: account.token,
+    body: slowSession('Does this fit?'),
+  });
   assert.is(tooBig.status, 402);
 
   await settled(created.body.id);
@@ -70,7 +86,13 @@ test('fifty concurrent creates with one Idempotency-Key make one session and one
   const account = await server.account(5);
   const body = slowSession('Only once, please');
   const results = await Promise.all(
-    Array.from({ length: 50 }, () => server.request('POST', '/v1/chat/sessions', { token: account.token, body, headers: { 'idempotency-key': 'same-key-50' } })),
+    Array.from({ length: 50 }, () =>
+      server.request('POST', '/v1/chat/sessions', {
+        token: account.token,
+        body,
+        headers: { 'idempotency-key': 'same-key-50' },
+      }),
+    ),
   );
   const statuses = results.map((r) => r.status);
   assert.is(statuses.filter((s) => s === 201).length, 1, `statuses ${statuses}`);
@@ -117,15 +139,22 @@ test('a key whose first attempt failed (402) is free for a retry', async () => {
 
 test('fifty concurrent approves, cancels and live-inputs on one session: one effect each, balance and holds exact', async () => {
   const account = await server.account(1);
-  const created = await server.request('POST', '/v1/chat/sessions', { token: account.token, body: slowSession('Storm me', { require_approval: true }) });
+  const created = await server.request('POST', '/v1/chat/sessions', {
+    token: account.token,
+    body: slowSession('Storm me', { require_approval: true }),
+  });
   const id = created.body.id as string;
   const kinds = Array.from({ length: 50 }, (_, i) => (['approve', 'cancel', 'live-input'] as const)[(i * 7) % 3]!);
   const results = await Promise.all(
     kinds.map((kind) =>
-      server.request('POST', `/v1/chat/sessions/${id}/${kind}`, { token: account.token, body: kind === 'live-input' ? { content: 'more detail' } : undefined }),
+      server.request('POST', `/v1/chat/sessions/${id}/${kind}`, {
+        token: account.token,
+        body: kind === 'live-input' ? { content: 'more detail' } : undefined,
+      }),
     ),
   );
-  for (const r of results) assert.ok(r.status === 200 || r.status === 409, `status ${r.status}: ${JSON.stringify(r.body)}`);
+  for (const r of results)
+    assert.ok(r.status === 200 || r.status === 409, `status ${r.status}: ${JSON.stringify(r.body)}`);
   const ok = (kind: string) => results.filter((r, i) => kinds[i] === kind && r.status === 200).length;
   assert.ok(ok('approve') <= 1, `approves accepted: ${ok('approve')}`);
   assert.is(ok('cancel'), 1, 'exactly one cancel ends the run');
@@ -151,19 +180,36 @@ test('while a charge commits, readers see it and the hold release as one step (r
   const store = LmdbStore.open(dir);
   const services = new AccountServices(store, new SimulatedClock(), { sessionTtlMs: 60_000, usageFlushMs: 0 });
   try {
-    const created = await services.createAccount({ email: 'one-step@example.com', password: null, creditMicros: 1000, tokenLabel: 't' });
+    const created = await services.createAccount({
+      email: 'one-step@example.com',
+      password: null,
+      creditMicros: 1000,
+      tokenLabel: 't',
+    });
     const id = created!.account.id;
     const seen = new Set<string>();
     for (let round = 0; round < 20; round++) {
       const { balance } = services.ledger.state(id);
       const hold = services.ledger.hold({ accountId: id, tokenId: null, amount: balance });
       let done = false;
-      const settling = services.ledger.settle(hold, { charge: 10, description: 'r', requestId: null, model: null, promptTokens: 1, completionTokens: 1 }).then(() => (done = true));
+      const settling = services.ledger
+        .settle(hold, {
+          charge: 10,
+          description: 'r',
+          requestId: null,
+          model: null,
+          promptTokens: 1,
+          completionTokens: 1,
+        })
+        .then(() => (done = true));
       // Sample on every turn of the event loop until the settle resolves: before, the hold counts in full; after, the charge.
       while (!done) {
         const state = services.ledger.state(id);
         const available = state.balance - state.held;
-        assert.ok(available === 0 || (available === balance - 10 - 0 && state.held === 0), `round ${round}: ${JSON.stringify(state)} from ${balance}`);
+        assert.ok(
+          available === 0 || (available === balance - 10 - 0 && state.held === 0),
+          `round ${round}: ${JSON.stringify(state)} from ${balance}`,
+        );
         seen.add(available === 0 ? 'before' : 'after');
         await new Promise((resolve) => setImmediate(resolve));
       }

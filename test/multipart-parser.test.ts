@@ -43,7 +43,10 @@ function collectingSink(): { sink: MultipartSink; parts: Part[] } {
   return { sink, parts };
 }
 
-async function parse(chunks: Buffer[], options: { boundary?: string; limits?: { maxHeaderBytes?: number; maxParts?: number } } = {}): Promise<Part[]> {
+async function parse(
+  chunks: Buffer[],
+  options: { boundary?: string; limits?: { maxHeaderBytes?: number; maxParts?: number } } = {},
+): Promise<Part[]> {
   const { sink, parts } = collectingSink();
   const parser = new MultipartParser(options.boundary ?? BOUNDARY, sink, options.limits);
   for (const chunk of chunks) await parser.write(chunk);
@@ -86,7 +89,12 @@ const SAMPLE = Buffer.concat([PREFIX, FILE, SUFFIX]);
 
 const EXPECTED: Part[] = [
   {
-    head: { name: 'model', filename: null, contentType: null, headers: { 'content-disposition': 'form-data; name="model"' } },
+    head: {
+      name: 'model',
+      filename: null,
+      contentType: null,
+      headers: { 'content-disposition': 'form-data; name="model"' },
+    },
     body: Buffer.from('whisper-1'),
   },
   {
@@ -158,7 +166,9 @@ chunking('a body that opens with its first boundary and has no epilogue parses',
 });
 
 chunking('a preamble and an epilogue that contain the boundary are ignored', async () => {
-  const body = Buffer.from(`--${BOUNDARY}x\r\n--${BOUNDARY}-y\r\n-- not yet\r\n${field('a', '1')}--${BOUNDARY}--\r\n--${BOUNDARY}\r\ngarbage`);
+  const body = Buffer.from(
+    `--${BOUNDARY}x\r\n--${BOUNDARY}-y\r\n-- not yet\r\n${field('a', '1')}--${BOUNDARY}--\r\n--${BOUNDARY}\r\ngarbage`,
+  );
   for (let at = 0; at <= body.length; at++) {
     const parts = await parse([body.subarray(0, at), body.subarray(at)]);
     assert.equal(
@@ -199,29 +209,52 @@ headers('filename* in UTF-8 wins over filename', async () => {
 });
 
 headers('filename* alone, in ISO-8859-1, and quoted, is decoded', async () => {
-  assert.is((await onlyHead(`Content-Disposition: form-data; name=f; filename*=utf-8'en'%E2%82%AC.txt`)).filename, '€.txt');
-  assert.is((await onlyHead(`Content-Disposition: form-data; name=f; filename*=iso-8859-1''%A3%20rates`)).filename, '£ rates');
+  assert.is(
+    (await onlyHead(`Content-Disposition: form-data; name=f; filename*=utf-8'en'%E2%82%AC.txt`)).filename,
+    '€.txt',
+  );
+  assert.is(
+    (await onlyHead(`Content-Disposition: form-data; name=f; filename*=iso-8859-1''%A3%20rates`)).filename,
+    '£ rates',
+  );
   assert.is((await onlyHead(`Content-Disposition: form-data; name=f; filename*="UTF-8''a%20b"`)).filename, 'a b');
 });
 
 headers('a raw UTF-8 filename, as browsers send it, is read as UTF-8', async () => {
-  assert.is((await onlyHead('Content-Disposition: form-data; name="f"; filename="résumé 漢字.txt"')).filename, 'résumé 漢字.txt');
+  assert.is(
+    (await onlyHead('Content-Disposition: form-data; name="f"; filename="résumé 漢字.txt"')).filename,
+    'résumé 漢字.txt',
+  );
 });
 
 headers('quoted strings unescape \\" and \\\\ but keep other backslashes, as in Windows paths', async () => {
-  assert.is((await onlyHead(String.raw`Content-Disposition: form-data; name="a\"b"; filename="q\"uo\\te.txt"`)).name, 'a"b');
-  assert.is((await onlyHead(String.raw`Content-Disposition: form-data; name="a"; filename="q\"uo\\te.txt"`)).filename, 'q"uo\\te.txt');
-  assert.is((await onlyHead(String.raw`Content-Disposition: form-data; name="a"; filename="C:\dir\a.txt"`)).filename, String.raw`C:\dir\a.txt`);
+  assert.is(
+    (await onlyHead(String.raw`Content-Disposition: form-data; name="a\"b"; filename="q\"uo\\te.txt"`)).name,
+    'a"b',
+  );
+  assert.is(
+    (await onlyHead(String.raw`Content-Disposition: form-data; name="a"; filename="q\"uo\\te.txt"`)).filename,
+    'q"uo\\te.txt',
+  );
+  assert.is(
+    (await onlyHead(String.raw`Content-Disposition: form-data; name="a"; filename="C:\dir\a.txt"`)).filename,
+    String.raw`C:\dir\a.txt`,
+  );
   assert.is((await onlyHead(`Content-Disposition: form-data; name="semi;colon"; filename="x"`)).name, 'semi;colon');
 });
 
 headers('header and parameter names are case-insensitive, values may be tokens, spacing is loose', async () => {
-  const head = await onlyHead('CONTENT-DISPOSITION:FORM-DATA ;NAME = token_value ; FileName=plain.txt;\r\ncontent-TYPE:  image/png  ');
+  const head = await onlyHead(
+    'CONTENT-DISPOSITION:FORM-DATA ;NAME = token_value ; FileName=plain.txt;\r\ncontent-TYPE:  image/png  ',
+  );
   assert.equal(head, {
     name: 'token_value',
     filename: 'plain.txt',
     contentType: 'image/png',
-    headers: { 'content-disposition': 'FORM-DATA ;NAME = token_value ; FileName=plain.txt;', 'content-type': 'image/png' },
+    headers: {
+      'content-disposition': 'FORM-DATA ;NAME = token_value ; FileName=plain.txt;',
+      'content-type': 'image/png',
+    },
   });
 });
 
@@ -250,7 +283,9 @@ headers('bare-LF header lines and transport padding after the boundary are accep
 });
 
 headers('repeated headers are joined and folded lines are unfolded', async () => {
-  const head = await onlyHead('Content-Disposition: form-data; name="a"\r\nX-Tag: one\r\nx-tag: two\r\nX-Long: first\r\n  second');
+  const head = await onlyHead(
+    'Content-Disposition: form-data; name="a"\r\nX-Tag: one\r\nx-tag: two\r\nX-Long: first\r\n  second',
+  );
   assert.is(head.headers['x-tag'], 'one, two');
   assert.is(head.headers['x-long'], 'first second');
 });
@@ -272,35 +307,58 @@ malformed('every cut before the closing boundary makes end() throw', async () =>
     const { sink } = collectingSink();
     const parser = new MultipartParser(BOUNDARY, sink);
     await parser.write(SAMPLE.subarray(0, at));
-    if (at < closed) assert.throws(() => parser.end(), (error: unknown) => error instanceof MultipartError, `cut at ${at}`);
+    if (at < closed)
+      assert.throws(
+        () => parser.end(),
+        (error: unknown) => error instanceof MultipartError,
+        `cut at ${at}`,
+      );
     else parser.end();
   }
 });
 
 malformed('an empty body makes end() throw', () => {
   const parser = new MultipartParser(BOUNDARY, collectingSink().sink);
-  assert.throws(() => parser.end(), (error: unknown) => error instanceof MultipartError);
+  assert.throws(
+    () => parser.end(),
+    (error: unknown) => error instanceof MultipartError,
+  );
 });
 
 malformed('a header block over maxHeaderBytes is refused, whole or byte by byte', async () => {
-  const body = Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="a"\r\nX-Pad: ${'p'.repeat(100)}\r\n\r\nx\r\n--${BOUNDARY}--`);
+  const body = Buffer.from(
+    `--${BOUNDARY}\r\nContent-Disposition: form-data; name="a"\r\nX-Pad: ${'p'.repeat(100)}\r\n\r\nx\r\n--${BOUNDARY}--`,
+  );
   await rejectsWithMultipartError(() => parse([body], { limits: { maxHeaderBytes: 100 } }), 'whole');
-  await rejectsWithMultipartError(() => parse([...body].map((byte) => Buffer.of(byte)), { limits: { maxHeaderBytes: 100 } }), 'bytewise');
+  await rejectsWithMultipartError(
+    () =>
+      parse(
+        [...body].map((byte) => Buffer.of(byte)),
+        { limits: { maxHeaderBytes: 100 } },
+      ),
+    'bytewise',
+  );
   assert.is((await parse([body], { limits: { maxHeaderBytes: 200 } })).length, 1);
 });
 
 malformed('the default header limit is 16 KiB per part', async () => {
   const bodyWith = (pad: number): Buffer =>
-    Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="a"\r\nX-Pad: ${'p'.repeat(pad)}\r\n\r\nx\r\n--${BOUNDARY}--`);
+    Buffer.from(
+      `--${BOUNDARY}\r\nContent-Disposition: form-data; name="a"\r\nX-Pad: ${'p'.repeat(pad)}\r\n\r\nx\r\n--${BOUNDARY}--`,
+    );
   assert.is((await parse([bodyWith(15 * 1024)])).length, 1);
   await rejectsWithMultipartError(() => parse([bodyWith(16 * 1024)]), '16 KiB of padding');
   // A header line with no line break at all is refused too, without waiting for the end.
   const parser = new MultipartParser(BOUNDARY, collectingSink().sink);
-  await rejectsWithMultipartError(() => parser.write(Buffer.from(`--${BOUNDARY}\r\nX: ${'p'.repeat(17 * 1024)}`)), 'unterminated');
+  await rejectsWithMultipartError(
+    () => parser.write(Buffer.from(`--${BOUNDARY}\r\nX: ${'p'.repeat(17 * 1024)}`)),
+    'unterminated',
+  );
 });
 
 malformed('more parts than maxParts are refused', async () => {
-  const body = (count: number): Buffer => Buffer.from(`${Array.from({ length: count }, (_, i) => field(`f${i}`, 'v')).join('')}--${BOUNDARY}--`);
+  const body = (count: number): Buffer =>
+    Buffer.from(`${Array.from({ length: count }, (_, i) => field(`f${i}`, 'v')).join('')}--${BOUNDARY}--`);
   assert.is((await parse([body(3)], { limits: { maxParts: 3 } })).length, 3);
   await rejectsWithMultipartError(() => parse([body(4)], { limits: { maxParts: 3 } }), '4 of 3');
   assert.is((await parse([body(100)])).length, 100);
@@ -327,7 +385,10 @@ malformed('a part without a name, without Content-Disposition or not form-data i
 });
 
 malformed('a boundary followed by anything but a line break or -- is refused', async () => {
-  await rejectsWithMultipartError(() => parse([Buffer.from(`${field('a', '1')}--${BOUNDARY}junk\r\n`)]), 'junk after the boundary');
+  await rejectsWithMultipartError(
+    () => parse([Buffer.from(`${field('a', '1')}--${BOUNDARY}junk\r\n`)]),
+    'junk after the boundary',
+  );
   await rejectsWithMultipartError(() => parse([Buffer.from(`${field('a', `1\r\n--${BOUNDARY}-x`)}`)]), 'a single dash');
 });
 
@@ -335,12 +396,19 @@ malformed('after a failure every later write and end fail', async () => {
   const parser = new MultipartParser(BOUNDARY, collectingSink().sink);
   await rejectsWithMultipartError(() => parser.write(Buffer.from(`--${BOUNDARY}\r\nContent-Type: x\r\n\r\n`)), 'first');
   await rejectsWithMultipartError(() => parser.write(Buffer.from(`--${BOUNDARY}--`)), 'second');
-  assert.throws(() => parser.end(), (error: unknown) => error instanceof MultipartError);
+  assert.throws(
+    () => parser.end(),
+    (error: unknown) => error instanceof MultipartError,
+  );
 });
 
 malformed('an unusable boundary is refused by the constructor', () => {
   for (const boundary of ['', 'a'.repeat(71), 'has\r\ncrlf', 'trailing ', 'brace{']) {
-    assert.throws(() => new MultipartParser(boundary, collectingSink().sink), (error: unknown) => error instanceof MultipartError, boundary);
+    assert.throws(
+      () => new MultipartParser(boundary, collectingSink().sink),
+      (error: unknown) => error instanceof MultipartError,
+      boundary,
+    );
   }
 });
 
@@ -388,7 +456,12 @@ flow('the parser calls the sink again only after its promise settles', async () 
   };
   const parser = new MultipartParser(BOUNDARY, sink);
   // The first write ends in a partial delimiter, so the second emits the carried bytes and then its own.
-  const writes = [Buffer.from(`${field('a', '1')}--${BOUNDARY}\r\nContent-Disposition: form-data; name="b"\r\n\r\nxy\r\n--${BOUNDARY.slice(0, 4)}`), Buffer.from(`zz\r\n--${BOUNDARY}--`)];
+  const writes = [
+    Buffer.from(
+      `${field('a', '1')}--${BOUNDARY}\r\nContent-Disposition: form-data; name="b"\r\n\r\nxy\r\n--${BOUNDARY.slice(0, 4)}`,
+    ),
+    Buffer.from(`zz\r\n--${BOUNDARY}--`),
+  ];
   for (const chunk of writes) {
     let settled = false;
     const writing = parser.write(chunk).then(() => {
@@ -406,7 +479,16 @@ flow('the parser calls the sink again only after its promise settles', async () 
     await writing;
   }
   parser.end();
-  assert.equal(calls, ['start a', 'data 1', 'end', 'start b', 'data xy', `data \r\n--${BOUNDARY.slice(0, 4)}`, 'data zz', 'end']);
+  assert.equal(calls, [
+    'start a',
+    'data 1',
+    'end',
+    'start b',
+    'data xy',
+    `data \r\n--${BOUNDARY.slice(0, 4)}`,
+    'data zz',
+    'end',
+  ]);
 });
 
 flow('a 20 MiB file part in 64 KiB chunks is streamed, holding back at most one delimiter', async () => {
@@ -421,7 +503,8 @@ flow('a 20 MiB file part in 64 KiB chunks is streamed, holding back at most one 
   }
   // Make many chunks end inside something that looks like the delimiter.
   const lookalike = Buffer.from(`\r\n--${BOUNDARY.slice(0, -1)}`);
-  for (let end = chunkSize - head.length; end < fileSize; end += chunkSize * 3) lookalike.copy(file, end - lookalike.length);
+  for (let end = chunkSize - head.length; end < fileSize; end += chunkSize * 3)
+    lookalike.copy(file, end - lookalike.length);
   const body = Buffer.concat([head, file, Buffer.from(`\r\n--${BOUNDARY}--\r\n`)]);
 
   const hash = createHash('sha256');
@@ -440,7 +523,7 @@ flow('a 20 MiB file part in 64 KiB chunks is streamed, holding back at most one 
     },
   });
   let maxHeld = 0;
-  for (let written = 0; written < body.length; ) {
+  for (let written = 0; written < body.length;) {
     const chunk = body.subarray(written, written + chunkSize);
     await parser.write(chunk);
     written += chunk.length;
@@ -511,7 +594,8 @@ fetchCompat('a FormData body from new Response() parses, streamed as fetch would
   assert.ok(found, 'a boundary');
   const { sink, parts } = collectingSink();
   const parser = new MultipartParser(found, sink);
-  for await (const chunk of response.body!) await parser.write(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+  for await (const chunk of response.body!)
+    await parser.write(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
   parser.end();
   assert.equal(
     parts.map((part) => [part.head.name, part.head.filename, part.head.contentType]),

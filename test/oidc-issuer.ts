@@ -28,7 +28,18 @@ export async function startIssuer(audience: string): Promise<TestIssuer> {
   // The account the next token names (tokens are asked for one at a time).
   let account = '';
   const provider = new Provider(issuer, {
-    clients: [{ client_id: CLIENT_ID, client_secret: CLIENT_SECRET, grant_types: ['client_credentials'], redirect_uris: [], response_types: [], scope: ALL_SCOPES, token_endpoint_auth_method: 'client_secret_post', id_token_signed_response_alg: 'ES256' }],
+    clients: [
+      {
+        client_id: CLIENT_ID,
+        client_secret: CLIENT_SECRET,
+        grant_types: ['client_credentials'],
+        redirect_uris: [],
+        response_types: [],
+        scope: ALL_SCOPES,
+        token_endpoint_auth_method: 'client_secret_post',
+        id_token_signed_response_alg: 'ES256',
+      },
+    ],
     jwks: { keys: [jwk] },
     scopes: ALL_SCOPES.split(' '),
     features: {
@@ -38,7 +49,13 @@ export async function startIssuer(audience: string): Promise<TestIssuer> {
         enabled: true,
         defaultResource: () => audience,
         useGrantedResource: () => true,
-        getResourceServerInfo: (_ctx: unknown, resource: string) => ({ scope: ALL_SCOPES, audience: resource, accessTokenFormat: 'jwt', accessTokenTTL: 600, jwt: { sign: { alg: 'ES256' } } }),
+        getResourceServerInfo: (_ctx: unknown, resource: string) => ({
+          scope: ALL_SCOPES,
+          audience: resource,
+          accessTokenFormat: 'jwt',
+          accessTokenTTL: 600,
+          jwt: { sign: { alg: 'ES256' } },
+        }),
       },
     },
     extraTokenClaims: () => ({ svc_account: account }),
@@ -48,13 +65,20 @@ export async function startIssuer(audience: string): Promise<TestIssuer> {
     issuer,
     async token({ account: accountId, scope = ALL_SCOPES, resource }) {
       account = accountId;
-      const body = new URLSearchParams({ grant_type: 'client_credentials', client_id: CLIENT_ID, client_secret: CLIENT_SECRET, scope, ...(resource && { resource }) });
+      const body = new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: CLIENT_ID,
+        client_secret: CLIENT_SECRET,
+        scope,
+        ...(resource && { resource }),
+      });
       const res = await fetch(`${issuer}/token`, { method: 'POST', body });
       const json = (await res.json()) as { access_token?: string; error?: string; error_description?: string };
       if (!json.access_token) throw new Error(`token endpoint: ${json.error}: ${json.error_description}`);
       return json.access_token;
     },
-    forge: (claims) => new SignJWT(claims).setProtectedHeader({ alg: 'ES256', kid: 'test-key-1', typ: 'at+jwt' }).sign(privateKey),
+    forge: (claims) =>
+      new SignJWT(claims).setProtectedHeader({ alg: 'ES256', kid: 'test-key-1', typ: 'at+jwt' }).sign(privateKey),
     close: () => new Promise<void>((resolve) => http.close(() => resolve())),
   };
 }

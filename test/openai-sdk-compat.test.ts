@@ -21,11 +21,18 @@ test('models.list pages through the catalogue', async () => {
 
 test('chat.completions.create returns the completion with svc and cost blocks', async () => {
   const client = server.openai(account.token);
-  const completion = await client.chat.completions.create({ model: 'pro-1', messages: [{ role: 'user', content: 'Say hello' }], max_tokens: 50 });
+  const completion = await client.chat.completions.create({
+    model: 'pro-1',
+    messages: [{ role: 'user', content: 'Say hello' }],
+    max_tokens: 50,
+  });
   assert.is(completion.object, 'chat.completion');
   assert.ok(completion.id.startsWith('chatcmpl-'));
   assert.type(completion.choices[0]!.message.content, 'string');
-  const extra = completion as unknown as { svc: { price_usd: number; model_version: string; billing: { pricing_version: string } }; cost: object };
+  const extra = completion as unknown as {
+    svc: { price_usd: number; model_version: string; billing: { pricing_version: string } };
+    cost: object;
+  };
   const usage = completion.usage!;
   assert.is(extra.svc.price_usd, (usage.prompt_tokens * 12 + usage.completion_tokens * 48) / 1e6);
   assert.is(extra.svc.model_version, '1.1.3');
@@ -45,7 +52,9 @@ test('a bad key raises AuthenticationError', async () => {
 
 test('an unknown model raises NotFoundError with code model_not_found', async () => {
   try {
-    await server.openai(account.token).chat.completions.create({ model: 'gpt-9', messages: [{ role: 'user', content: 'x' }] });
+    await server
+      .openai(account.token)
+      .chat.completions.create({ model: 'gpt-9', messages: [{ role: 'user', content: 'x' }] });
     assert.unreachable();
   } catch (err) {
     assert.instance(err, OpenAI.NotFoundError);
@@ -67,7 +76,10 @@ test('a validation failure raises UnprocessableEntityError and carries the reque
 
 test('a rate-limited key raises RateLimitError', async () => {
   const limited = await server.account(1);
-  await server.request('PATCH', `/v1/account/tokens/${limited.tokenId}`, { token: limited.session, body: { requests_per_minute: 1 } });
+  await server.request('PATCH', `/v1/account/tokens/${limited.tokenId}`, {
+    token: limited.session,
+    body: { requests_per_minute: 1 },
+  });
   const client = server.openai(limited.token);
   await client.models.retrieve('pro-1');
   try {
@@ -82,7 +94,9 @@ test('a rate-limited key raises RateLimitError', async () => {
 test('an empty balance raises an APIError with status 402', async () => {
   const broke = await server.account(0);
   try {
-    await server.openai(broke.token).chat.completions.create({ model: 'pro-1', messages: [{ role: 'user', content: 'x' }] });
+    await server
+      .openai(broke.token)
+      .chat.completions.create({ model: 'pro-1', messages: [{ role: 'user', content: 'x' }] });
     assert.unreachable();
   } catch (err) {
     assert.instance(err, OpenAI.APIError);

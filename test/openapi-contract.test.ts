@@ -5,9 +5,16 @@ import { openApiPath } from '../http/openapi/openapi-document.js';
 import { allRoutes } from '../http/routes/index.js';
 import { startServer, type TestServer } from './harness.js';
 
-const test = suite('openapi: GET /v1/openapi.json is generated from the route table, validates, and matches the served routes both ways');
+const test = suite(
+  'openapi: GET /v1/openapi.json is generated from the route table, validates, and matches the served routes both ways',
+);
 let server: TestServer;
-let doc: { openapi: string; info: { version: string }; paths: Record<string, Record<string, any>>; components: { schemas: Record<string, unknown> } };
+let doc: {
+  openapi: string;
+  info: { version: string };
+  paths: Record<string, Record<string, any>>;
+  components: { schemas: Record<string, unknown> };
+};
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 
 test.before(async () => {
@@ -43,7 +50,11 @@ test('every documented operation is answered by the running server (never an unk
   for (const [path, item] of Object.entries(doc.paths)) {
     for (const method of METHODS.filter((m) => item[m])) {
       const url = path.replace(/\{[^}]+\}/g, 'probe_0000');
-      const res = await fetch(`${server.url}${url}`, { method: method.toUpperCase(), headers: { 'content-type': 'application/json' }, ...(method !== 'get' && { body: '{}' }) });
+      const res = await fetch(`${server.url}${url}`, {
+        method: method.toUpperCase(),
+        headers: { 'content-type': 'application/json' },
+        ...(method !== 'get' && { body: '{}' }),
+      });
       const text = await res.text();
       assert.is.not(res.status, 405, `${method.toUpperCase()} ${path}: ${text.slice(0, 200)}`);
       assert.not.match(text, /Unknown route/, `${method.toUpperCase()} ${path} is documented but not served`);
@@ -61,18 +72,25 @@ test('operations carry their schemas, the error envelope and their security', ()
   const models = doc.paths['/v1/models']!.get;
   assert.ok(models.responses['200'].content['application/json'].schema.properties.data, 'response schema from zod');
   assert.ok(doc.components.schemas.ErrorEnvelope);
-  assert.equal(doc.paths['/mcp']!.post.security, [{ apiToken: [] }, { oauthAccessToken: [] }], '/mcp authenticates itself');
+  assert.equal(
+    doc.paths['/mcp']!.post.security,
+    [{ apiToken: [] }, { oauthAccessToken: [] }],
+    '/mcp authenticates itself',
+  );
   assert.ok(doc.paths['/mcp']!.post.responses['401']);
   assert.equal(doc.paths['/mcp/docs']!.post.security, []);
   const live = doc.paths['/v1/benchmarks/live']!.get;
   assert.equal(live.security, []);
   assert.ok(live.responses['200'].content['application/json'].schema.properties.data);
-  const ids = Object.values(doc.paths).flatMap((item) => METHODS.filter((m) => item[m]).map((m) => item[m].operationId as string));
+  const ids = Object.values(doc.paths).flatMap((item) =>
+    METHODS.filter((m) => item[m]).map((m) => item[m].operationId as string),
+  );
   assert.is(new Set(ids).size, ids.length, 'operationIds are unique');
 });
 
 /** The success answers of an operation (2xx, or 101 for a WebSocket upgrade). */
-const successes = (operation: any): [string, any][] => Object.entries(operation.responses as Record<string, any>).filter(([status]) => /^(2\d\d|101)$/.test(status));
+const successes = (operation: any): [string, any][] =>
+  Object.entries(operation.responses as Record<string, any>).filter(([status]) => /^(2\d\d|101)$/.test(status));
 
 test('every operation publishes a real success answer: a JSON schema, SSE events or declared media types, never a bare object', () => {
   const generic: string[] = [];
@@ -89,9 +107,12 @@ test('every operation publishes a real success answer: a JSON schema, SSE events
         if (content.length === 0) generic.push(`${method.toUpperCase()} ${path} ${status}: no content`);
         for (const [type, media] of content) {
           const schema = media.schema as Record<string, unknown>;
-          if (type === 'application/json' && Object.keys(schema).length <= 1 && schema.type === 'object') generic.push(`${method.toUpperCase()} ${path} ${status}: a bare object`);
-          if (type === 'text/event-stream') assert.ok(media['x-event-data'], `${method} ${path}: SSE without its event schema`);
-          if (type !== 'application/json' && type !== 'text/event-stream') assert.is(schema.contentMediaType, type, `${method} ${path}: ${type}`);
+          if (type === 'application/json' && Object.keys(schema).length <= 1 && schema.type === 'object')
+            generic.push(`${method.toUpperCase()} ${path} ${status}: a bare object`);
+          if (type === 'text/event-stream')
+            assert.ok(media['x-event-data'], `${method} ${path}: SSE without its event schema`);
+          if (type !== 'application/json' && type !== 'text/event-stream')
+            assert.is(schema.contentMediaType, type, `${method} ${path}: ${type}`);
         }
       }
     }
@@ -100,16 +121,24 @@ test('every operation publishes a real success answer: a JSON schema, SSE events
 });
 
 test('a body the route lets the client leave out is published as not required; the others as required', async () => {
-  const optional = ['/v1/chat/completions/{completion_id}/cancel', '/v1/chat/sessions/{session_id}/cancel', '/v1/account/2fa/setup', '/v1/account/subscription/cancel'];
+  const optional = [
+    '/v1/chat/completions/{completion_id}/cancel',
+    '/v1/chat/sessions/{session_id}/cancel',
+    '/v1/account/2fa/setup',
+    '/v1/account/subscription/cancel',
+  ];
   for (const path of optional) assert.is(doc.paths[path]!.post.requestBody.required, false, path);
   assert.is(doc.paths['/v1/chat/completions']!.post.requestBody.required, true);
   // And the server agrees: a bodiless cancel of an unknown completion is a 404, not a 400 for the missing body.
-  const res = await server.request('POST', '/v1/chat/completions/chatcmpl-unknown/cancel', { token: (await server.account()).token });
+  const res = await server.request('POST', '/v1/chat/completions/chatcmpl-unknown/cancel', {
+    token: (await server.account()).token,
+  });
   assert.is(res.status, 404, JSON.stringify(res.body));
 });
 
 test('binary and streaming answers declare their media types', () => {
-  const content = (path: string, method: string, status = '200') => Object.keys(doc.paths[path]![method].responses[status].content as object);
+  const content = (path: string, method: string, status = '200') =>
+    Object.keys(doc.paths[path]![method].responses[status].content as object);
   assert.ok(content('/v1/audio/speech', 'post').includes('audio/mpeg'));
   assert.ok(content('/v1/music/generations', 'post').includes('audio/wav'));
   assert.ok(content('/v1/audio/sound-effects', 'post').includes('audio/flac'));
@@ -118,19 +147,36 @@ test('binary and streaming answers declare their media types', () => {
   assert.equal(content('/v1/videos/{video_id}/events', 'get'), ['text/event-stream']);
   assert.equal(content('/v1/videos/{video_id}/content', 'get'), ['video/mp4']);
   assert.ok(content('/v1/chat/sessions/{session_id}/workbook.csv', 'get')[0]!.startsWith('text/csv'));
-  assert.equal(content('/v1/chat/sessions/{session_id}/workbook.xlsx', 'get'), ['application/vnd.openxmlformats-officedocument.spreadsheetml.sheet']);
+  assert.equal(content('/v1/chat/sessions/{session_id}/workbook.xlsx', 'get'), [
+    'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  ]);
   assert.ok(content('/v1/media/{media_id}', 'get').includes('image/png'));
   assert.ok(content('/v1/audio/transcriptions', 'post').includes('text/vtt'));
   assert.ok(doc.paths['/v1/realtime']!.get.responses['101'], 'the WebSocket upgrade');
   assert.equal(content('/inspector', 'get'), ['text/html; charset=utf-8']);
   const pageFiles = content('/inspector/{file}', 'get');
-  assert.ok(pageFiles.includes('text/javascript; charset=utf-8') && pageFiles.includes('text/css; charset=utf-8'), pageFiles.join(', '));
-  assert.equal(content('/admin/v1/machines/{name}', 'get'), ['application/json', 'text/vnd.mermaid; charset=utf-8', 'application/scxml+xml; charset=utf-8']);
+  assert.ok(
+    pageFiles.includes('text/javascript; charset=utf-8') && pageFiles.includes('text/css; charset=utf-8'),
+    pageFiles.join(', '),
+  );
+  assert.equal(content('/admin/v1/machines/{name}', 'get'), [
+    'application/json',
+    'text/vnd.mermaid; charset=utf-8',
+    'application/scxml+xml; charset=utf-8',
+  ]);
   assert.equal(content('/admin/v1/actors/{id}/events', 'get'), ['application/json', 'text/event-stream']);
   assert.equal(content('/admin/v1/actors/stream', 'get'), ['text/event-stream']);
-  const actorEvents = JSON.stringify(doc.paths['/admin/v1/actors/{id}/events']!.get.responses['200'].content['text/event-stream']['x-event-data']);
-  assert.ok(actorEvents.includes('up_to_seq') && actorEvents.includes('"actor"'), 'log, step and received events carry their schemas');
-  const query = (path: string) => (doc.paths[path]!.get.parameters as { name: string; in: string }[]).filter((p) => p.in === 'query').map((p) => p.name);
+  const actorEvents = JSON.stringify(
+    doc.paths['/admin/v1/actors/{id}/events']!.get.responses['200'].content['text/event-stream']['x-event-data'],
+  );
+  assert.ok(
+    actorEvents.includes('up_to_seq') && actorEvents.includes('"actor"'),
+    'log, step and received events carry their schemas',
+  );
+  const query = (path: string) =>
+    (doc.paths[path]!.get.parameters as { name: string; in: string }[])
+      .filter((p) => p.in === 'query')
+      .map((p) => p.name);
   assert.equal(query('/admin/v1/machines/{name}'), ['format']);
   assert.equal(query('/admin/v1/actors/{id}/events'), ['after', 'limit', 'stream']);
   assert.equal(query('/admin/v1/actors/{id}/timeline'), [], 'the timeline takes no query');
@@ -144,14 +190,19 @@ test('multipart bodies declare multipart/form-data with their fields and file pa
   assert.is(files.schema.properties.file.contentMediaType, 'application/octet-stream');
   assert.ok(files.schema.properties.purpose, 'the purpose field');
   assert.ok(files.schema.required.includes('file'));
-  assert.ok(doc.paths['/v1/files']!.post.requestBody.content['application/json'].schema.properties.file_data, 'or JSON with base64');
+  assert.ok(
+    doc.paths['/v1/files']!.post.requestBody.content['application/json'].schema.properties.file_data,
+    'or JSON with base64',
+  );
   const transcription = form('/v1/audio/transcriptions');
   assert.ok(transcription.schema.properties.model && transcription.schema.properties.file);
   assert.is(transcription.encoding.file.contentType, 'audio/*');
   const edit = form('/v1/images/edits');
   assert.ok(edit.schema.properties.prompt && edit.schema.properties.image && edit.schema.properties.mask);
   assert.ok(form('/v1/videos').schema.properties.prompt);
-  assert.ok(doc.paths['/v1/files/uploads/{upload_id}/parts/{part_number}']!.put.requestBody.content['application/octet-stream']);
+  assert.ok(
+    doc.paths['/v1/files/uploads/{upload_id}/parts/{part_number}']!.put.requestBody.content['application/octet-stream'],
+  );
   assert.not.ok(doc.paths['/v1/files']!.get.requestBody, 'a GET takes no body');
 });
 

@@ -48,7 +48,10 @@ const sseData = (text: string): unknown[] =>
 
 function parsedBy(schema: NonNullable<RouteSchema['response']>, value: unknown, what: string): any {
   const result = schema.safeParse(value);
-  if (!result.success) assert.unreachable(`${what}: the answer does not match the declared schema: ${JSON.stringify(result.error.issues).slice(0, 600)}\n${JSON.stringify(value).slice(0, 400)}`);
+  if (!result.success)
+    assert.unreachable(
+      `${what}: the answer does not match the declared schema: ${JSON.stringify(result.error.issues).slice(0, 600)}\n${JSON.stringify(value).slice(0, 400)}`,
+    );
   return result.data;
 }
 
@@ -59,29 +62,55 @@ function parsedBy(schema: NonNullable<RouteSchema['response']>, value: unknown, 
 async function call(
   method: RouteDef['method'],
   template: string,
-  options: { params?: Record<string, string>; body?: unknown; token?: string; query?: string; headers?: Record<string, string> } = {},
+  options: {
+    params?: Record<string, string>;
+    body?: unknown;
+    token?: string;
+    query?: string;
+    headers?: Record<string, string>;
+  } = {},
 ): Promise<{ answer: Answer; body: any }> {
-  const path = template.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, (_, name: string) => encodeURIComponent(options.params?.[name] ?? ''));
+  const path = template.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, (_, name: string) =>
+    encodeURIComponent(options.params?.[name] ?? ''),
+  );
   const headers: Record<string, string> = { ...options.headers };
   const token = options.token === undefined ? account.token : options.token;
   if (token) headers.authorization = `Bearer ${token}`;
   if (options.body !== undefined) headers['content-type'] ??= 'application/json';
-  const res = await fetch(`${server.url}${path}${options.query ?? ''}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+  const res = await fetch(`${server.url}${path}${options.query ?? ''}`, {
+    method,
+    headers,
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+  });
   const bytes = Buffer.from(await res.arrayBuffer());
-  const answer: Answer = { status: res.status, type: res.headers.get('content-type') ?? '', text: bytes.toString('utf8'), bytes, headers: res.headers };
+  const answer: Answer = {
+    status: res.status,
+    type: res.headers.get('content-type') ?? '',
+    text: bytes.toString('utf8'),
+    bytes,
+    headers: res.headers,
+  };
   const what = `${method} ${template}`;
   const declared = declaredOf(method, template);
-  const statuses = declared.status === undefined ? [200] : typeof declared.status === 'number' ? [declared.status] : declared.status;
-  assert.ok(statuses.includes(answer.status), `${what}: status ${answer.status} is not declared (${statuses.join(', ')}): ${answer.text.slice(0, 300)}`);
+  const statuses =
+    declared.status === undefined ? [200] : typeof declared.status === 'number' ? [declared.status] : declared.status;
+  assert.ok(
+    statuses.includes(answer.status),
+    `${what}: status ${answer.status} is not declared (${statuses.join(', ')}): ${answer.text.slice(0, 300)}`,
+  );
   const base = answer.type.split(';')[0]!.trim().toLowerCase();
-  if (base === 'application/json' && declared.response) return { answer, body: parsedBy(declared.response, JSON.parse(answer.text), what) };
+  if (base === 'application/json' && declared.response)
+    return { answer, body: parsedBy(declared.response, JSON.parse(answer.text), what) };
   if (base === 'text/event-stream' && declared.events) {
     const events = sseData(answer.text);
     assert.ok(events.length > 0, `${what}: events`);
     return { answer, body: events.map((event, i) => parsedBy(declared.events!, event, `${what} event ${i}`)) };
   }
   const media = (declared.media ?? []).map((type) => type.split(';')[0]!.trim().toLowerCase());
-  assert.ok(media.includes(base) || media.includes('application/octet-stream'), `${what}: ${answer.type} is not a declared media type (${media.join(', ')})`);
+  assert.ok(
+    media.includes(base) || media.includes('application/octet-stream'),
+    `${what}: ${answer.type} is not a declared media type (${media.join(', ')})`,
+  );
   assert.ok(answer.bytes.length > 0, `${what}: bytes`);
   return { answer, body: null };
 }
@@ -91,12 +120,20 @@ test('health, realtime ticket and the MCP endpoints (the schemas added for the c
   assert.is(health.body.status, 'ok');
   const ticket = await call('POST', '/v1/realtime/ticket');
   assert.is(ticket.body.object, 'realtime.ticket');
-  const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'contract', version: '1' } } };
+  const init = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'contract', version: '1' } },
+  };
   const mcpHeaders = { accept: 'application/json, text/event-stream' };
   const docs = await call('POST', '/mcp/docs', { token: '', body: init, headers: mcpHeaders });
   assert.is(docs.body.id, 1);
   assert.ok(docs.body.result.serverInfo);
-  const product = await call('POST', '/mcp', { body: { jsonrpc: '2.0', id: 'x', method: 'tools/list' }, headers: mcpHeaders });
+  const product = await call('POST', '/mcp', {
+    body: { jsonrpc: '2.0', id: 'x', method: 'tools/list' },
+    headers: mcpHeaders,
+  });
   assert.ok(Array.isArray(product.body.result.tools));
 });
 
@@ -128,7 +165,9 @@ test('chat: a completion as JSON and as SSE, a session, its list and its events 
 });
 
 test('files and resumable uploads', async () => {
-  const file = await call('POST', '/v1/files', { body: { filename: 'notes.txt', file_data: Buffer.from('contract notes').toString('base64') } });
+  const file = await call('POST', '/v1/files', {
+    body: { filename: 'notes.txt', file_data: Buffer.from('contract notes').toString('base64') },
+  });
   const params = { file_id: file.body.id as string };
   await call('GET', '/v1/files', {});
   await call('GET', '/v1/files/:file_id', { params });
@@ -136,7 +175,9 @@ test('files and resumable uploads', async () => {
   assert.is(content.answer.text, 'contract notes');
   await call('POST', '/v1/files/search', { body: { query: 'notes' } });
   await call('DELETE', '/v1/files/:file_id', { params });
-  const upload = await call('POST', '/v1/files/uploads', { body: { filename: 'big.bin', bytes: 10, mime_type: 'application/octet-stream' } });
+  const upload = await call('POST', '/v1/files/uploads', {
+    body: { filename: 'big.bin', bytes: 10, mime_type: 'application/octet-stream' },
+  });
   await call('GET', '/v1/files/uploads/:upload_id', { params: { upload_id: upload.body.id as string } });
   await call('DELETE', '/v1/files/uploads/:upload_id', { params: { upload_id: upload.body.id as string } });
 });
@@ -154,13 +195,21 @@ test('images, video jobs and video projects', async () => {
 test('audio: speech bytes, a transcription, a sound effect and its manifest, voices', async () => {
   const speech = await call('POST', '/v1/audio/speech', { body: { input: 'Contract check.', response_format: 'wav' } });
   assert.is(speech.answer.type, 'audio/wav');
-  const transcription = await call('POST', '/v1/audio/transcriptions', { body: { file_data: simVoiceWav('Meet me at nine.').toString('base64') } });
+  const transcription = await call('POST', '/v1/audio/transcriptions', {
+    body: { file_data: simVoiceWav('Meet me at nine.').toString('base64') },
+  });
   assert.type(transcription.body.text, 'string');
-  const text = await call('POST', '/v1/audio/transcriptions', { body: { file_data: simVoiceWav('Meet me at nine.').toString('base64'), response_format: 'vtt' } });
+  const text = await call('POST', '/v1/audio/transcriptions', {
+    body: { file_data: simVoiceWav('Meet me at nine.').toString('base64'), response_format: 'vtt' },
+  });
   assert.match(text.answer.text, /^WEBVTT/);
-  const streamed = await call('POST', '/v1/audio/transcriptions', { body: { file_data: simVoiceWav('Meet me at nine.').toString('base64'), stream: true } });
+  const streamed = await call('POST', '/v1/audio/transcriptions', {
+    body: { file_data: simVoiceWav('Meet me at nine.').toString('base64'), stream: true },
+  });
   assert.is(streamed.body.at(-1).type, 'transcript.text.done');
-  const effect = await call('POST', '/v1/audio/sound-effects', { body: { prompt: 'a door creaks', duration_seconds: 1 } });
+  const effect = await call('POST', '/v1/audio/sound-effects', {
+    body: { prompt: 'a door creaks', duration_seconds: 1 },
+  });
   const sha256 = effect.answer.headers.get('x-svc-manifest-sha256')!;
   await call('GET', '/v1/audio/sound-effects/manifests/:sha256', { token: '', params: { sha256 } });
   await call('GET', '/v1/audio/voices', {});
@@ -171,16 +220,34 @@ test('audio: speech bytes, a transcription, a sound effect and its manifest, voi
  * the media type, and every `data:` against the declared events; stops once `until` holds for
  * the events so far (or the stream ends) and returns them with their `event:` names.
  */
-async function stream(template: string, options: { params?: Record<string, string>; query?: string; until: (seen: { event: string; data: any }[]) => boolean; during?: () => Promise<void> }) {
+async function stream(
+  template: string,
+  options: {
+    params?: Record<string, string>;
+    query?: string;
+    until: (seen: { event: string; data: any }[]) => boolean;
+    during?: () => Promise<void>;
+  },
+) {
   const declared = declaredOf('GET', template);
   assert.ok(declared.events, `GET ${template} declares its events`);
-  const path = template.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, (_, name: string) => encodeURIComponent(options.params?.[name] ?? ''));
+  const path = template.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, (_, name: string) =>
+    encodeURIComponent(options.params?.[name] ?? ''),
+  );
   const abort = new AbortController();
-  const res = await fetch(`${server.url}${path}${options.query ?? ''}`, { headers: { authorization: `Bearer ${ADMIN_KEY}`, accept: 'text/event-stream' }, signal: abort.signal });
+  const res = await fetch(`${server.url}${path}${options.query ?? ''}`, {
+    headers: { authorization: `Bearer ${ADMIN_KEY}`, accept: 'text/event-stream' },
+    signal: abort.signal,
+  });
   assert.is(res.status, 200);
   assert.match(res.headers.get('content-type') ?? '', /^text\/event-stream/);
   const seen: { event: string; data: any }[] = [];
-  const decoder = new SseDecoder((message) => seen.push({ event: message.event ?? 'message', data: parsedBy(declared.events!, JSON.parse(message.data), `GET ${template} ${message.event} event`) }));
+  const decoder = new SseDecoder((message) =>
+    seen.push({
+      event: message.event ?? 'message',
+      data: parsedBy(declared.events!, JSON.parse(message.data), `GET ${template} ${message.event} event`),
+    }),
+  );
   const reading = (async () => {
     for await (const chunk of res.body!) {
       decoder.push(chunk as Uint8Array);
@@ -192,32 +259,65 @@ async function stream(template: string, options: { params?: Record<string, strin
   await options.during?.();
   // uWS holds no event-loop handle of its own: the timer keeps the process up while the stream runs.
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`GET ${template}: ${seen.map((m) => m.event).join(', ')}`)), 10_000)));
+  const timeout = new Promise(
+    (_, reject) =>
+      (timer = setTimeout(() => reject(new Error(`GET ${template}: ${seen.map((m) => m.event).join(', ')}`)), 10_000)),
+  );
   await Promise.race([reading, timeout]).finally(() => clearTimeout(timer));
   return seen;
 }
 
 test('the inspector: its API (pages, SSE, time travel, timeline, machine exports) and its page', async () => {
   const admin = { token: ADMIN_KEY };
-  const session = await call('POST', '/v1/chat/sessions', { body: chatBody('contract inspect', { require_approval: true }) });
+  const session = await call('POST', '/v1/chat/sessions', {
+    body: chatBody('contract inspect', { require_approval: true }),
+  });
   const params = { id: session.body.id as string };
   const list = await call('GET', '/admin/v1/actors', { ...admin, query: '?machine=chat-session&limit=500' });
-  assert.ok(list.body.data.some((actor: { id: string }) => actor.id === params.id), 'the parked session is listed');
+  assert.ok(
+    list.body.data.some((actor: { id: string }) => actor.id === params.id),
+    'the parked session is listed',
+  );
   const detail = await call('GET', '/admin/v1/actors/:id', { ...admin, params });
   assert.is(detail.body.live, true);
   // Approving and acknowledging moves it to its end: the list stream and the actor's own stream see it.
   const moves = async () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
-    assert.is((await server.request('POST', `/v1/chat/sessions/${params.id}/approve`, { token: account.token })).status, 200);
+    assert.is(
+      (await server.request('POST', `/v1/chat/sessions/${params.id}/approve`, { token: account.token })).status,
+      200,
+    );
   };
-  const listed = await stream('/admin/v1/actors/stream', { query: `?machine=chat-session&owner=${account.id}`, until: (seen) => seen.some((m) => m.data.id === params.id), during: moves });
+  const listed = await stream('/admin/v1/actors/stream', {
+    query: `?machine=chat-session&owner=${account.id}`,
+    until: (seen) => seen.some((m) => m.data.id === params.id),
+    during: moves,
+  });
   assert.ok(listed.every((m) => m.event === 'actor'));
   const acknowledge = async () => {
-    for (let i = 0; i < 500 && (await server.request('GET', `/v1/chat/sessions/${params.id}`, { token: account.token })).body.state !== 'completed'; i++) await new Promise((resolve) => setTimeout(resolve, 10));
-    assert.is((await server.request('POST', `/v1/chat/sessions/${params.id}/acknowledge`, { token: account.token })).status, 200);
+    for (
+      let i = 0;
+      i < 500 &&
+      (await server.request('GET', `/v1/chat/sessions/${params.id}`, { token: account.token })).body.state !==
+        'completed';
+      i++
+    )
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.is(
+      (await server.request('POST', `/v1/chat/sessions/${params.id}/acknowledge`, { token: account.token })).status,
+      200,
+    );
   };
-  const streamed = await stream('/admin/v1/actors/:id/events', { params, query: '?stream=true', until: (seen) => seen.at(-1)?.event === 'end', during: acknowledge });
-  assert.ok(['event', 'step', 'end'].every((name) => streamed.some((m) => m.event === name)), streamed.map((m) => m.event).join(', '));
+  const streamed = await stream('/admin/v1/actors/:id/events', {
+    params,
+    query: '?stream=true',
+    until: (seen) => seen.at(-1)?.event === 'end',
+    during: acknowledge,
+  });
+  assert.ok(
+    ['event', 'step', 'end'].every((name) => streamed.some((m) => m.event === name)),
+    streamed.map((m) => m.event).join(', '),
+  );
   const events = await call('GET', '/admin/v1/actors/:id/events', { ...admin, params, query: '?limit=2' });
   assert.is(events.body.data.length, 2);
   const steps = await call('GET', '/admin/v1/actors/:id/steps', { ...admin, params });
@@ -226,9 +326,17 @@ test('the inspector: its API (pages, SSE, time travel, timeline, machine exports
   assert.is(at.body.seq, 1);
   const machine = await call('GET', '/admin/v1/machines/:name', { ...admin, params: { name: 'chat-session' } });
   assert.ok(machine.body.transitions.length > 0);
-  const mermaid = await call('GET', '/admin/v1/machines/:name', { ...admin, params: { name: 'chat-session' }, query: '?format=mermaid' });
+  const mermaid = await call('GET', '/admin/v1/machines/:name', {
+    ...admin,
+    params: { name: 'chat-session' },
+    query: '?format=mermaid',
+  });
   assert.match(mermaid.answer.text, /^stateDiagram-v2/);
-  const scxml = await call('GET', '/admin/v1/machines/:name', { ...admin, params: { name: 'realtime-call' }, query: '?format=scxml' });
+  const scxml = await call('GET', '/admin/v1/machines/:name', {
+    ...admin,
+    params: { name: 'realtime-call' },
+    query: '?format=scxml',
+  });
   assert.match(scxml.answer.text, /^<scxml /);
   const page = await call('GET', '/inspector', { token: '' });
   assert.match(page.answer.type, /^text\/html/);
@@ -240,14 +348,26 @@ test("the inspector: a realtime call's turn timeline", async () => {
   const call_ = await connectCall(server, account.token);
   try {
     await call_.next('session.created');
-    call_.send({ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Name a river.' }] } });
+    call_.send({
+      type: 'conversation.item.create',
+      item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Name a river.' }] },
+    });
     call_.send({ type: 'response.create' });
     await call_.next('response.done', 10_000);
-    const calls = await call('GET', '/admin/v1/actors', { token: ADMIN_KEY, query: `?machine=realtime-call&owner=${account.id}` });
+    const calls = await call('GET', '/admin/v1/actors', {
+      token: ADMIN_KEY,
+      query: `?machine=realtime-call&owner=${account.id}`,
+    });
     assert.is(calls.body.data.length, 1, "the account's one call is a live actor");
     const [actor] = calls.body.data;
-    const timeline = await call('GET', '/admin/v1/actors/:id/timeline', { token: ADMIN_KEY, params: { id: actor.id as string } });
-    assert.ok(timeline.body.data.some((mark: { kind: string }) => mark.kind === 'response_done'), JSON.stringify(timeline.body.data));
+    const timeline = await call('GET', '/admin/v1/actors/:id/timeline', {
+      token: ADMIN_KEY,
+      params: { id: actor.id as string },
+    });
+    assert.ok(
+      timeline.body.data.some((mark: { kind: string }) => mark.kind === 'response_done'),
+      JSON.stringify(timeline.body.data),
+    );
   } finally {
     call_.close();
     await call_.closed;

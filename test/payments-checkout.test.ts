@@ -24,7 +24,10 @@ test.after(async () => {
 
 test('a checkout opens at the provider with the amount in cents, the account and our return URLs', async () => {
   const account = await server.account(0);
-  const res = await server.request('POST', '/v1/account/checkout', { token: account.session, body: { amount_usd: 25.5 } });
+  const res = await server.request('POST', '/v1/account/checkout', {
+    token: account.session,
+    body: { amount_usd: 25.5 },
+  });
   assert.is(res.status, 201, JSON.stringify(res.body));
   const checkout = CheckoutObjectSchema.parse(res.body);
   assert.is(checkout.purpose, 'topup');
@@ -37,11 +40,17 @@ test('a checkout opens at the provider with the amount in cents, the account and
   assert.is(sent.form.line_items[0].price_data.currency, 'usd');
   assert.is(sent.form.client_reference_id, account.id);
   assert.equal(sent.form.metadata, { account_id: account.id, purpose: 'topup' });
-  assert.is(sent.form.success_url, 'https://app.svc.test/account/billing?checkout=success&session_id={CHECKOUT_SESSION_ID}');
+  assert.is(
+    sent.form.success_url,
+    'https://app.svc.test/account/billing?checkout=success&session_id={CHECKOUT_SESSION_ID}',
+  );
   assert.ok(sent.idempotencyKey, 'an idempotency key goes to the provider');
   // The customer is created once per account.
   await server.request('POST', '/v1/account/checkout', { token: account.session, body: { amount_usd: 5 } });
-  assert.is(stripe.requests.filter((r) => r.path === '/v1/customers' && r.form.metadata?.account_id === account.id).length, 1);
+  assert.is(
+    stripe.requests.filter((r) => r.path === '/v1/customers' && r.form.metadata?.account_id === account.id).length,
+    1,
+  );
   // Nothing is credited by opening a checkout.
   assert.is((await server.request('GET', '/v1/account', { token: account.session })).body.balance_usd, 0);
 });
@@ -49,9 +58,21 @@ test('a checkout opens at the provider with the amount in cents, the account and
 test('the same Idempotency-Key and amount give the same checkout; another amount gives another', async () => {
   const account = await server.account(0);
   const headers = { 'idempotency-key': 'topup-once' };
-  const first = await server.request('POST', '/v1/account/checkout', { token: account.session, body: { amount_usd: 10 }, headers });
-  const again = await server.request('POST', '/v1/account/checkout', { token: account.session, body: { amount_usd: 10 }, headers });
-  const other = await server.request('POST', '/v1/account/checkout', { token: account.session, body: { amount_usd: 11 }, headers });
+  const first = await server.request('POST', '/v1/account/checkout', {
+    token: account.session,
+    body: { amount_usd: 10 },
+    headers,
+  });
+  const again = await server.request('POST', '/v1/account/checkout', {
+    token: account.session,
+    body: { amount_usd: 10 },
+    headers,
+  });
+  const other = await server.request('POST', '/v1/account/checkout', {
+    token: account.session,
+    body: { amount_usd: 11 },
+    headers,
+  });
   assert.is(first.body.id, again.body.id);
   assert.is.not(first.body.id, other.body.id);
 });
@@ -59,7 +80,15 @@ test('the same Idempotency-Key and amount give the same checkout; another amount
 test('amounts outside the documented bounds, and other bad bodies, are 422 before the provider is called', async () => {
   const account = await server.account(0);
   const calls = stripe.requests.length;
-  for (const body of [{}, { amount_usd: 4.99 }, { amount_usd: 10_000.01 }, { amount_usd: 10.001 }, { amount_usd: '10' }, { amount_usd: null }, { amount_usd: -5 }]) {
+  for (const body of [
+    {},
+    { amount_usd: 4.99 },
+    { amount_usd: 10_000.01 },
+    { amount_usd: 10.001 },
+    { amount_usd: '10' },
+    { amount_usd: null },
+    { amount_usd: -5 },
+  ]) {
     const res = await server.request('POST', '/v1/account/checkout', { token: account.session, body });
     assert.is(res.status, 422, JSON.stringify(body));
     assert.is(res.body.detail[0].loc[1], 'amount_usd');
@@ -69,16 +98,30 @@ test('amounts outside the documented bounds, and other bad bodies, are 422 befor
 
 test('it takes the session token only', async () => {
   const account = await server.account(0);
-  assert.is((await server.request('POST', '/v1/account/checkout', { body: { amount_usd: 10 } })).body.error.code, 'missing_authorization');
-  assert.is((await server.request('POST', '/v1/account/checkout', { token: account.token, body: { amount_usd: 10 } })).body.error.code, 'session_required');
-  assert.is((await server.request('POST', '/v1/account/checkout', { token: 'sess_forged', body: { amount_usd: 10 } })).body.error.code, 'invalid_api_key');
+  assert.is(
+    (await server.request('POST', '/v1/account/checkout', { body: { amount_usd: 10 } })).body.error.code,
+    'missing_authorization',
+  );
+  assert.is(
+    (await server.request('POST', '/v1/account/checkout', { token: account.token, body: { amount_usd: 10 } })).body
+      .error.code,
+    'session_required',
+  );
+  assert.is(
+    (await server.request('POST', '/v1/account/checkout', { token: 'sess_forged', body: { amount_usd: 10 } })).body
+      .error.code,
+    'invalid_api_key',
+  );
 });
 
 test('a failing provider is 502 in the envelope and nothing is left half-done', async () => {
   const account = await server.account(0);
   await server.request('POST', '/v1/account/checkout', { token: account.session, body: { amount_usd: 5 } });
   stripe.failNext(500, 3);
-  const res = await server.request('POST', '/v1/account/checkout', { token: account.session, body: { amount_usd: 10 } });
+  const res = await server.request('POST', '/v1/account/checkout', {
+    token: account.session,
+    body: { amount_usd: 10 },
+  });
   assert.is(res.status, 502);
   assert.is(res.body.error.code, 'payment_provider_error');
   assert.not.match(JSON.stringify(res.body), /sk_test|double: injected/);
@@ -91,7 +134,10 @@ test('without a configured provider the checkout is 503 in the envelope, and no 
   assert.is(res.body.error.code, 'payments_not_configured');
   assert.is(res.body.error.type, 'server_error');
   assert.ok(res.headers.get('x-request-id'));
-  assert.is((await off.request('POST', '/v1/account/checkout', { token: account.session, body: { amount_usd: 1 } })).status, 422);
+  assert.is(
+    (await off.request('POST', '/v1/account/checkout', { token: account.session, body: { amount_usd: 1 } })).status,
+    422,
+  );
   assert.is((await off.request('POST', '/v1/webhooks/stripe', { body: {} })).status, 404);
 });
 

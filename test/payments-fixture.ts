@@ -48,15 +48,29 @@ export async function startPayments(): Promise<PaymentsFixture> {
     server,
     stripe,
     errors,
-    balance: async (account) => Math.round((await server.request('GET', '/v1/account', { token: account.session })).body.balance_usd * 1e6),
-    paidUsd: async (account) => (await server.request('GET', '/v1/account/tier', { token: account.session })).body.paid_usd,
+    balance: async (account) =>
+      Math.round((await server.request('GET', '/v1/account', { token: account.session })).body.balance_usd * 1e6),
+    paidUsd: async (account) =>
+      (await server.request('GET', '/v1/account/tier', { token: account.session })).body.paid_usd,
     recorded: (eventId) => events.get(eventId),
     async withCheckout(usd) {
       const email = `payer-${++payers}-${process.pid}@example.com`;
-      const registered = await server.request('POST', '/v1/auth/register', { body: { email, password: 'payer password 1' } });
+      const registered = await server.request('POST', '/v1/auth/register', {
+        body: { email, password: 'payer password 1' },
+      });
       assert.is(registered.status, 201, JSON.stringify(registered.body));
-      const account = { id: registered.body.account.id, email, password: 'payer password 1', token: '', tokenId: '', session: registered.body.token };
-      const checkout = await server.request('POST', '/v1/account/checkout', { token: account.session, body: { amount_usd: usd } });
+      const account = {
+        id: registered.body.account.id,
+        email,
+        password: 'payer password 1',
+        token: '',
+        tokenId: '',
+        session: registered.body.token,
+      };
+      const checkout = await server.request('POST', '/v1/account/checkout', {
+        token: account.session,
+        body: { amount_usd: usd },
+      });
       assert.is(checkout.status, 201, JSON.stringify(checkout.body));
       return { account, checkoutId: checkout.body.id };
     },

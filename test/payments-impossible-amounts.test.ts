@@ -22,7 +22,10 @@ async function assertRefused(event: SignedEvent): Promise<void> {
   assert.is(res.status, 200, JSON.stringify(res.body));
   assert.equal(res.body, { received: true, duplicate: false });
   assert.is(pay.recorded(event.id)?.outcome, 'rejected:amount');
-  assert.equal(pay.errors.slice(logged).map((line) => [line.fields.event_id, line.fields.reason]), [[event.id, 'amount']]);
+  assert.equal(
+    pay.errors.slice(logged).map((line) => [line.fields.event_id, line.fields.reason]),
+    [[event.id, 'amount']],
+  );
   assert.equal((await pay.stripe.deliver(pay.server.url, event)).body, { received: true, duplicate: true });
 }
 

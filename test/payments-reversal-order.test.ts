@@ -13,13 +13,18 @@ type Step = 'refund' | 'opened' | 'won' | 'lost';
 /** Every order of `items`. */
 function permutations<T>(items: readonly T[]): T[][] {
   if (items.length <= 1) return [[...items]];
-  return items.flatMap((item, i) => permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]));
+  return items.flatMap((item, i) =>
+    permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]),
+  );
 }
 
 /** Delivers one step for the 10 USD checkout `checkoutId`; the provider must see 200. */
 async function deliver(checkoutId: string, step: Step, cents: { refund: number; dispute: number }): Promise<void> {
   const { stripe, server } = pay;
-  const event = step === 'refund' ? stripe.refunded(checkoutId, cents.refund) : stripe.disputed(checkoutId, 'du_X', cents.dispute, step === 'opened' ? 'created' : step);
+  const event =
+    step === 'refund'
+      ? stripe.refunded(checkoutId, cents.refund)
+      : stripe.disputed(checkoutId, 'du_X', cents.dispute, step === 'opened' ? 'created' : step);
   const res = await stripe.deliver(server.url, event);
   assert.is(res.status, 200, `${step}: ${JSON.stringify(res.body)}`);
 }
@@ -33,12 +38,21 @@ test.after(async () => {
 
 const cases = [
   { name: 'a full refund', refund: 1_000, dispute: 1_000, afterWonUsd: 0, afterLostUsd: 0 },
-  { name: 'a partial refund, the dispute for the whole payment', refund: 400, dispute: 1_000, afterWonUsd: 6, afterLostUsd: 0 },
+  {
+    name: 'a partial refund, the dispute for the whole payment',
+    refund: 400,
+    dispute: 1_000,
+    afterWonUsd: 6,
+    afterLostUsd: 0,
+  },
   { name: 'a partial refund, the dispute for the rest', refund: 400, dispute: 600, afterWonUsd: 6, afterLostUsd: 0 },
 ];
 
 for (const { name, refund, dispute, afterWonUsd, afterLostUsd } of cases) {
-  for (const [close, endUsd] of [['won', afterWonUsd], ['lost', afterLostUsd]] as const) {
+  for (const [close, endUsd] of [
+    ['won', afterWonUsd],
+    ['lost', afterLostUsd],
+  ] as const) {
     test(`${name} and a ${close} dispute end at ${endUsd} USD in every delivery order`, async () => {
       for (const order of permutations<Step>(['refund', 'opened', close])) {
         const { account, checkoutId } = await pay.withCheckout(10);
@@ -54,7 +68,8 @@ for (const { name, refund, dispute, afterWonUsd, afterLostUsd } of cases) {
 test('a dispute opened again after it was won takes nothing back', async () => {
   const { account, checkoutId } = await pay.withCheckout(10);
   await pay.stripe.deliver(pay.server.url, pay.stripe.paid(checkoutId));
-  for (const step of ['opened', 'won', 'opened'] as const) await deliver(checkoutId, step, { refund: 0, dispute: 1_000 });
+  for (const step of ['opened', 'won', 'opened'] as const)
+    await deliver(checkoutId, step, { refund: 0, dispute: 1_000 });
   assert.is(await pay.balance(account), 10_000_000);
 });
 

@@ -1,7 +1,12 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createActor, fromPromise, waitFor } from 'xstate';
-import { PAST_DUE_GRACE_MS, subscriptionMachine, type GrantsInput, type ProviderSnapshot } from '../actors/payments/subscription-machine.js';
+import {
+  PAST_DUE_GRACE_MS,
+  subscriptionMachine,
+  type GrantsInput,
+  type ProviderSnapshot,
+} from '../actors/payments/subscription-machine.js';
 
 const test = suite('subscription machine: states follow verified provider snapshots; grants follow the states');
 
@@ -30,7 +35,9 @@ function start(first = snapshot(), options: { failGrants?: boolean } = {}) {
       }),
     },
   });
-  const actor = createActor(machine, { input: { id: 'sub_1', accountId: 'acct_1', providerSubscriptionId: 'sub_p1', customerId: 'cus_1', first, at: T0 } });
+  const actor = createActor(machine, {
+    input: { id: 'sub_1', accountId: 'acct_1', providerSubscriptionId: 'sub_p1', customerId: 'cus_1', first, at: T0 },
+  });
   actor.start();
   const settle = () => waitFor(actor, (s) => s.value !== 'syncing');
   return { actor, grants, settle };
@@ -40,7 +47,9 @@ test('a new active subscription grants its plan until the period end', async () 
   const { actor, grants, settle } = start();
   await settle();
   assert.is(actor.getSnapshot().value, 'active');
-  assert.equal(grants, [{ accountId: 'acct_1', subscriptionId: 'sub_1', plan: { id: 'plus-2026-07', until: PERIOD_END } }]);
+  assert.equal(grants, [
+    { accountId: 'acct_1', subscriptionId: 'sub_1', plan: { id: 'plus-2026-07', until: PERIOD_END } },
+  ]);
   assert.equal(actor.getSnapshot().context.deadlines, {});
 });
 
@@ -66,7 +75,10 @@ test('past due keeps grants through the grace; a renewal brings it back to activ
   assert.is(actor.getSnapshot().value, 'past_due');
   assert.equal(grants.at(-1)!.plan, { id: 'plus-2026-07', until: PERIOD_END + PAST_DUE_GRACE_MS });
   assert.equal(actor.getSnapshot().context.deadlines, { lapses: PERIOD_END + PAST_DUE_GRACE_MS });
-  actor.send({ type: 'PROVIDER_SNAPSHOT', ...snapshot({ status: 'active', currentPeriodEnd: PERIOD_END + 30 * 86_400_000 }) });
+  actor.send({
+    type: 'PROVIDER_SNAPSHOT',
+    ...snapshot({ status: 'active', currentPeriodEnd: PERIOD_END + 30 * 86_400_000 }),
+  });
   await settle();
   assert.is(actor.getSnapshot().value, 'active');
   assert.equal(actor.getSnapshot().context.deadlines, {});

@@ -23,9 +23,11 @@ async function member(srv: TestServer = server): Promise<Member> {
   return { id: res.body.account.id, session: res.body.token };
 }
 
-const current = async (m: Member, srv: TestServer = server) => (await srv.request('GET', '/v1/account/subscription', { token: m.session })).body.subscription;
+const current = async (m: Member, srv: TestServer = server) =>
+  (await srv.request('GET', '/v1/account/subscription', { token: m.session })).body.subscription;
 const tierOf = async (m: Member) => (await server.request('GET', '/v1/account/tier', { token: m.session })).body;
-const granted = async (m: Member) => (await server.request('GET', '/v1/early-access', { token: m.session })).body.granted_products;
+const granted = async (m: Member) =>
+  (await server.request('GET', '/v1/early-access', { token: m.session })).body.granted_products;
 
 /** Subscribes `m` to `plan` through checkout and the provider's two webhooks; the provider's subscription id. */
 async function subscribe(m: Member, plan: string, srv: TestServer = server): Promise<string> {
@@ -56,13 +58,19 @@ test('no subscription yet: the versioned plans, none with usage credits', async 
   const res = await server.request('GET', '/v1/account/subscription', { token: m.session });
   const overview = AccountSubscriptionObjectSchema.parse(res.body);
   assert.is(overview.subscription, null);
-  assert.equal(overview.plans.map((p) => p.id), ['plus-2026-07', 'team-2026-07']);
+  assert.equal(
+    overview.plans.map((p) => p.id),
+    ['plus-2026-07', 'team-2026-07'],
+  );
   assert.ok(overview.plans.every((p) => p.usage_credits_usd === 0));
 });
 
 test('checkout → webhooks → active: the plan raises the tier floor and opens early access, never the balance', async () => {
   const m = await member();
-  const checkout = await server.request('POST', '/v1/account/subscription/checkout', { token: m.session, body: { plan: 'plus-2026-07' } });
+  const checkout = await server.request('POST', '/v1/account/subscription/checkout', {
+    token: m.session,
+    body: { plan: 'plus-2026-07' },
+  });
   assert.is(checkout.body.purpose, 'subscription');
   assert.is(checkout.body.amount_usd, 20);
   const sent = stripe.requests.filter((r) => r.path === '/v1/checkout/sessions').at(-1)!;
@@ -79,7 +87,10 @@ test('checkout → webhooks → active: the plan raises the tier floor and opens
   assert.equal(await tierOf(m).then((t) => [t.tier, t.source]), ['tier-2', 'plan']);
   assert.equal(await granted(m), ['marketplace']);
   assert.is((await server.request('GET', '/v1/account', { token: m.session })).body.balance_usd, 0);
-  const again = await server.request('POST', '/v1/account/subscription/checkout', { token: m.session, body: { plan: 'team-2026-07' } });
+  const again = await server.request('POST', '/v1/account/subscription/checkout', {
+    token: m.session,
+    body: { plan: 'team-2026-07' },
+  });
   assert.is(again.status, 409);
   assert.is(again.body.error.code, 'subscription_exists');
 });
@@ -87,7 +98,10 @@ test('checkout → webhooks → active: the plan raises the tier floor and opens
 test('change: sent to the provider (prorated), pending until its webhook confirms', async () => {
   const m = await member();
   const subId = await subscribe(m, 'plus-2026-07');
-  const changed = await server.request('POST', '/v1/account/subscription/change', { token: m.session, body: { plan: 'team-2026-07' } });
+  const changed = await server.request('POST', '/v1/account/subscription/change', {
+    token: m.session,
+    body: { plan: 'team-2026-07' },
+  });
   assert.is(changed.status, 202, JSON.stringify(changed.body));
   assert.is(changed.body.plan, 'plus-2026-07');
   assert.equal(changed.body.pending.action, 'change');
@@ -116,7 +130,10 @@ test('cancel: at period end, access stays until then, then the subscription ends
   assert.is((await tierOf(m)).tier, 'tier-2');
   // Cancelling again changes nothing and calls nobody.
   const calls = stripe.requests.length;
-  assert.is((await server.request('POST', '/v1/account/subscription/cancel', { token: m.session, body: {} })).status, 202);
+  assert.is(
+    (await server.request('POST', '/v1/account/subscription/cancel', { token: m.session, body: {} })).status,
+    202,
+  );
   assert.is(stripe.requests.length, calls);
   clock.advance(31 * 86_400_000);
   await settled(server, m);
@@ -124,7 +141,15 @@ test('cancel: at period end, access stays until then, then the subscription ends
   assert.is((await tierOf(m)).tier, 'free');
   assert.equal(await granted(m), []);
   // Ended: a new checkout is allowed.
-  assert.is((await server.request('POST', '/v1/account/subscription/checkout', { token: m.session, body: { plan: 'plus-2026-07' } })).status, 201);
+  assert.is(
+    (
+      await server.request('POST', '/v1/account/subscription/checkout', {
+        token: m.session,
+        body: { plan: 'plus-2026-07' },
+      })
+    ).status,
+    201,
+  );
 });
 
 test('past due keeps access through a grace; deleted ends at once; stale and repeated events change nothing', async () => {
@@ -142,7 +167,10 @@ test('past due keeps access through a grace; deleted ends at once; stale and rep
   await settled(server, m);
   assert.is((await current(m)).status, 'ended');
   assert.is((await tierOf(m)).tier, 'free');
-  assert.is((await stripe.deliver(server.url, stripe.subscriptionEvent(subId, 'updated', { status: 'active' }))).status, 200);
+  assert.is(
+    (await stripe.deliver(server.url, stripe.subscriptionEvent(subId, 'updated', { status: 'active' }))).status,
+    200,
+  );
   assert.is((await current(m)).status, 'ended');
 });
 
@@ -163,10 +191,25 @@ test('foreign subscriptions: another account sees none and cannot cancel or chan
   const subId = await subscribe(owner, 'plus-2026-07');
   const stranger = await member();
   assert.is(await current(stranger), null);
-  assert.is((await server.request('POST', '/v1/account/subscription/cancel', { token: stranger.session })).body.error.code, 'subscription_required');
-  assert.is((await server.request('POST', '/v1/account/subscription/change', { token: stranger.session, body: { plan: 'team-2026-07' } })).body.error.code, 'subscription_required');
+  assert.is(
+    (await server.request('POST', '/v1/account/subscription/cancel', { token: stranger.session })).body.error.code,
+    'subscription_required',
+  );
+  assert.is(
+    (
+      await server.request('POST', '/v1/account/subscription/change', {
+        token: stranger.session,
+        body: { plan: 'team-2026-07' },
+      })
+    ).body.error.code,
+    'subscription_required',
+  );
   // A subscription claiming the stranger, on the owner's customer, does not move to the stranger.
-  const sub = { ...stripe.subscriptions.get(subId)!, id: 'sub_forged_claim', metadata: { account_id: stranger.id, plan: 'team-2026-07' } };
+  const sub = {
+    ...stripe.subscriptions.get(subId)!,
+    id: 'sub_forged_claim',
+    metadata: { account_id: stranger.id, plan: 'team-2026-07' },
+  };
   stripe.subscriptions.set('sub_forged_claim', sub);
   await stripe.deliver(server.url, stripe.event('customer.subscription.created', sub));
   assert.is(await current(stranger), null);
@@ -182,12 +225,30 @@ test('bad inputs and credentials on every subscription route', async () => {
     }
   }
   const account = await server.account(0);
-  for (const path of ['/v1/account/subscription/checkout', '/v1/account/subscription/cancel', '/v1/account/subscription/change', '/v1/account/subscription/portal']) {
-    assert.is((await server.request('POST', path, { token: account.token, body: { plan: 'plus-2026-07' } })).body.error.code, 'session_required', path);
+  for (const path of [
+    '/v1/account/subscription/checkout',
+    '/v1/account/subscription/cancel',
+    '/v1/account/subscription/change',
+    '/v1/account/subscription/portal',
+  ]) {
+    assert.is(
+      (await server.request('POST', path, { token: account.token, body: { plan: 'plus-2026-07' } })).body.error.code,
+      'session_required',
+      path,
+    );
     assert.is((await server.request('POST', path, { body: {} })).status, 401, path);
   }
   assert.is((await server.request('GET', '/v1/account/subscription', { token: account.token })).status, 200);
-  assert.is((await server.request('POST', '/v1/account/subscription/cancel', { token: m.session, raw: '[1]', headers: { 'content-type': 'application/json' } })).status, 422);
+  assert.is(
+    (
+      await server.request('POST', '/v1/account/subscription/cancel', {
+        token: m.session,
+        raw: '[1]',
+        headers: { 'content-type': 'application/json' },
+      })
+    ).status,
+    422,
+  );
 });
 
 test('without a provider: plans still listed, nothing to cancel or manage, checkout 503', async () => {
@@ -195,9 +256,18 @@ test('without a provider: plans still listed, nothing to cancel or manage, check
   try {
     const m = await member(off);
     assert.is(await current(m, off), null);
-    assert.is((await off.request('POST', '/v1/account/subscription/cancel', { token: m.session })).body.error.code, 'subscription_required');
-    assert.is((await off.request('POST', '/v1/account/subscription/portal', { token: m.session })).body.error.code, 'billing_account_required');
-    const checkout = await off.request('POST', '/v1/account/subscription/checkout', { token: m.session, body: { plan: 'plus-2026-07' } });
+    assert.is(
+      (await off.request('POST', '/v1/account/subscription/cancel', { token: m.session })).body.error.code,
+      'subscription_required',
+    );
+    assert.is(
+      (await off.request('POST', '/v1/account/subscription/portal', { token: m.session })).body.error.code,
+      'billing_account_required',
+    );
+    const checkout = await off.request('POST', '/v1/account/subscription/checkout', {
+      token: m.session,
+      body: { plan: 'plus-2026-07' },
+    });
     assert.is(checkout.status, 503);
     assert.is(checkout.body.error.code, 'payments_not_configured');
   } finally {
@@ -207,14 +277,20 @@ test('without a provider: plans still listed, nothing to cancel or manage, check
 
 test('a subscription survives a restart: its period-end deadline is re-armed and still ends it', async () => {
   const dataDir = tempDataDir();
-  const first = await startServer({ ...stripe.env(), SVC_DATA_DIR: dataDir, SVC_SESSION_TTL_S: LONG_SESSIONS }, { clock });
+  const first = await startServer(
+    { ...stripe.env(), SVC_DATA_DIR: dataDir, SVC_SESSION_TTL_S: LONG_SESSIONS },
+    { clock },
+  );
   const m = await member(first);
   const subId = await subscribe(m, 'plus-2026-07', first);
   await first.request('POST', '/v1/account/subscription/cancel', { token: m.session });
   await stripe.deliver(first.url, stripe.subscriptionEvent(subId, 'updated'));
   assert.is((await current(m, first)).status, 'cancel_at_period_end');
   await first.close();
-  const second = await startServer({ ...stripe.env(), SVC_DATA_DIR: dataDir, SVC_SESSION_TTL_S: LONG_SESSIONS }, { clock });
+  const second = await startServer(
+    { ...stripe.env(), SVC_DATA_DIR: dataDir, SVC_SESSION_TTL_S: LONG_SESSIONS },
+    { clock },
+  );
   try {
     const login = await second.request('GET', '/v1/account/subscription', { token: m.session });
     assert.is(login.body.subscription.status, 'cancel_at_period_end');

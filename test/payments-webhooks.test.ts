@@ -10,15 +10,31 @@ const clock = new SimulatedClock(Date.UTC(2026, 6, 1));
 let stripe: StripeDouble;
 let server: TestServer;
 
-const balance = async (account: TestAccount) => Math.round((await server.request('GET', '/v1/account', { token: account.session })).body.balance_usd * 1e6);
-const topups = async (account: TestAccount) => (await server.request('GET', '/v1/account/usage', { token: account.session })).body.recent.filter((e: { type: string }) => e.type === 'topup');
+const balance = async (account: TestAccount) =>
+  Math.round((await server.request('GET', '/v1/account', { token: account.session })).body.balance_usd * 1e6);
+const topups = async (account: TestAccount) =>
+  (await server.request('GET', '/v1/account/usage', { token: account.session })).body.recent.filter(
+    (e: { type: string }) => e.type === 'topup',
+  );
 
 /** A self-registered account (balance 0, on the ladder) with an open checkout of `usd`. */
 async function withCheckout(usd: number): Promise<{ account: TestAccount; checkoutId: string }> {
   const email = `payer-${Math.random().toString(36).slice(2)}@example.com`;
-  const registered = await server.request('POST', '/v1/auth/register', { body: { email, password: 'payer password 1' } });
-  const account = { id: registered.body.account.id, email, password: 'payer password 1', token: '', tokenId: '', session: registered.body.token };
-  const checkout = await server.request('POST', '/v1/account/checkout', { token: account.session, body: { amount_usd: usd } });
+  const registered = await server.request('POST', '/v1/auth/register', {
+    body: { email, password: 'payer password 1' },
+  });
+  const account = {
+    id: registered.body.account.id,
+    email,
+    password: 'payer password 1',
+    token: '',
+    tokenId: '',
+    session: registered.body.token,
+  };
+  const checkout = await server.request('POST', '/v1/account/checkout', {
+    token: account.session,
+    body: { amount_usd: usd },
+  });
   assert.is(checkout.status, 201, JSON.stringify(checkout.body));
   return { account, checkoutId: checkout.body.id };
 }
@@ -55,14 +71,21 @@ test('a refund takes the refunded money back once, up to what was credited; the 
   const partial = stripe.refunded(checkoutId, 2_000);
   assert.equal((await stripe.deliver(server.url, partial)).body, { received: true, duplicate: false });
   assert.is(await balance(account), 30_000_000);
-  assert.equal((await stripe.deliver(server.url, partial)).body, { received: true, duplicate: true }, 'a redelivery moves nothing');
+  assert.equal(
+    (await stripe.deliver(server.url, partial)).body,
+    { received: true, duplicate: true },
+    'a redelivery moves nothing',
+  );
   // Stripe's refunded total is cumulative: the full refund takes back the other 30, not 50 more.
   await stripe.deliver(server.url, stripe.refunded(checkoutId, 5_000));
   await stripe.deliver(server.url, stripe.refunded(checkoutId, 5_000));
   assert.is(await balance(account), 0);
   const usage = await server.request('GET', '/v1/account/usage', { token: account.session });
   const reversals = usage.body.recent.filter((e: { type: string }) => e.type === 'reversal');
-  assert.equal(reversals.map((e: { amount_usd: number }) => e.amount_usd), [-30, -20]);
+  assert.equal(
+    reversals.map((e: { amount_usd: number }) => e.amount_usd),
+    [-30, -20],
+  );
   assert.ok(reversals[0].description.includes(checkoutId));
   assert.is((await server.request('GET', '/v1/account/tier', { token: account.session })).body.paid_usd, 0);
 });
@@ -80,13 +103,24 @@ test('a dispute takes its amount back when opened, once, gives it back when won;
 
   const second = await withCheckout(10);
   await stripe.deliver(server.url, stripe.paid(second.checkoutId));
-  const minted = await server.request('POST', '/v1/account/tokens', { token: second.account.session, body: { label: 'spender' } });
-  const chat = () => server.request('POST', '/v1/chat/completions', { token: minted.body.token, body: { model: 'pro-1', messages: [{ role: 'user', content: `spend ${Math.random()}` }], max_tokens: 16 } });
+  const minted = await server.request('POST', '/v1/account/tokens', {
+    token: second.account.session,
+    body: { label: 'spender' },
+  });
+  const chat = () =>
+    server.request('POST', '/v1/chat/completions', {
+      token: minted.body.token,
+      body: { model: 'pro-1', messages: [{ role: 'user', content: `spend ${Math.random()}` }], max_tokens: 16 },
+    });
   const spent = await chat();
   assert.is(spent.status, 200, JSON.stringify(spent.body));
   await stripe.deliver(server.url, stripe.disputed(second.checkoutId, 'dp_lost', 1_000, 'created'));
   await stripe.deliver(server.url, stripe.disputed(second.checkoutId, 'dp_lost', 1_000, 'lost'));
-  assert.is(await balance(second.account), -Math.round(Number(spent.headers.get('x-svc-price-usd')) * 1e6), 'what was spent stays spent: the balance is below zero');
+  assert.is(
+    await balance(second.account),
+    -Math.round(Number(spent.headers.get('x-svc-price-usd')) * 1e6),
+    'what was spent stays spent: the balance is below zero',
+  );
   assert.is((await chat()).status, 402, 'and no hold fits until the account is topped up');
 });
 
@@ -144,18 +178,29 @@ test('the same event delivered twice at once is credited once', async () => {
 test('a second event for the same payment (another event id) credits nothing more', async () => {
   const { account, checkoutId } = await withCheckout(15);
   await stripe.deliver(server.url, stripe.paid(checkoutId));
-  const late = stripe.event('checkout.session.async_payment_succeeded', { ...stripe.sessions.get(checkoutId), payment_status: 'paid', amount_total: 1500, currency: 'usd' });
+  const late = stripe.event('checkout.session.async_payment_succeeded', {
+    ...stripe.sessions.get(checkoutId),
+    payment_status: 'paid',
+    amount_total: 1500,
+    currency: 'usd',
+  });
   assert.is((await stripe.deliver(server.url, late)).status, 200);
   assert.is(await balance(account), 15_000_000);
 });
 
 test('forged, altered, unsigned and stale deliveries are 400 invalid_signature and change nothing', async () => {
   const { account, checkoutId } = await withCheckout(30);
-  const forged = stripe.event('checkout.session.completed', { ...stripe.sessions.get(checkoutId), payment_status: 'paid', amount_total: 3000, currency: 'usd' }, { secret: 'whsec_attacker_guess_000000' });
+  const forged = stripe.event(
+    'checkout.session.completed',
+    { ...stripe.sessions.get(checkoutId), payment_status: 'paid', amount_total: 3000, currency: 'usd' },
+    { secret: 'whsec_attacker_guess_000000' },
+  );
   const genuine = stripe.paid(checkoutId);
   const attempts = [
     await stripe.deliver(server.url, forged),
-    await stripe.deliver(server.url, genuine, { payload: genuine.payload.replace('"amount_total":3000', '"amount_total":3000000') }),
+    await stripe.deliver(server.url, genuine, {
+      payload: genuine.payload.replace('"amount_total":3000', '"amount_total":3000000'),
+    }),
     await stripe.deliver(server.url, genuine, { signature: null }),
     await stripe.deliver(server.url, genuine, { signature: 't=1,v1=deadbeef' }),
     await stripe.deliver(server.url, genuine, { payload: '{"not":"json"' }),
@@ -170,7 +215,10 @@ test('forged, altered, unsigned and stale deliveries are 400 invalid_signature a
   assert.is(stale.status, 400);
   assert.is(await balance(account), 0);
   // A valid signature of another body does not carry over.
-  assert.is((await stripe.deliver(server.url, { ...genuine, signature: stripe.event('ping', {}).signature })).status, 400);
+  assert.is(
+    (await stripe.deliver(server.url, { ...genuine, signature: stripe.event('ping', {}).signature })).status,
+    400,
+  );
   // The genuine event, signed now, still credits.
   const fresh = stripe.paid(checkoutId);
   assert.is((await stripe.deliver(server.url, fresh)).status, 200);
@@ -183,20 +231,32 @@ test('verified events that cannot be credited are acknowledged without moving mo
   const cases = [
     stripe.paid(checkoutId, { currency: 'eur' }),
     stripe.paid(checkoutId, { payment_status: 'unpaid' }),
-    stripe.paid(checkoutId, { metadata: { account_id: 'acct_nobody', purpose: 'topup' }, client_reference_id: 'acct_nobody' }),
+    stripe.paid(checkoutId, {
+      metadata: { account_id: 'acct_nobody', purpose: 'topup' },
+      client_reference_id: 'acct_nobody',
+    }),
     stripe.paid(checkoutId, { amount_total: 0 }),
     stripe.event('invoice.paid', { id: 'in_1', object: 'invoice' }),
-    stripe.event('checkout.session.completed', { ...session, metadata: { account_id: account.id, purpose: 'something-else' }, payment_status: 'paid', amount_total: 1200, currency: 'usd' }),
+    stripe.event('checkout.session.completed', {
+      ...session,
+      metadata: { account_id: account.id, purpose: 'something-else' },
+      payment_status: 'paid',
+      amount_total: 1200,
+      currency: 'usd',
+    }),
   ];
   for (const event of cases) assert.is((await stripe.deliver(server.url, event)).status, 200);
   assert.is(await balance(account), 0);
 });
 
-test('a top-up for one account paid with another account\'s customer is not credited', async () => {
+test("a top-up for one account paid with another account's customer is not credited", async () => {
   const victim = await withCheckout(40);
   const other = await withCheckout(40);
   const otherCustomer = stripe.sessions.get(other.checkoutId)!.customer as string;
-  assert.is((await stripe.deliver(server.url, stripe.paid(victim.checkoutId, { customer: otherCustomer }))).status, 200);
+  assert.is(
+    (await stripe.deliver(server.url, stripe.paid(victim.checkoutId, { customer: otherCustomer }))).status,
+    200,
+  );
   assert.is(await balance(victim.account), 0);
   assert.is(await balance(other.account), 0);
 });

@@ -37,7 +37,8 @@ export function makePdf(pages: string[][], options: { encrypted?: boolean } = {}
   pages.forEach((lines, index) => {
     const pageId = pageIds[index]!;
     const stream = contentStream(lines);
-    objects[pageId] = `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents ${pageId + 1} 0 R >>`;
+    objects[pageId] =
+      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents ${pageId + 1} 0 R >>`;
     objects[pageId + 1] = `<< /Length ${stream.length} >>\nstream\n${stream}\nendstream`;
   });
 
@@ -53,6 +54,8 @@ export function makePdf(pages: string[][], options: { encrypted?: boolean } = {}
   }
   const entries = offsets.slice(1).map((offset) => `${String(offset).padStart(10, '0')} 00000 n \n`);
   parts.push(`xref\n0 ${objects.length}\n0000000000 65535 f \n${entries.join('')}`);
-  parts.push(`trailer\n<< /Size ${objects.length} /Root 1 0 R${options.encrypted ? ENCRYPTION : ''} >>\nstartxref\n${length}\n%%EOF\n`);
+  parts.push(
+    `trailer\n<< /Size ${objects.length} /Root 1 0 R${options.encrypted ? ENCRYPTION : ''} >>\nstartxref\n${length}\n%%EOF\n`,
+  );
   return Buffer.from(parts.join(''), 'latin1');
 }

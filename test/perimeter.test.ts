@@ -32,11 +32,17 @@ test('an unknown token is 401 invalid_api_key', async () => {
 
 test('a suspended account is 403 and the denial is counted against the key', async () => {
   const account = await server.account(1);
-  await server.request('POST', `/admin/v1/accounts/${account.id}/status`, { token: ADMIN_KEY, body: { status: 'suspended' } });
+  await server.request('POST', `/admin/v1/accounts/${account.id}/status`, {
+    token: ADMIN_KEY,
+    body: { status: 'suspended' },
+  });
   const res = await server.request('GET', '/v1/models', { token: account.token });
   assert.is(res.status, 403);
   assert.is(res.body.error.code, 'account_suspended');
-  await server.request('POST', `/admin/v1/accounts/${account.id}/status`, { token: ADMIN_KEY, body: { status: 'active' } });
+  await server.request('POST', `/admin/v1/accounts/${account.id}/status`, {
+    token: ADMIN_KEY,
+    body: { status: 'active' },
+  });
   const usage = await server.request('GET', '/v1/usage', { token: account.token });
   assert.is(usage.status, 200);
   assert.is(usage.body.denied, 1);
@@ -55,7 +61,10 @@ test('a balance that cannot cover the hold is 402 and nothing is charged', async
 
 test('requests over requests_per_minute are 429 with Retry-After', async () => {
   const account = await server.account(1);
-  await server.request('PATCH', `/v1/account/tokens/${account.tokenId}`, { token: account.session, body: { requests_per_minute: 3 } });
+  await server.request('PATCH', `/v1/account/tokens/${account.tokenId}`, {
+    token: account.session,
+    body: { requests_per_minute: 3 },
+  });
   const statuses: number[] = [];
   let retryAfter: string | null = null;
   for (let i = 0; i < 5; i++) {
@@ -68,7 +77,10 @@ test('requests over requests_per_minute are 429 with Retry-After', async () => {
   }
   assert.equal(statuses, [200, 200, 200, 429, 429]);
   assert.ok(retryAfter && Number(retryAfter) >= 1, `retry-after ${retryAfter}`);
-  const usage = await server.request('PATCH', `/v1/account/tokens/${account.tokenId}`, { token: account.session, body: { requests_per_minute: null } });
+  const usage = await server.request('PATCH', `/v1/account/tokens/${account.tokenId}`, {
+    token: account.session,
+    body: { requests_per_minute: null },
+  });
   assert.is(usage.status, 200);
   const after = await server.request('GET', '/v1/models', { token: account.token });
   assert.is(after.status, 200);

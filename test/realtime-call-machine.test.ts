@@ -1,7 +1,25 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createActor, fromCallback, fromPromise, initialTransition, transition, waitFor, type AnyEventObject, type Snapshot } from 'xstate';
-import type { CallContext, CallEvent, CallInput, RespondInput, SettleCallInput, TopUpInput, TranscribeInput, TranscriptionResult } from '../actors/realtime/call-context.js';
+import {
+  createActor,
+  fromCallback,
+  fromPromise,
+  initialTransition,
+  transition,
+  waitFor,
+  type AnyEventObject,
+  type Snapshot,
+} from 'xstate';
+import type {
+  CallContext,
+  CallEvent,
+  CallInput,
+  RespondInput,
+  SettleCallInput,
+  TopUpInput,
+  TranscribeInput,
+  TranscriptionResult,
+} from '../actors/realtime/call-context.js';
 import type { CallEmitted } from '../actors/realtime/call-events.js';
 import { realtimeCallMachine, type CallSnapshot } from '../actors/realtime/call-machine.js';
 import { defaultCallSession } from '../actors/realtime/call-session.js';
@@ -12,20 +30,51 @@ import { ActorHost } from '../runtime/host/actor-host.js';
 import { createLogger } from '../runtime/logger.js';
 import { MemoryStore } from '../runtime/store/memory-store.js';
 
-const test = suite('realtime call machine: every decision of a call, step by step (pure transitions, stubbed effects, simulated clock)');
+const test = suite(
+  'realtime call machine: every decision of a call, step by step (pure transitions, stubbed effects, simulated clock)',
+);
 
-const input: CallInput = { id: 'rtc_t', accountId: 'acct_t', tokenId: 'tok_t', session: defaultCallSession('pro-1'), holdMicros: 1_000_000, endGraceMs: 3000, idSeed: 'abcdefghijklmn', at: 1000 };
+const input: CallInput = {
+  id: 'rtc_t',
+  accountId: 'acct_t',
+  tokenId: 'tok_t',
+  session: defaultCallSession('pro-1'),
+  holdMicros: 1_000_000,
+  endGraceMs: 3000,
+  idSeed: 'abcdefghijklmn',
+  at: 1000,
+};
 
 // ---- Pure transitions: events in, next snapshot and emitted domain events out, no effect runs. ----
 
 type Step = CallEvent | AnyEventObject;
-const done = (id: 'transcribe' | 'topUp' | 'settle', output: unknown): Step => ({ type: `xstate.done.actor.${id}`, output });
-const failed = (id: 'transcribe' | 'topUp' | 'settle', error: unknown): Step => ({ type: `xstate.error.actor.${id}`, error });
+const done = (id: 'transcribe' | 'topUp' | 'settle', output: unknown): Step => ({
+  type: `xstate.done.actor.${id}`,
+  output,
+});
+const failed = (id: 'transcribe' | 'topUp' | 'settle', error: unknown): Step => ({
+  type: `xstate.error.actor.${id}`,
+  error,
+});
 const at = 2000;
 const open: Step = { type: 'OPEN', at };
-const say = (text: string, role: 'user' | 'assistant' | 'system' = 'user'): Step => ({ type: 'ITEM_CREATE', item: { id: null, role, content: [{ type: 'input_text', text }] }, clientEventId: 'evt_item', at });
-const respond: Step = { type: 'RESPONSE_CREATE', request: { outputModalities: ['text'], instructions: null, maxOutputTokens: 20, metadata: null }, clientEventId: 'evt_resp', at };
-const finished = (responseId: string, status: 'completed' | 'cancelled' | 'failed' = 'completed', text = 'Paris.'): Step => ({
+const say = (text: string, role: 'user' | 'assistant' | 'system' = 'user'): Step => ({
+  type: 'ITEM_CREATE',
+  item: { id: null, role, content: [{ type: 'input_text', text }] },
+  clientEventId: 'evt_item',
+  at,
+});
+const respond: Step = {
+  type: 'RESPONSE_CREATE',
+  request: { outputModalities: ['text'], instructions: null, maxOutputTokens: 20, metadata: null },
+  clientEventId: 'evt_resp',
+  at,
+};
+const finished = (
+  responseId: string,
+  status: 'completed' | 'cancelled' | 'failed' = 'completed',
+  text = 'Paris.',
+): Step => ({
   type: 'RESPONSE_FINISHED',
   responseId,
   status,
@@ -46,7 +95,9 @@ interface Played {
 }
 
 function emittedOf(actions: readonly { type: string; params?: unknown }[]): CallEmitted[] {
-  return actions.filter((action) => action.type === 'xstate.emit').map((action) => (action.params as { event: CallEmitted }).event);
+  return actions
+    .filter((action) => action.type === 'xstate.emit')
+    .map((action) => (action.params as { event: CallEmitted }).event);
 }
 
 /** Plays `steps` from a fresh call with XState's pure `transition()`. */
@@ -59,14 +110,20 @@ function play(steps: Step[], from: CallInput = input): Played {
     emitted = emittedOf(actions);
     all.push(...emitted);
   }
-  return { snapshot, emitted, all, actions: actions.map((action) => action.type as string).filter((type) => type !== 'xstate.emit') };
+  return {
+    snapshot,
+    emitted,
+    all,
+    actions: actions.map((action) => action.type as string).filter((type) => type !== 'xstate.emit'),
+  };
 }
 
 const types = (events: readonly CallEmitted[]) => events.map((event) => event.type);
 /** The job state of a live call (`idle`, `transcribing`, `streaming`, …). */
 const turns = (snapshot: CallSnapshot) => (snapshot.value as { live?: unknown }).live;
 /** Where the call is in ending: open, ending (the goodbye is said), endReady (waiting for the acknowledgement). */
-const phase = (snapshot: CallSnapshot) => (snapshot.context.ending === null ? 'open' : snapshot.context.ending.ready ? 'endReady' : 'ending');
+const phase = (snapshot: CallSnapshot) =>
+  snapshot.context.ending === null ? 'open' : snapshot.context.ending.ready ? 'endReady' : 'ending';
 const responseId = (snapshot: CallSnapshot) => snapshot.context.response!.id;
 
 test('OPEN announces the session; a typed item is recorded and announced at once', () => {
@@ -76,7 +133,10 @@ test('OPEN announces the session; a typed item is recorded and announced at once
   assert.equal(added.item.content, [{ type: 'input_text', text: 'What is the capital of France?' }]);
   assert.is(added.clientEventId, 'evt_item');
   assert.is(added.previousItemId, null);
-  assert.equal(snapshot.context.items.map((item) => item.text), ['What is the capital of France?']);
+  assert.equal(
+    snapshot.context.items.map((item) => item.text),
+    ['What is the capital of France?'],
+  );
   assert.is(turns(snapshot), 'idle');
 });
 
@@ -88,23 +148,54 @@ test('response.create: planned at its worst case, started (responseStarted), fin
   const response = started.snapshot.context.response!;
   assert.equal(response.modalities, ['text']);
   assert.is(response.maxTokens, 20);
-  assert.ok(response.worstMicros >= realtimePriceMicros({ audioInMs: 0, audioOutMs: 0, promptTokens: response.promptTokens, completionTokens: 20 }));
+  assert.ok(
+    response.worstMicros >=
+      realtimePriceMicros({ audioInMs: 0, audioOutMs: 0, promptTokens: response.promptTokens, completionTokens: 20 }),
+  );
 
   const ended = play([open, say('Hi'), respond, finished(response.id)]);
   assert.equal(types(ended.emitted), ['responseDone']);
   assert.is(turns(ended.snapshot), 'idle');
   assert.equal(ended.snapshot.context.usage, { audioInMs: 0, audioOutMs: 0, promptTokens: 12, completionTokens: 3 });
-  assert.equal(ended.snapshot.context.items.map((item) => `${item.role}:${item.text}`), ['user:Hi', 'assistant:Paris.']);
+  assert.equal(
+    ended.snapshot.context.items.map((item) => `${item.role}:${item.text}`),
+    ['user:Hi', 'assistant:Paris.'],
+  );
   assert.is(ended.snapshot.context.response, null);
 });
 
 // state (steps to reach it) × client event → the refusal the machine emits, state unchanged.
 const refusals: { name: string; steps: Step[]; event: Step; code: string; param?: string }[] = [
-  { name: 'cancel with nothing in flight', steps: [open], event: { type: 'RESPONSE_CANCEL', responseId: null, clientEventId: 'e', at }, code: 'response_cancel_not_active' },
-  { name: 'cancel of another response', steps: [open, say('Hi'), respond], event: { type: 'RESPONSE_CANCEL', responseId: 'resp_other', clientEventId: 'e', at }, code: 'response_cancel_not_active' },
-  { name: 'end_ack while open', steps: [open], event: { type: 'END_ACK', clientEventId: 'e', at }, code: 'end_ack_unexpected' },
-  { name: 'end_ack while the goodbye is said', steps: [open, say('Goodbye!')], event: { type: 'END_ACK', clientEventId: 'e', at }, code: 'end_ack_unexpected' },
-  { name: 'a second response.create', steps: [open, say('Hi'), respond], event: respond, code: 'conversation_already_has_active_response' },
+  {
+    name: 'cancel with nothing in flight',
+    steps: [open],
+    event: { type: 'RESPONSE_CANCEL', responseId: null, clientEventId: 'e', at },
+    code: 'response_cancel_not_active',
+  },
+  {
+    name: 'cancel of another response',
+    steps: [open, say('Hi'), respond],
+    event: { type: 'RESPONSE_CANCEL', responseId: 'resp_other', clientEventId: 'e', at },
+    code: 'response_cancel_not_active',
+  },
+  {
+    name: 'end_ack while open',
+    steps: [open],
+    event: { type: 'END_ACK', clientEventId: 'e', at },
+    code: 'end_ack_unexpected',
+  },
+  {
+    name: 'end_ack while the goodbye is said',
+    steps: [open, say('Goodbye!')],
+    event: { type: 'END_ACK', clientEventId: 'e', at },
+    code: 'end_ack_unexpected',
+  },
+  {
+    name: 'a second response.create',
+    steps: [open, say('Hi'), respond],
+    event: respond,
+    code: 'conversation_already_has_active_response',
+  },
   { name: 'response.create once ending', steps: [open, say('Goodbye!')], event: respond, code: 'call_ending' },
   {
     name: 'response.create in a transcription session',
@@ -119,7 +210,13 @@ const refusals: { name: string; steps: Step[]; event: Step; code: string; param?
     code: 'session_type_locked',
     param: 'session.type',
   },
-  { name: 'an unknown model', steps: [open], event: { type: 'SESSION_UPDATE', change: { model: 'gpt-realtime' }, clientEventId: 'e', at }, code: 'model_not_found', param: 'session.model' },
+  {
+    name: 'an unknown model',
+    steps: [open],
+    event: { type: 'SESSION_UPDATE', change: { model: 'gpt-realtime' }, clientEventId: 'e', at },
+    code: 'model_not_found',
+    param: 'session.model',
+  },
 ];
 
 test('refusals: each misplaced client message gets its catalogue code and changes nothing', () => {
@@ -137,7 +234,15 @@ test('refusals: each misplaced client message gets its catalogue code and change
 });
 
 test('session.update applies the change and announces the new session', () => {
-  const { snapshot, emitted } = play([open, { type: 'SESSION_UPDATE', change: { outputModalities: ['text', 'text'], turnDetection: { silenceDurationMs: 700 } }, clientEventId: null, at }]);
+  const { snapshot, emitted } = play([
+    open,
+    {
+      type: 'SESSION_UPDATE',
+      change: { outputModalities: ['text', 'text'], turnDetection: { silenceDurationMs: 700 } },
+      clientEventId: null,
+      at,
+    },
+  ]);
   assert.equal(types(emitted), ['sessionUpdated']);
   assert.equal(snapshot.context.session.outputModalities, ['text']);
   assert.is(snapshot.context.session.turnDetection?.silenceDurationMs, 700);
@@ -145,20 +250,32 @@ test('session.update applies the change and announces the new session', () => {
 });
 
 test('an audio turn: committed (speech stopped), transcribed, recorded and answered', () => {
-  const speech: Step[] = [open, { type: 'SPEECH_STOPPED', itemId: 'item_a', audioEndMs: 1600, audioKey: 'a1', audioMs: 1500, at }];
+  const speech: Step[] = [
+    open,
+    { type: 'SPEECH_STOPPED', itemId: 'item_a', audioEndMs: 1600, audioKey: 'a1', audioMs: 1500, at },
+  ];
   const heard = play(speech);
   assert.equal(heard.emitted, [{ type: 'audioCommitted', itemId: 'item_a', previousItemId: null, audioEndMs: 1600 }]);
   assert.is(heard.snapshot.context.lastItemId, 'item_a');
   assert.is(turns(heard.snapshot), 'transcribing');
-  assert.equal(play([open, { type: 'AUDIO_COMMITTED', itemId: 'item_m', audioKey: 'a1', audioMs: 500, at }]).emitted, [{ type: 'audioCommitted', itemId: 'item_m', previousItemId: null, audioEndMs: null }]);
-  const answered = play([...speech, done('transcribe', [{ ok: true, text: 'what time is it?', durationSeconds: 1.5 }] satisfies TranscriptionResult[])]);
+  assert.equal(play([open, { type: 'AUDIO_COMMITTED', itemId: 'item_m', audioKey: 'a1', audioMs: 500, at }]).emitted, [
+    { type: 'audioCommitted', itemId: 'item_m', previousItemId: null, audioEndMs: null },
+  ]);
+  const answered = play([
+    ...speech,
+    done('transcribe', [{ ok: true, text: 'what time is it?', durationSeconds: 1.5 }] satisfies TranscriptionResult[]),
+  ]);
   assert.equal(types(answered.emitted), ['transcriptionCompleted', 'itemDone', 'responseStarted']);
   assert.is(answered.snapshot.context.usage.audioInMs, 1500);
   assert.equal(answered.snapshot.context.response?.modalities, ['audio']);
 });
 
 test('a failed transcription drops the turn and says so; nothing is answered', () => {
-  const { snapshot, emitted } = play([open, { type: 'AUDIO_COMMITTED', itemId: 'item_a', audioKey: 'a1', audioMs: 800, at }, done('transcribe', [{ ok: false, message: 'unreadable' }])]);
+  const { snapshot, emitted } = play([
+    open,
+    { type: 'AUDIO_COMMITTED', itemId: 'item_a', audioKey: 'a1', audioMs: 800, at },
+    done('transcribe', [{ ok: false, message: 'unreadable' }]),
+  ]);
   assert.equal(types(emitted), ['transcriptionFailed']);
   assert.is(turns(snapshot), 'idle');
   assert.equal(snapshot.context.items, []);
@@ -172,10 +289,19 @@ test('barge-in: speech during a response cuts it (turn_detected); the new turn w
   assert.equal(cut.emitted, []);
   assert.ok(cut.actions.includes('xstate.sendTo'), 'CANCEL is sent to the respond effect');
   assert.is(cut.snapshot.context.response?.cancelReason, 'turn_detected');
-  const queued = play([...steps, { type: 'SPEECH_STARTED', itemId: 'item_b', at }, { type: 'SPEECH_STOPPED', itemId: 'item_b', audioEndMs: 900, audioKey: 'a1', audioMs: 800, at }]);
+  const queued = play([
+    ...steps,
+    { type: 'SPEECH_STARTED', itemId: 'item_b', at },
+    { type: 'SPEECH_STOPPED', itemId: 'item_b', audioEndMs: 900, audioKey: 'a1', audioMs: 800, at },
+  ]);
   assert.equal(turns(queued.snapshot), 'streaming', 'the turn is queued behind the response');
   assert.is(queued.snapshot.context.queue.length, 1);
-  const next = play([...steps, { type: 'SPEECH_STARTED', itemId: 'item_b', at }, { type: 'SPEECH_STOPPED', itemId: 'item_b', audioEndMs: 900, audioKey: 'a1', audioMs: 800, at }, finished(id, 'cancelled', 'Once')]);
+  const next = play([
+    ...steps,
+    { type: 'SPEECH_STARTED', itemId: 'item_b', at },
+    { type: 'SPEECH_STOPPED', itemId: 'item_b', audioEndMs: 900, audioKey: 'a1', audioMs: 800, at },
+    finished(id, 'cancelled', 'Once'),
+  ]);
   const doneEvent = next.emitted[0] as Extract<CallEmitted, { type: 'responseDone' }>;
   assert.is(doneEvent.status, 'cancelled');
   assert.is(doneEvent.cancelReason, 'turn_detected');
@@ -186,13 +312,29 @@ test('the machine takes SPEECH_STARTED only when it would cut a response (so the
   const speaking: CallEvent = { type: 'SPEECH_STARTED', itemId: 'item_b', at };
   assert.not.ok(play([open]).snapshot.can(speaking), 'nothing to cut');
   assert.ok(play([open, say('Hi'), respond]).snapshot.can(speaking), 'a response to cut');
-  const noBargeIn: Step = { type: 'SESSION_UPDATE', change: { turnDetection: { interruptResponse: false } }, clientEventId: null, at };
+  const noBargeIn: Step = {
+    type: 'SESSION_UPDATE',
+    change: { turnDetection: { interruptResponse: false } },
+    clientEventId: null,
+    at,
+  };
   assert.not.ok(play([open, noBargeIn, say('Hi'), respond]).snapshot.can(speaking), 'barge-in off');
 });
 
 test('without interrupt_response speech does not cut the response', () => {
-  const noBargeIn: Step = { type: 'SESSION_UPDATE', change: { turnDetection: { interruptResponse: false } }, clientEventId: null, at };
-  const { snapshot, actions } = play([open, noBargeIn, say('Hi'), respond, { type: 'SPEECH_STARTED', itemId: 'item_b', at }]);
+  const noBargeIn: Step = {
+    type: 'SESSION_UPDATE',
+    change: { turnDetection: { interruptResponse: false } },
+    clientEventId: null,
+    at,
+  };
+  const { snapshot, actions } = play([
+    open,
+    noBargeIn,
+    say('Hi'),
+    respond,
+    { type: 'SPEECH_STARTED', itemId: 'item_b', at },
+  ]);
   assert.not.ok(actions.includes('xstate.sendTo'));
   assert.is(snapshot.context.response?.cancelReason, null);
 });
@@ -209,20 +351,40 @@ test('hang-up: a farewell starts ending and the goodbye; when it is said, endRea
   assert.equal(types(ready.emitted), ['responseDone', 'endReady']);
   assert.is(phase(ready.snapshot), 'endReady');
   assert.is(ready.snapshot.context.deadlines.endGrace, at + 500 + 3000);
-  const ack = play([open, say('Great, thanks. Goodbye!'), finished(id), { type: 'END_ACK', clientEventId: null, at: at + 900 }]);
+  const ack = play([
+    open,
+    say('Great, thanks. Goodbye!'),
+    finished(id),
+    { type: 'END_ACK', clientEventId: null, at: at + 900 },
+  ]);
   assert.is(ack.snapshot.value, 'closing');
   assert.is(ack.snapshot.context.closeReason, 'end_ack');
   assert.equal(ack.snapshot.context.deadlines, {});
-  const closed = play([open, say('Great, thanks. Goodbye!'), finished(id), { type: 'END_ACK', clientEventId: null, at: at + 900 }, done('settle', { micros: 1234, entryId: 'le_1' })]);
+  const closed = play([
+    open,
+    say('Great, thanks. Goodbye!'),
+    finished(id),
+    { type: 'END_ACK', clientEventId: null, at: at + 900 },
+    done('settle', { micros: 1234, entryId: 'le_1' }),
+  ]);
   assert.is(closed.snapshot.status, 'done');
-  assert.equal(closed.emitted, [{ type: 'closed', reason: 'end_ack', usage: closed.snapshot.context.usage, priceMicros: 1234 }]);
+  assert.equal(closed.emitted, [
+    { type: 'closed', reason: 'end_ack', usage: closed.snapshot.context.usage, priceMicros: 1234 },
+  ]);
 });
 
 test('once ending, speech and committed turns are not taken; other timers do not close the call', () => {
   const id = responseId(play([open, say('Bye!')]).snapshot);
   const ready: Step[] = [open, say('Bye!'), finished(id)];
-  assert.equal(play([...ready, { type: 'SPEECH_STOPPED', itemId: 'item_x', audioEndMs: 1, audioKey: 'a1', audioMs: 500, at }]).emitted, []);
-  assert.equal(play([...ready, { type: 'AUDIO_COMMITTED', itemId: 'item_x', audioKey: 'a1', audioMs: 500, at }]).emitted, []);
+  assert.equal(
+    play([...ready, { type: 'SPEECH_STOPPED', itemId: 'item_x', audioEndMs: 1, audioKey: 'a1', audioMs: 500, at }])
+      .emitted,
+    [],
+  );
+  assert.equal(
+    play([...ready, { type: 'AUDIO_COMMITTED', itemId: 'item_x', audioKey: 'a1', audioMs: 500, at }]).emitted,
+    [],
+  );
   assert.is(phase(play([...ready, { type: 'TIMER', name: 'something_else' }]).snapshot), 'endReady');
   const graced = play([...ready, { type: 'TIMER', name: 'endGrace' }]);
   assert.is(graced.snapshot.value, 'closing');
@@ -245,12 +407,25 @@ test('a transcription session records turns but answers none, and never ends on 
 
 test('money: a response whose worst case is not held waits for a top-up; a refused top-up ends the call with insufficient_balance', () => {
   const poor: CallInput = { ...input, holdMicros: 15_000 };
-  const waiting = play([open, say('Tell me everything about Rome.'), { ...respond, request: { outputModalities: null, instructions: null, maxOutputTokens: null, metadata: null } }], poor);
+  const waiting = play(
+    [
+      open,
+      say('Tell me everything about Rome.'),
+      { ...respond, request: { outputModalities: null, instructions: null, maxOutputTokens: null, metadata: null } },
+    ],
+    poor,
+  );
   assert.equal(turns(waiting.snapshot), 'toppingUp');
-  const topped = play([open, say('Rome?'), respond, done('topUp', { holdMicros: 2_000_000 })], { ...input, holdMicros: 100 });
+  const topped = play([open, say('Rome?'), respond, done('topUp', { holdMicros: 2_000_000 })], {
+    ...input,
+    holdMicros: 100,
+  });
   assert.equal(types(topped.emitted), ['holdRaised', 'responseStarted']);
   assert.is(topped.snapshot.context.holdMicros, 2_000_000);
-  const refused = play([open, say('Tell me everything about Rome.'), respond, failed('topUp', new Error('402'))], { ...input, holdMicros: 100 });
+  const refused = play([open, say('Tell me everything about Rome.'), respond, failed('topUp', new Error('402'))], {
+    ...input,
+    holdMicros: 100,
+  });
   assert.equal(types(refused.emitted), ['rejected', 'closing']);
   assert.is((refused.emitted[0] as Extract<CallEmitted, { type: 'rejected' }>).code, 'insufficient_balance');
   assert.is(refused.snapshot.value, 'closing');
@@ -258,7 +433,11 @@ test('money: a response whose worst case is not held waits for a top-up; a refus
 });
 
 test('money: usage past the hold (a long user turn) is covered before the turn goes on', () => {
-  const turn: Step[] = [open, { type: 'AUDIO_COMMITTED', itemId: 'item_l', audioKey: 'a1', audioMs: 600_000, at }, done('transcribe', [{ ok: true, text: 'long', durationSeconds: 600 }])];
+  const turn: Step[] = [
+    open,
+    { type: 'AUDIO_COMMITTED', itemId: 'item_l', audioKey: 'a1', audioMs: 600_000, at },
+    done('transcribe', [{ ok: true, text: 'long', durationSeconds: 600 }]),
+  ];
   const { snapshot } = play(turn, { ...input, holdMicros: 10_000 });
   assert.is(turns(snapshot), 'coveringTurn');
 });
@@ -298,7 +477,10 @@ test('jobs run one at a time in arrival order: an item sent after response.creat
   const id = responseId(snapshot);
   const after = play([...steps, finished(id)]);
   assert.equal(types(after.emitted), ['responseDone', 'itemAdded', 'itemDone']);
-  assert.equal(after.snapshot.context.items.map((item) => item.text), ['First', 'Paris.', 'Second']);
+  assert.equal(
+    after.snapshot.context.items.map((item) => item.text),
+    ['First', 'Paris.', 'Second'],
+  );
 });
 
 // ---- The machine run as an actor, its effects stubbed through .provide(). ----
@@ -308,15 +490,29 @@ function stubbed(options: { topUp?: (input: TopUpInput) => Promise<{ holdMicros:
   const responses: RespondInput[] = [];
   const machine = realtimeCallMachine.provide({
     actors: {
-      transcribe: fromPromise<TranscriptionResult[], TranscribeInput>(({ input }) => Promise.resolve(input.audioKeys.map((key) => ({ ok: true as const, text: `heard ${key}`, durationSeconds: 1 })))),
+      transcribe: fromPromise<TranscriptionResult[], TranscribeInput>(({ input }) =>
+        Promise.resolve(
+          input.audioKeys.map((key) => ({ ok: true as const, text: `heard ${key}`, durationSeconds: 1 })),
+        ),
+      ),
       respond: fromCallback<{ type: 'CANCEL' }, RespondInput>(({ input, sendBack, receive }) => {
         responses.push(input);
         const finish = (status: 'completed' | 'cancelled') =>
-          sendBack({ type: 'RESPONSE_FINISHED', responseId: input.responseId, status, text: input.line ?? 'an answer', usage: { promptTokens: input.promptTokens, completionTokens: 2, audioOutMs: 100 }, failure: null, at: 5000 });
+          sendBack({
+            type: 'RESPONSE_FINISHED',
+            responseId: input.responseId,
+            status,
+            text: input.line ?? 'an answer',
+            usage: { promptTokens: input.promptTokens, completionTokens: 2, audioOutMs: 100 },
+            failure: null,
+            at: 5000,
+          });
         receive(() => finish('cancelled'));
         if (input.line !== null) queueMicrotask(() => finish('completed'));
       }),
-      topUp: fromPromise<{ holdMicros: number }, TopUpInput>(({ input }) => (options.topUp ? options.topUp(input) : Promise.resolve({ holdMicros: input.neededMicros }))),
+      topUp: fromPromise<{ holdMicros: number }, TopUpInput>(({ input }) =>
+        options.topUp ? options.topUp(input) : Promise.resolve({ holdMicros: input.neededMicros }),
+      ),
       settle: fromPromise<{ micros: number; entryId: string | null }, SettleCallInput>(({ input }) => {
         settled.push(input);
         return Promise.resolve({ micros: realtimePriceMicros(input.usage), entryId: 'le_1' });
@@ -337,11 +533,20 @@ test('as an actor: a spoken turn is transcribed and answered by the provided eff
   await waitFor(actor, (snapshot) => snapshot.context.response?.stage === 'streaming');
   assert.is(responses.length, 1);
   assert.equal(responses[0]!.request, { model: 'pro-1', instructions: '', maxTokens: 4096, metadata: null });
-  assert.equal(actor.getSnapshot().context.items.map((item) => item.text), ['heard a7'], 'the conversation the effect reads');
+  assert.equal(
+    actor.getSnapshot().context.items.map((item) => item.text),
+    ['heard a7'],
+    'the conversation the effect reads',
+  );
   actor.send({ type: 'DISCONNECT', at });
   await waitFor(actor, (snapshot) => snapshot.status === 'done');
   assert.is(settled.length, 1);
-  assert.equal(settled[0]!.usage, { audioInMs: 900, audioOutMs: 100, promptTokens: responses[0]!.promptTokens, completionTokens: 2 });
+  assert.equal(settled[0]!.usage, {
+    audioInMs: 900,
+    audioOutMs: 100,
+    promptTokens: responses[0]!.promptTokens,
+    completionTokens: 2,
+  });
   assert.is(settled[0]!.capMicros, input.holdMicros);
   const closed = emitted.at(-1) as Extract<CallEmitted, { type: 'closed' }>;
   assert.is(closed.reason, 'disconnected');
@@ -358,8 +563,16 @@ test('on the host with a simulated clock: the grace deadline closes an end_ready
   const callInput: CallInput = { ...input, at: clock.now() };
   await host.spawn('realtime-call', { id: 'rtc_t', ownerId: 'acct_t', input: callInput });
   await host.send('rtc_t', { type: 'OPEN', at: clock.now() });
-  await host.send('rtc_t', { type: 'ITEM_CREATE', item: { id: null, role: 'user', content: [{ type: 'input_text', text: 'Thanks, bye!' }] }, clientEventId: null, at: clock.now() });
-  await host.waitFor('rtc_t', (snapshot) => (snapshot as unknown as { context: CallContext }).context.deadlines.endGrace != null);
+  await host.send('rtc_t', {
+    type: 'ITEM_CREATE',
+    item: { id: null, role: 'user', content: [{ type: 'input_text', text: 'Thanks, bye!' }] },
+    clientEventId: null,
+    at: clock.now(),
+  });
+  await host.waitFor(
+    'rtc_t',
+    (snapshot) => (snapshot as unknown as { context: CallContext }).context.deadlines.endGrace != null,
+  );
   const deadline = (host.find('rtc_t', 'acct_t')!.snapshot as { context: CallContext }).context.deadlines.endGrace!;
   assert.is(deadline, 5000 + 3000, 'grace counts from the goodbye');
   await host.close();
@@ -390,7 +603,14 @@ test('a call persisted by the first call machine (socket-side phase) is brought 
       id: 'rtc_old',
       accountId: 'acct_t',
       tokenId: null,
-      session: { type: 'realtime', model: 'pro-1-2026-03-02', output_modalities: ['audio'], instructions: '', max_output_tokens: 'inf', audio: {} },
+      session: {
+        type: 'realtime',
+        model: 'pro-1-2026-03-02',
+        output_modalities: ['audio'],
+        instructions: '',
+        max_output_tokens: 'inf',
+        audio: {},
+      },
       holdMicros: 700_000,
       endGraceMs: 3000,
       at: 1000,

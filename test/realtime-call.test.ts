@@ -26,7 +26,11 @@ async function call(on: TestServer = server): Promise<RealtimeClient> {
 }
 
 function decodedAudio(events: ServerEvent[], responseId: string): Buffer {
-  return Buffer.concat(events.filter((e) => e.type === 'response.output_audio.delta' && e.response_id === responseId).map((e) => Buffer.from(e.delta, 'base64')));
+  return Buffer.concat(
+    events
+      .filter((e) => e.type === 'response.output_audio.delta' && e.response_id === responseId)
+      .map((e) => Buffer.from(e.delta, 'base64')),
+  );
 }
 
 test('session.created shows the defaults; session.update merges and answers session.updated', async () => {
@@ -44,7 +48,13 @@ test('session.created shows the defaults; session.update merges and answers sess
       type: 'realtime',
       output_modalities: ['text'],
       instructions: 'Be brief.',
-      audio: { input: { format: { type: 'audio/pcm', rate: 24000 }, turn_detection: { type: 'server_vad', silence_duration_ms: 700, create_response: false } }, output: { voice: 'marin' } },
+      audio: {
+        input: {
+          format: { type: 'audio/pcm', rate: 24000 },
+          turn_detection: { type: 'server_vad', silence_duration_ms: 700, create_response: false },
+        },
+        output: { voice: 'marin' },
+      },
       tools: [],
     },
   });
@@ -66,7 +76,11 @@ test('malformed and unknown messages get an error event naming the problem, and 
   const unknown = await client.next('error');
   assert.is(unknown.error.code, 'invalid_event');
   assert.match(unknown.error.message, /response\.explode/);
-  client.send({ type: 'session.update', event_id: 'evt_1', session: { audio: { input: { format: { type: 'audio/pcmu' } } } } });
+  client.send({
+    type: 'session.update',
+    event_id: 'evt_1',
+    session: { audio: { input: { format: { type: 'audio/pcmu' } } } },
+  });
   const format = await client.next('error');
   assert.is(format.error.code, 'invalid_value');
   assert.is(format.error.param, 'session.audio.input.format.type');
@@ -93,7 +107,10 @@ test('a text turn: item added, then response.create streams text deltas and ends
   const client = await call();
   client.send({ type: 'session.update', session: { output_modalities: ['text'] } });
   await client.next('session.updated');
-  client.send({ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'What is the capital of France?' }] } });
+  client.send({
+    type: 'conversation.item.create',
+    item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'What is the capital of France?' }] },
+  });
   const added = await client.next('conversation.item.added');
   assert.is(added.item.role, 'user');
   assert.equal(added.item.content, [{ type: 'input_text', text: 'What is the capital of France?' }]);
@@ -121,7 +138,10 @@ test('an audio turn with server VAD: speech started and stopped, transcript, the
   const started = await client.next('input_audio_buffer.speech_started');
   const stopped = await client.next('input_audio_buffer.speech_stopped');
   assert.is(stopped.item_id, started.item_id);
-  assert.ok(started.audio_start_ms >= 350 && started.audio_start_ms <= 450, `speech starts near 400 ms: ${started.audio_start_ms}`);
+  assert.ok(
+    started.audio_start_ms >= 350 && started.audio_start_ms <= 450,
+    `speech starts near 400 ms: ${started.audio_start_ms}`,
+  );
   assert.ok(stopped.audio_end_ms > started.audio_start_ms);
   assert.is((await client.next('input_audio_buffer.committed')).item_id, started.item_id);
   const transcript = await client.next('conversation.item.input_audio_transcription.completed');
@@ -137,7 +157,10 @@ test('an audio turn with server VAD: speech started and stopped, transcript, the
   // Audio frames and transcript deltas interleave: speech leaves while the answer is produced.
   const firstAudio = client.events.findIndex((e) => e.type === 'response.output_audio.delta');
   const lastTranscript = client.events.findLastIndex((e) => e.type === 'response.output_audio_transcript.delta');
-  assert.ok(firstAudio < lastTranscript || client.events.filter((e) => e.type === 'response.output_audio_transcript.delta').length === 1);
+  assert.ok(
+    firstAudio < lastTranscript ||
+      client.events.filter((e) => e.type === 'response.output_audio_transcript.delta').length === 1,
+  );
   const spoken = (await client.next('response.output_audio_transcript.done')).transcript;
   assert.ok(spoken.length > 0);
   client.close();
@@ -161,7 +184,10 @@ test('real speech from espeak-ng is detected and answered (skipped without espea
 
 test('barge-in: speech during a response cancels it (turn_detected) and the new turn is answered', async () => {
   const client = await call(slow);
-  client.send({ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Tell me a long story.' }] } });
+  client.send({
+    type: 'conversation.item.create',
+    item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Tell me a long story.' }] },
+  });
   client.send({ type: 'response.create' });
   const first = await client.next('response.created');
   await client.next('response.output_audio.delta', 5000);
@@ -172,7 +198,10 @@ test('barge-in: speech during a response cancels it (turn_detected) and the new 
   assert.is(cancelled.response.status, 'cancelled');
   assert.is(cancelled.response.status_details.reason, 'turn_detected');
   assert.is(cancelled.response.output[0].status, 'incomplete');
-  assert.is((await client.next('conversation.item.input_audio_transcription.completed', 5000)).transcript, 'stop please');
+  assert.is(
+    (await client.next('conversation.item.input_audio_transcription.completed', 5000)).transcript,
+    'stop please',
+  );
   const second = await client.next('response.created', 5000);
   assert.is.not(second.response.id, first.response.id);
   client.close();
@@ -181,7 +210,10 @@ test('barge-in: speech during a response cancels it (turn_detected) and the new 
 test('response.cancel stops a response in flight: status cancelled, client_cancelled', async () => {
   const client = await call(slow);
   client.send({ type: 'session.update', session: { output_modalities: ['text'] } });
-  client.send({ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Count to one hundred.' }] } });
+  client.send({
+    type: 'conversation.item.create',
+    item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Count to one hundred.' }] },
+  });
   client.send({ type: 'response.create' });
   await client.next('response.output_text.delta');
   client.send({ type: 'response.create' });
@@ -196,7 +228,10 @@ test('response.cancel stops a response in flight: status cancelled, client_cance
 
 test('without turn detection the client commits: too little audio is refused, a commit is transcribed and answered only on request', async () => {
   const client = await call();
-  client.send({ type: 'session.update', session: { audio: { input: { turn_detection: null } }, output_modalities: ['text'] } });
+  client.send({
+    type: 'session.update',
+    session: { audio: { input: { turn_detection: null } }, output_modalities: ['text'] },
+  });
   assert.is((await client.next('session.updated')).session.audio.input.turn_detection, null);
   appendAudio(client, silence(50));
   client.send({ type: 'input_audio_buffer.commit' });

@@ -33,7 +33,10 @@ export function realtimeUrl(server: TestServer, ticket: string | null): string {
 }
 
 /** Tries an upgrade and reports the HTTP refusal (status and JSON body), or `opened`. */
-export function tryUpgrade(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: any } | 'opened'> {
+export function tryUpgrade(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: any } | 'opened'> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(url, { headers });
     ws.on('open', () => {
@@ -50,7 +53,11 @@ export function tryUpgrade(url: string, headers: Record<string, string> = {}): P
 }
 
 /** Connects a call for `token` (a new ticket each time). */
-export async function connectCall(server: TestServer, token: string, protocols: string[] = []): Promise<RealtimeClient> {
+export async function connectCall(
+  server: TestServer,
+  token: string,
+  protocols: string[] = [],
+): Promise<RealtimeClient> {
   const ws = new WebSocket(realtimeUrl(server, await ticketFor(server, token)), protocols);
   const events: ServerEvent[] = [];
   const taken = new Set<number>();
@@ -83,9 +90,11 @@ export async function connectCall(server: TestServer, token: string, protocols: 
           taken.add(index);
           return events[index]!;
         }
-        if (ws.readyState === WebSocket.CLOSED) throw new Error(`socket closed while waiting for ${type}; got ${events.map((e) => e.type).join(', ')}`);
+        if (ws.readyState === WebSocket.CLOSED)
+          throw new Error(`socket closed while waiting for ${type}; got ${events.map((e) => e.type).join(', ')}`);
         const left = deadline - Date.now();
-        if (left <= 0) throw new Error(`no ${type} within ${timeoutMs} ms; got ${events.map((e) => e.type).join(', ')}`);
+        if (left <= 0)
+          throw new Error(`no ${type} within ${timeoutMs} ms; got ${events.map((e) => e.type).join(', ')}`);
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, left);
           waiters.push(() => {
@@ -103,7 +112,8 @@ export async function connectCall(server: TestServer, token: string, protocols: 
 /** `audio` sent as input_audio_buffer.append messages of `chunkMs`. */
 export function appendAudio(client: RealtimeClient, audio: Buffer, chunkMs = 40): void {
   const step = 48 * chunkMs;
-  for (let at = 0; at < audio.length; at += step) client.send({ type: 'input_audio_buffer.append', audio: audio.subarray(at, at + step).toString('base64') });
+  for (let at = 0; at < audio.length; at += step)
+    client.send({ type: 'input_audio_buffer.append', audio: audio.subarray(at, at + step).toString('base64') });
 }
 
 /** `ms` of digital silence as PCM16 at 24 kHz. */

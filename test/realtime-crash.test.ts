@@ -22,12 +22,22 @@ async function call(server: ChildServer, method: string, path: string, token: st
 
 async function charges(server: ChildServer, token: string) {
   const usage = await call(server, 'GET', '/v1/account/usage', token);
-  return { balance: usage.body.balance_usd as number, held: usage.body.held_usd as number, entries: (usage.body.recent as { amount_usd: number; description: string }[]).filter((e) => e.description.startsWith('realtime call')) };
+  return {
+    balance: usage.body.balance_usd as number,
+    held: usage.body.held_usd as number,
+    entries: (usage.body.recent as { amount_usd: number; description: string }[]).filter((e) =>
+      e.description.startsWith('realtime call'),
+    ),
+  };
 }
 
 test('usage acknowledged by response.done survives SIGKILL and is charged once at the next boot, not again after', async () => {
   const first = await startChildServer(env);
-  const admin = await call(first, 'POST', '/admin/v1/accounts', ADMIN_KEY, { email: 'caller@example.com', password: 'caller-pass-1', credit_usd: 5 });
+  const admin = await call(first, 'POST', '/admin/v1/accounts', ADMIN_KEY, {
+    email: 'caller@example.com',
+    password: 'caller-pass-1',
+    credit_usd: 5,
+  });
   const token = admin.body.api_token.token as string;
   const ticket = (await call(first, 'POST', '/v1/realtime/ticket', token)).body.ticket as string;
   const ws = new WebSocket(`${first.url.replace('http', 'ws')}/v1/realtime?ticket=${ticket}`);
@@ -40,7 +50,12 @@ test('usage acknowledged by response.done survives SIGKILL and is charged once a
   });
   await new Promise((resolve) => ws.once('open', resolve));
   ws.send(JSON.stringify({ type: 'session.update', session: { output_modalities: ['text'] } }));
-  ws.send(JSON.stringify({ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Name three rivers.' }] } }));
+  ws.send(
+    JSON.stringify({
+      type: 'conversation.item.create',
+      item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Name three rivers.' }] },
+    }),
+  );
   ws.send(JSON.stringify({ type: 'response.create' }));
   const usage = (await done).response.usage;
   assert.ok(usage.output_tokens > 0);

@@ -25,12 +25,17 @@ async function call(account?: TestAccount): Promise<{ client: RealtimeClient; ac
 }
 
 function say(client: RealtimeClient, text: string): void {
-  client.send({ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text }] } });
+  client.send({
+    type: 'conversation.item.create',
+    item: { type: 'message', role: 'user', content: [{ type: 'input_text', text }] },
+  });
 }
 
 async function realtimeCharges(account: TestAccount): Promise<{ amount: number; description: string }[]> {
   const usage = await server.request('GET', '/v1/account/usage', { token: account.token });
-  return (usage.body.recent as { type: string; amount_usd: number; description: string }[]).filter((e) => e.description.startsWith('realtime call')).map((e) => ({ amount: e.amount_usd, description: e.description }));
+  return (usage.body.recent as { type: string; amount_usd: number; description: string }[])
+    .filter((e) => e.description.startsWith('realtime call'))
+    .map((e) => ({ amount: e.amount_usd, description: e.description }));
 }
 
 /** Waits until the client's socket is closed and the call behind it has closed (and settled). */
@@ -50,7 +55,10 @@ test('a typed farewell: ending, one spoken goodbye, end_ready, end_ack, the char
   assert.is(ending.language, 'en');
   const goodbye = await client.next('response.done', 5000);
   assert.is(goodbye.response.status, 'completed');
-  assert.ok(client.events.some((e) => e.type === 'response.output_audio.delta' && e.response_id === goodbye.response.id), 'the goodbye is spoken');
+  assert.ok(
+    client.events.some((e) => e.type === 'response.output_audio.delta' && e.response_id === goodbye.response.id),
+    'the goodbye is spoken',
+  );
   assert.ok(goodbye.response.output[0].content[0].transcript.length > 0);
   const ready = await client.next('svc.realtime.end_ready');
   assert.is(ready.grace_ms, 400);
@@ -59,7 +67,11 @@ test('a typed farewell: ending, one spoken goodbye, end_ready, end_ack, the char
   client.send({ type: 'svc.realtime.end_ack' });
   const closedEvent = await client.next('svc.realtime.closed');
   assert.is(closedEvent.reason, 'end_ack');
-  assert.ok(closedEvent.usage.audio_out_seconds > 0 && closedEvent.usage.prompt_tokens > 0 && closedEvent.usage.completion_tokens > 0);
+  assert.ok(
+    closedEvent.usage.audio_out_seconds > 0 &&
+      closedEvent.usage.prompt_tokens > 0 &&
+      closedEvent.usage.completion_tokens > 0,
+  );
   const price = closedEvent.svc.price_usd as number;
   assert.ok(price > 0);
   assert.is((await client.closed).code, 1000);
@@ -75,7 +87,10 @@ test('a typed farewell: ending, one spoken goodbye, end_ready, end_ack, the char
 test('a spoken Spanish farewell ends in Spanish; without end_ack the grace period closes the call', async () => {
   const { client } = await call();
   appendAudio(client, Buffer.concat([silence(200), await simSpoken('muchas gracias, adiós'), silence(800)]));
-  assert.is((await client.next('conversation.item.input_audio_transcription.completed')).transcript, 'muchas gracias, adiós');
+  assert.is(
+    (await client.next('conversation.item.input_audio_transcription.completed')).transcript,
+    'muchas gracias, adiós',
+  );
   const ending = await client.next('svc.realtime.ending');
   assert.is(ending.language, 'es');
   const transcript = (await client.next('response.output_audio_transcript.done')).transcript;
@@ -84,7 +99,10 @@ test('a spoken Spanish farewell ends in Spanish; without end_ack the grace perio
   clock.advance(399);
   client.send({ type: 'response.create' });
   assert.is((await client.next('error')).error.code, 'call_ending');
-  assert.not.ok(client.events.some((e) => e.type === 'svc.realtime.closed'), 'waited for the grace period');
+  assert.not.ok(
+    client.events.some((e) => e.type === 'svc.realtime.closed'),
+    'waited for the grace period',
+  );
   clock.advance(1);
   assert.is((await client.next('svc.realtime.closed', 3000)).reason, 'grace');
   assert.is((await client.closed).code, 1000);
@@ -109,11 +127,26 @@ test('an explicit request to hang up ends the call; "bye" in the middle of a sen
 
 test('transcription mode transcribes every turn, answers none and never ends on "goodbye"', async () => {
   const { client, account } = await call();
-  client.send({ type: 'session.update', session: { type: 'transcription', audio: { input: { transcription: { model: 'sim', language: 'en' } } } } });
+  client.send({
+    type: 'session.update',
+    session: { type: 'transcription', audio: { input: { transcription: { model: 'sim', language: 'en' } } } },
+  });
   assert.is((await client.next('session.updated')).session.type, 'transcription');
-  appendAudio(client, Buffer.concat([silence(200), await simSpoken('goodbye'), silence(700), await simSpoken('bye bye, hang up'), silence(700)]));
+  appendAudio(
+    client,
+    Buffer.concat([
+      silence(200),
+      await simSpoken('goodbye'),
+      silence(700),
+      await simSpoken('bye bye, hang up'),
+      silence(700),
+    ]),
+  );
   assert.is((await client.next('conversation.item.input_audio_transcription.completed')).transcript, 'goodbye');
-  assert.is((await client.next('conversation.item.input_audio_transcription.completed')).transcript, 'bye bye, hang up');
+  assert.is(
+    (await client.next('conversation.item.input_audio_transcription.completed')).transcript,
+    'bye bye, hang up',
+  );
   // The refusal answers a message sent after both turns: anything they caused was sent before it.
   client.send({ type: 'response.create' });
   assert.is((await client.next('error')).error.code, 'transcription_session');

@@ -22,7 +22,29 @@ const test = suite('realtime with the official SDK: bearer API token on the upgr
 function selfSignedCertificate(dir: string): { certFile: string; keyFile: string } {
   const certFile = join(dir, 'cert.pem');
   const keyFile = join(dir, 'key.pem');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost', '-keyout', keyFile, '-out', certFile], { stdio: 'pipe' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1,DNS:localhost',
+      '-keyout',
+      keyFile,
+      '-out',
+      certFile,
+    ],
+    { stdio: 'pipe' },
+  );
   return { certFile, keyFile };
 }
 
@@ -41,7 +63,11 @@ test.after(async () => {
 });
 
 /** JSON over HTTPS trusting only the test certificate (the harness's `request` speaks plain HTTP). */
-function httpsJson(method: string, path: string, options: { token?: string; body?: unknown } = {}): Promise<{ status: number; body: any }> {
+function httpsJson(
+  method: string,
+  path: string,
+  options: { token?: string; body?: unknown } = {},
+): Promise<{ status: number; body: any }> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   return new Promise((resolve, reject) => {
@@ -57,7 +83,14 @@ function httpsJson(method: string, path: string, options: { token?: string; body
 
 /** An account with 10 USD on the TLS server; its API token. */
 async function tlsToken(): Promise<string> {
-  const created = await httpsJson('POST', '/admin/v1/accounts', { token: ADMIN_KEY, body: { email: `sdk-${Date.now()}-${Math.random()}@example.com`, password: 'correct horse battery', credit_usd: 10 } });
+  const created = await httpsJson('POST', '/admin/v1/accounts', {
+    token: ADMIN_KEY,
+    body: {
+      email: `sdk-${Date.now()}-${Math.random()}@example.com`,
+      password: 'correct horse battery',
+      credit_usd: 10,
+    },
+  });
   assert.is(created.status, 201, JSON.stringify(created.body));
   return created.body.api_token.token as string;
 }
@@ -65,7 +98,9 @@ async function tlsToken(): Promise<string> {
 /** The realtime charges of the token's account. */
 async function realtimeCharges(token: string): Promise<{ amount_usd: number; description: string }[]> {
   const usage = await httpsJson('GET', '/v1/account/usage', { token });
-  return (usage.body.recent as { amount_usd: number; description: string }[]).filter((entry) => entry.description.startsWith('realtime call'));
+  return (usage.body.recent as { amount_usd: number; description: string }[]).filter((entry) =>
+    entry.description.startsWith('realtime call'),
+  );
 }
 
 /** The plain server's realtime URL with `query`. */
@@ -73,7 +108,9 @@ function plainUrl(query: string): string {
   return `${plain.url.replace(/^http/, 'ws')}/v1/realtime${query}`;
 }
 
-type Upgrade = { opened: WebSocket; events: any[] } | { status: number; headers: Record<string, string | string[] | undefined>; body: any };
+type Upgrade =
+  | { opened: WebSocket; events: any[] }
+  | { status: number; headers: Record<string, string | string[] | undefined>; body: any };
 
 /** Tries an upgrade: the open socket (with the events it receives), or the HTTP refusal. */
 function upgrade(url: string, headers: Record<string, string> = {}): Promise<Upgrade> {
@@ -85,13 +122,19 @@ function upgrade(url: string, headers: Record<string, string> = {}): Promise<Upg
     ws.on('unexpected-response', (_req, res) => {
       let text = '';
       res.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(text || 'null') }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(text || 'null') }),
+      );
     });
     ws.on('error', reject);
   });
 }
 
-function refused(result: Upgrade): { status: number; headers: Record<string, string | string[] | undefined>; body: any } {
+function refused(result: Upgrade): {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: any;
+} {
   if (!('opened' in result)) return result;
   result.opened.close();
   assert.unreachable('the upgrade was accepted');
@@ -108,12 +151,14 @@ function nextEvent(call: { opened: WebSocket; events: any[] }, type: string): Pr
       resolve(event);
     };
     call.opened.on('message', check);
-    call.opened.once('close', () => reject(new Error(`closed before ${type}; got ${call.events.map((e) => e.type).join(', ')}`)));
+    call.opened.once('close', () =>
+      reject(new Error(`closed before ${type}; got ${call.events.map((e) => e.type).join(', ')}`)),
+    );
     check();
   });
 }
 
-test('the SDK\'s own OpenAIRealtimeWS connects over wss:// with its bearer token, runs a text turn, and the call is billed', async () => {
+test("the SDK's own OpenAIRealtimeWS connects over wss:// with its bearer token, runs a text turn, and the call is billed", async () => {
   const token = await tlsToken();
   const client = new OpenAI({ apiKey: token, baseURL: `${tlsBase}/v1`, maxRetries: 0 });
   const rt = new OpenAIRealtimeWS({ model: 'pro-1', options: { ca: certPem } }, client);
@@ -134,7 +179,10 @@ test('the SDK\'s own OpenAIRealtimeWS connects over wss:// with its bearer token
   assert.equal((updated.session as { output_modalities?: string[] }).output_modalities, ['text']);
 
   const itemDone = rt.emitted('conversation.item.done');
-  rt.send({ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'What is the capital of France?' }] } });
+  rt.send({
+    type: 'conversation.item.create',
+    item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'What is the capital of France?' }] },
+  });
   await itemDone;
   // Both waits go in before the request: one socket read can deliver both events in one go.
   const textDoneEvent = rt.emitted('response.output_text.done');
@@ -191,7 +239,10 @@ test('a login session token on the upgrade is refused 401 before the upgrade: it
 
 test('a disabled API token on the upgrade is refused 401 token_disabled', async () => {
   const account = await plain.account();
-  const disabled = await plain.request('PATCH', `/v1/account/tokens/${account.tokenId}`, { token: account.session, body: { enabled: false } });
+  const disabled = await plain.request('PATCH', `/v1/account/tokens/${account.tokenId}`, {
+    token: account.session,
+    body: { enabled: false },
+  });
   assert.is(disabled.status, 200, JSON.stringify(disabled.body));
   const res = refused(await upgrade(plainUrl('?model=pro-1'), { authorization: `Bearer ${account.token}` }));
   assert.is(res.status, 401);
@@ -200,7 +251,9 @@ test('a disabled API token on the upgrade is refused 401 token_disabled', async 
 
 test('an unknown model is refused 404 model_not_found before the upgrade, with a ticket too (which stays usable)', async () => {
   const account = await plain.account();
-  const res = refused(await upgrade(plainUrl('?model=gpt-4o-realtime-preview'), { authorization: `Bearer ${account.token}` }));
+  const res = refused(
+    await upgrade(plainUrl('?model=gpt-4o-realtime-preview'), { authorization: `Bearer ${account.token}` }),
+  );
   assert.is(res.status, 404);
   assert.is(res.body.error.code, 'model_not_found');
   assert.is(res.body.error.param, 'model');
@@ -222,7 +275,9 @@ test('an API token in the query string is never accepted, not even beside a vali
   assert.is(alone.body.error.param, 'token');
   const apiKey = refused(await upgrade(plainUrl(`?api_key=${account.token}`)));
   assert.is(apiKey.status, 401);
-  const beside = refused(await upgrade(plainUrl(`?access_token=${account.token}`), { authorization: `Bearer ${account.token}` }));
+  const beside = refused(
+    await upgrade(plainUrl(`?access_token=${account.token}`), { authorization: `Bearer ${account.token}` }),
+  );
   assert.is(beside.status, 401);
 });
 
@@ -236,7 +291,10 @@ test("the SDK's sideband form (?call_id=) is refused 400 rather than opening a n
 
 test('upgrades with a bearer token count against its requests per minute: over the limit is 429 with Retry-After', async () => {
   const account = await plain.account();
-  const limited = await plain.request('POST', '/v1/account/tokens', { token: account.session, body: { label: 'one a minute', requests_per_minute: 1 } });
+  const limited = await plain.request('POST', '/v1/account/tokens', {
+    token: account.session,
+    body: { label: 'one a minute', requests_per_minute: 1 },
+  });
   assert.is(limited.status, 201, JSON.stringify(limited.body));
   const first = await upgrade(plainUrl('?model=pro-1'), { authorization: `Bearer ${limited.body.token}` });
   assert.ok('opened' in first);

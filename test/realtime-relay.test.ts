@@ -4,13 +4,34 @@ import type { CallEmitted } from '../actors/realtime/call-events.js';
 import { CallRelay } from '../actors/realtime/call-relay.js';
 import { defaultCallSession } from '../actors/realtime/call-session.js';
 
-const test = suite('realtime relay: signals at once, recorded turns and billed responses once durable, in order but for speech signals');
+const test = suite(
+  'realtime relay: signals at once, recorded turns and billed responses once durable, in order but for speech signals',
+);
 
 const usage = { promptTokens: 1, completionTokens: 1, audioOutMs: 0 };
 const started: CallEmitted = { type: 'sessionUpdated', callId: 'rtc_1', session: defaultCallSession('pro-1') };
-const itemDone: CallEmitted = { type: 'itemDone', previousItemId: null, item: { id: 'item_1', role: 'user', content: [] } };
-const responseStarted: CallEmitted = { type: 'responseStarted', responseId: 'r', itemId: 'item_2', modalities: ['text'] };
-const responseDone: CallEmitted = { type: 'responseDone', responseId: 'r', itemId: 'item_2', modalities: ['text'], status: 'completed', cancelReason: null, failure: null, text: 'x', usage };
+const itemDone: CallEmitted = {
+  type: 'itemDone',
+  previousItemId: null,
+  item: { id: 'item_1', role: 'user', content: [] },
+};
+const responseStarted: CallEmitted = {
+  type: 'responseStarted',
+  responseId: 'r',
+  itemId: 'item_2',
+  modalities: ['text'],
+};
+const responseDone: CallEmitted = {
+  type: 'responseDone',
+  responseId: 'r',
+  itemId: 'item_2',
+  modalities: ['text'],
+  status: 'completed',
+  cancelReason: null,
+  failure: null,
+  text: 'x',
+  usage,
+};
 const stopped: CallEmitted = { type: 'audioCommitted', itemId: 'item_3', previousItemId: 'item_1', audioEndMs: 9 };
 
 // Steps: an event emitted by the machine, or the log committed up to a seq; then what was delivered so far.
@@ -19,11 +40,31 @@ const rows: { name: string; steps: (CallEmitted | number)[]; delivered: CallEmit
   { name: 'a recorded turn waits for its commit', steps: [started, itemDone], delivered: ['sessionUpdated'] },
   { name: 'and passes once committed', steps: [started, itemDone, 2], delivered: ['sessionUpdated', 'itemDone'] },
   { name: 'what follows a waiting event waits behind it', steps: [itemDone, responseStarted, started], delivered: [] },
-  { name: 'then all go, in order', steps: [itemDone, responseStarted, started, 1], delivered: ['itemDone', 'responseStarted', 'sessionUpdated'] },
-  { name: "a new turn's committed audio overtakes what waits", steps: [responseDone, responseStarted, stopped], delivered: ['audioCommitted'] },
-  { name: 'and the rest follows in order', steps: [responseDone, responseStarted, stopped, 1], delivered: ['audioCommitted', 'responseDone', 'responseStarted'] },
-  { name: 'a commit covering several durable events releases them all', steps: [responseDone, started, itemDone, 3], delivered: ['responseDone', 'sessionUpdated', 'itemDone'] },
-  { name: 'a partial commit releases up to the next waiting one', steps: [responseDone, started, itemDone, 2], delivered: ['responseDone', 'sessionUpdated'] },
+  {
+    name: 'then all go, in order',
+    steps: [itemDone, responseStarted, started, 1],
+    delivered: ['itemDone', 'responseStarted', 'sessionUpdated'],
+  },
+  {
+    name: "a new turn's committed audio overtakes what waits",
+    steps: [responseDone, responseStarted, stopped],
+    delivered: ['audioCommitted'],
+  },
+  {
+    name: 'and the rest follows in order',
+    steps: [responseDone, responseStarted, stopped, 1],
+    delivered: ['audioCommitted', 'responseDone', 'responseStarted'],
+  },
+  {
+    name: 'a commit covering several durable events releases them all',
+    steps: [responseDone, started, itemDone, 3],
+    delivered: ['responseDone', 'sessionUpdated', 'itemDone'],
+  },
+  {
+    name: 'a partial commit releases up to the next waiting one',
+    steps: [responseDone, started, itemDone, 2],
+    delivered: ['responseDone', 'sessionUpdated'],
+  },
   { name: 'an event already committed when emitted passes', steps: [5, itemDone], delivered: ['itemDone'] },
 ];
 

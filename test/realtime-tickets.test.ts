@@ -97,7 +97,8 @@ test('a ticket presented with another token is refused without burning it: its o
 test('a ticket refused while its account is suspended is not burnt: once reactivated it opens the call', async () => {
   const owner = await server.account();
   const ticket = await ticketFor(server, owner.token);
-  const setStatus = (status: string) => server.request('POST', `/admin/v1/accounts/${owner.id}/status`, { token: ADMIN_KEY, body: { status } });
+  const setStatus = (status: string) =>
+    server.request('POST', `/admin/v1/accounts/${owner.id}/status`, { token: ADMIN_KEY, body: { status } });
   assert.is((await setStatus('suspended')).status, 200);
   const suspended = await tryUpgrade(realtimeUrl(server, ticket));
   assert.ok(suspended !== 'opened');
@@ -110,7 +111,10 @@ test('a ticket refused while its account is suspended is not burnt: once reactiv
 test('a ticket of a token disabled since is refused', async () => {
   const account = await server.account();
   const ticket = await ticketFor(server, account.token);
-  const disabled = await server.request('PATCH', `/v1/account/tokens/${account.tokenId}`, { token: account.session, body: { enabled: false } });
+  const disabled = await server.request('PATCH', `/v1/account/tokens/${account.tokenId}`, {
+    token: account.session,
+    body: { enabled: false },
+  });
   assert.is(disabled.status, 200, JSON.stringify(disabled.body));
   const refused = await tryUpgrade(realtimeUrl(server, ticket));
   assert.ok(refused !== 'opened');

@@ -25,7 +25,8 @@ function tone(ms: number, dbfs = -20, hz = 440): Buffer {
   const samples = 24 * ms;
   const amplitude = Math.SQRT2 * 32768 * 10 ** (dbfs / 20);
   const out = Buffer.alloc(samples * 2);
-  for (let i = 0; i < samples; i++) out.writeInt16LE(Math.round(amplitude * Math.sin((2 * Math.PI * hz * i) / 24_000)), i * 2);
+  for (let i = 0; i < samples; i++)
+    out.writeInt16LE(Math.round(amplitude * Math.sin((2 * Math.PI * hz * i) / 24_000)), i * 2);
   return out;
 }
 const silence = (ms: number) => Buffer.alloc(BYTES_PER_MS * ms);
@@ -78,10 +79,17 @@ test('the turn audio is the input from the padding before speech to the trailing
   assert.is(stopped.turnEndMs, stopped.audioEndMs + TRAILING_SILENCE_MS);
   near(pcmDurationMs(stopped.audio.length), 300 + 800 + TRAILING_SILENCE_MS, 20, 'turn length');
   const from = started.turnStartMs * BYTES_PER_MS;
-  assert.ok(stopped.audio.equals(utterance.subarray(from, from + stopped.audio.length)), 'turn audio is the input, unchanged');
+  assert.ok(
+    stopped.audio.equals(utterance.subarray(from, from + stopped.audio.length)),
+    'turn audio is the input, unchanged',
+  );
   // The padding is the silence before the tone, then the tone itself.
   assert.ok(stopped.audio.subarray(0, 300 * BYTES_PER_MS).equals(silence(300)));
-  assert.ok(stopped.audio.subarray(300 * BYTES_PER_MS, 1100 * BYTES_PER_MS).equals(utterance.subarray(1000 * BYTES_PER_MS, 1800 * BYTES_PER_MS)));
+  assert.ok(
+    stopped.audio
+      .subarray(300 * BYTES_PER_MS, 1100 * BYTES_PER_MS)
+      .equals(utterance.subarray(1000 * BYTES_PER_MS, 1800 * BYTES_PER_MS)),
+  );
 });
 
 test('a tone starting mid-frame is still placed within one frame', () => {
@@ -105,7 +113,7 @@ test('chunks of 1, 7 and 4801 bytes and random sizes give identical events and a
     return chunks;
   });
   const randomChunks: Buffer[] = [];
-  for (let at = 0; at < audio.length; ) {
+  for (let at = 0; at < audio.length;) {
     const size = random();
     randomChunks.push(audio.subarray(at, at + size));
     at += size;
@@ -116,7 +124,9 @@ test('chunks of 1, 7 and 4801 bytes and random sizes give identical events and a
     const events = chunks.flatMap((chunk) => vad.push(chunk));
     const label = index < sizes.length ? `chunks of ${sizes[index]} bytes` : 'random chunks';
     assert.equal(events.map(withoutAudio), reference.map(withoutAudio), label);
-    stoppedOf(events).forEach((event, i) => assert.ok(event.audio.equals(stoppedOf(reference)[i]!.audio), `${label}: audio of turn ${i}`));
+    stoppedOf(events).forEach((event, i) =>
+      assert.ok(event.audio.equals(stoppedOf(reference)[i]!.audio), `${label}: audio of turn ${i}`),
+    );
   }
 });
 
@@ -136,7 +146,10 @@ test('a 5 ms click does not start speech, even a loud one, nor do clicks 200 ms 
 test('the threshold sets the sensitivity', () => {
   const quiet = Buffer.concat([silence(200), tone(600, -40), silence(700)]); // p ≈ 0.44
   assert.equal(feed(new EnergyVad(defaults), quiet, 480), []);
-  assert.equal(types(feed(new EnergyVad({ ...defaults, threshold: 0.3 }), quiet, 480)), ['speech_started', 'speech_stopped']);
+  assert.equal(types(feed(new EnergyVad({ ...defaults, threshold: 0.3 }), quiet, 480)), [
+    'speech_started',
+    'speech_stopped',
+  ]);
   const normal = Buffer.concat([silence(200), tone(600, -20), silence(700)]); // p ≈ 0.89
   assert.equal(feed(new EnergyVad({ ...defaults, threshold: 0.95 }), normal, 480), []);
 });
@@ -161,11 +174,19 @@ function stopPosition(vad: EnergyVad): number {
 }
 
 test('a pause shorter than the silence duration keeps one turn; a longer one makes two', () => {
-  const one = feed(new EnergyVad(defaults), Buffer.concat([silence(400), tone(400), silence(300), tone(400), silence(700)]), 480);
+  const one = feed(
+    new EnergyVad(defaults),
+    Buffer.concat([silence(400), tone(400), silence(300), tone(400), silence(700)]),
+    480,
+  );
   assert.equal(types(one), ['speech_started', 'speech_stopped']);
   near(stoppedOf(one)[0]!.audioEndMs, 1500, 10, 'end of the second word');
 
-  const two = feed(new EnergyVad(defaults), Buffer.concat([silence(400), tone(400), silence(700), tone(400), silence(700)]), 480);
+  const two = feed(
+    new EnergyVad(defaults),
+    Buffer.concat([silence(400), tone(400), silence(700), tone(400), silence(700)]),
+    480,
+  );
   assert.equal(types(two), ['speech_started', 'speech_stopped', 'speech_started', 'speech_stopped']);
   const [first, second] = startedOf(two);
   near(first!.audioStartMs, 400, 10, 'first start');
@@ -177,7 +198,11 @@ test('a pause shorter than the silence duration keeps one turn; a longer one mak
 });
 
 test('speech at the very start has only the padding there is', () => {
-  const [started, stopped] = feed(new EnergyVad(defaults), Buffer.concat([silence(100), tone(500), silence(600)]), 480) as [Started, Stopped];
+  const [started, stopped] = feed(
+    new EnergyVad(defaults),
+    Buffer.concat([silence(100), tone(500), silence(600)]),
+    480,
+  ) as [Started, Stopped];
   assert.is(started.turnStartMs, 0);
   near(pcmDurationMs(stopped.audio.length), 100 + 500 + TRAILING_SILENCE_MS, 20, 'turn');
   const [noPadding] = stoppedOf(feed(new EnergyVad({ ...defaults, prefixPaddingMs: 0 }), utterance, 480));
@@ -189,7 +214,10 @@ test('hours of silence keep only the padding buffered', () => {
   const minute = silence(60_000);
   for (let i = 0; i < 60; i++) assert.equal(vad.push(minute), []);
   assert.is(vad.positionMs, 3_600_000);
-  assert.ok(pcmDurationMs(vad.flush().length) <= defaults.prefixPaddingMs + 50, 'idle audio is bounded by the padding and the onset window');
+  assert.ok(
+    pcmDurationMs(vad.flush().length) <= defaults.prefixPaddingMs + 50,
+    'idle audio is bounded by the padding and the onset window',
+  );
   const long = new EnergyVad({ ...defaults, prefixPaddingMs: 2000 });
   feed(long, silence(30_000), 4800);
   near(pcmDurationMs(long.flush().length), 2050, 10, 'a longer padding is kept whole');
@@ -218,7 +246,12 @@ test('reset forgets a turn in progress and keeps the session timeline', () => {
   assert.not.ok(vad.speaking);
   const events = feed(vad, Buffer.concat([silence(800), tone(400), silence(600)]), 480);
   assert.equal(types(events), ['speech_started', 'speech_stopped']);
-  near(startedOf(events)[0]!.audioStartMs, pcmDurationMs(300 * BYTES_PER_MS + 101) + 800, 10, 'start on the session timeline');
+  near(
+    startedOf(events)[0]!.audioStartMs,
+    pcmDurationMs(300 * BYTES_PER_MS + 101) + 800,
+    10,
+    'start on the session timeline',
+  );
 });
 
 test('a turn longer than the cap is stopped and speech goes on in a new turn', () => {

@@ -2,7 +2,14 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { CallEmitted } from '../actors/realtime/call-events.js';
 import { applySessionChange, defaultCallSession } from '../actors/realtime/call-session.js';
-import { audioDelta, closedEvent, errorEvent, renderEmitted, speechStartedEvent, textDelta } from '../http/realtime/server-events.js';
+import {
+  audioDelta,
+  closedEvent,
+  errorEvent,
+  renderEmitted,
+  speechStartedEvent,
+  textDelta,
+} from '../http/realtime/server-events.js';
 import { ERROR_CATALOGUE } from '../protocols/errors.js';
 import { SERVER_EVENT_TYPES, ServerEventSchema, type UnstampedEvent } from '../protocols/realtime-events.js';
 import { startServer } from './harness.js';
@@ -13,12 +20,28 @@ const test = suite('realtime wire: every server event the renderers make matches
 const session = defaultCallSession('pro-1');
 const usage = { promptTokens: 12, completionTokens: 30, audioOutMs: 1500 };
 const user = { id: 'item_1', role: 'user' as const, content: [{ type: 'input_audio' as const, transcript: null }] };
-const typed = { id: 'item_2', role: 'user' as const, content: [{ type: 'input_text' as const, text: 'Hi' }, { type: 'input_audio' as const, transcript: 'Hi' }] };
+const typed = {
+  id: 'item_2',
+  role: 'user' as const,
+  content: [
+    { type: 'input_text' as const, text: 'Hi' },
+    { type: 'input_audio' as const, transcript: 'Hi' },
+  ],
+};
 
 /** One or more samples of every domain event, covering the variants the wire distinguishes. */
 const SAMPLES: CallEmitted[] = [
   { type: 'sessionCreated', callId: 'rtc_1', session },
-  { type: 'sessionUpdated', callId: 'rtc_1', session: applySessionChange(session, { type: 'transcription', turnDetection: null, transcription: { language: 'en' }, outputModalities: ['text'] }) },
+  {
+    type: 'sessionUpdated',
+    callId: 'rtc_1',
+    session: applySessionChange(session, {
+      type: 'transcription',
+      turnDetection: null,
+      transcription: { language: 'en' },
+      outputModalities: ['text'],
+    }),
+  },
   { type: 'audioCommitted', itemId: 'item_1', previousItemId: null, audioEndMs: 1600 },
   { type: 'audioCommitted', itemId: 'item_1', previousItemId: 'item_0', audioEndMs: null },
   { type: 'itemAdded', previousItemId: null, item: user, clientEventId: null },
@@ -28,10 +51,46 @@ const SAMPLES: CallEmitted[] = [
   { type: 'transcriptionFailed', itemId: 'item_1', message: 'unreadable audio' },
   { type: 'responseStarted', responseId: 'resp_1', itemId: 'item_3', modalities: ['audio'] },
   { type: 'responseStarted', responseId: 'resp_2', itemId: 'item_4', modalities: ['text'] },
-  { type: 'responseDone', responseId: 'resp_1', itemId: 'item_3', modalities: ['audio'], status: 'completed', cancelReason: null, failure: null, text: 'Paris.', usage },
-  { type: 'responseDone', responseId: 'resp_2', itemId: 'item_4', modalities: ['text'], status: 'cancelled', cancelReason: 'turn_detected', failure: null, text: 'Par', usage },
-  { type: 'responseDone', responseId: 'resp_3', itemId: 'item_5', modalities: ['text'], status: 'failed', cancelReason: null, failure: 'backend down', text: '', usage },
-  { type: 'rejected', code: 'conversation_already_has_active_response', message: 'busy', param: null, clientEventId: 'evt_2' },
+  {
+    type: 'responseDone',
+    responseId: 'resp_1',
+    itemId: 'item_3',
+    modalities: ['audio'],
+    status: 'completed',
+    cancelReason: null,
+    failure: null,
+    text: 'Paris.',
+    usage,
+  },
+  {
+    type: 'responseDone',
+    responseId: 'resp_2',
+    itemId: 'item_4',
+    modalities: ['text'],
+    status: 'cancelled',
+    cancelReason: 'turn_detected',
+    failure: null,
+    text: 'Par',
+    usage,
+  },
+  {
+    type: 'responseDone',
+    responseId: 'resp_3',
+    itemId: 'item_5',
+    modalities: ['text'],
+    status: 'failed',
+    cancelReason: null,
+    failure: 'backend down',
+    text: '',
+    usage,
+  },
+  {
+    type: 'rejected',
+    code: 'conversation_already_has_active_response',
+    message: 'busy',
+    param: null,
+    clientEventId: 'evt_2',
+  },
   { type: 'ending', reason: 'farewell', language: 'es' },
   { type: 'endReady', graceMs: 3000 },
 ];
@@ -45,8 +104,18 @@ function rendered(): UnstampedEvent[] {
     audioDelta('resp_1', 'item_3', Buffer.alloc(2400), 1_790_000_000_000.5),
     { type: 'input_audio_buffer.cleared' },
     speechStartedEvent('item_1', 400),
-    errorEvent('invalid_value', 'Invalid session.update at session.audio', { param: 'session.audio', eventId: 'evt_3' }),
-    closedEvent({ reason: 'end_ack', usage: { audioInMs: 2000, audioOutMs: 1500, promptTokens: 12, completionTokens: 30 }, priceMicros: 1234 }, 2),
+    errorEvent('invalid_value', 'Invalid session.update at session.audio', {
+      param: 'session.audio',
+      eventId: 'evt_3',
+    }),
+    closedEvent(
+      {
+        reason: 'end_ack',
+        usage: { audioInMs: 2000, audioOutMs: 1500, promptTokens: 12, completionTokens: 30 },
+        priceMicros: 1234,
+      },
+      2,
+    ),
   ];
 }
 
@@ -57,7 +126,11 @@ test('a sample of every server event type is rendered, and each matches its sche
     assert.ok(result.success, `${event.type}: ${result.success ? '' : JSON.stringify(result.error.issues)}`);
   }
   const covered = new Set(events.map((event) => event.type));
-  assert.equal(SERVER_EVENT_TYPES.filter((type) => !covered.has(type)), [], 'every type has a sample');
+  assert.equal(
+    SERVER_EVENT_TYPES.filter((type) => !covered.has(type)),
+    [],
+    'every type has a sample',
+  );
 });
 
 test('error events take their type from the error catalogue', () => {
@@ -79,12 +152,18 @@ test('a live call: every event received over the socket matches its schema', asy
     const account = await server.account();
     const client = await connectCall(server, account.token);
     client.send({ type: 'session.update', session: { output_modalities: ['text'] } });
-    client.send({ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Hello there' }] } });
+    client.send({
+      type: 'conversation.item.create',
+      item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Hello there' }] },
+    });
     client.send({ type: 'response.create' });
     await client.next('response.done');
     client.send({ type: 'response.cancel' });
     await client.next('error');
-    client.send({ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Thanks, goodbye!' }] } });
+    client.send({
+      type: 'conversation.item.create',
+      item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Thanks, goodbye!' }] },
+    });
     await client.next('svc.realtime.end_ready');
     client.send({ type: 'svc.realtime.end_ack' });
     await client.next('svc.realtime.closed');

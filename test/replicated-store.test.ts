@@ -18,7 +18,13 @@ const dirs = new Map<Store, string>();
 
 /** A node's store on its own LMDB directory, over the log `stream`. */
 async function node(nodeId: string, stream: string, dir = tempDataDir()): Promise<ReplicatedStore> {
-  const store = await ReplicatedStore.open(nc, LmdbStore.open(dir), { nodeId, stream, subject: `test.${stream}`, replicas: 1, logger });
+  const store = await ReplicatedStore.open(nc, LmdbStore.open(dir), {
+    nodeId,
+    stream,
+    subject: `test.${stream}`,
+    replicas: 1,
+    logger,
+  });
   dirs.set(store, dir);
   return store;
 }
@@ -57,10 +63,11 @@ nodes('a write on one node is read on another once it has synced, and survives t
 nodes('read-check-write transactions racing from three nodes lose no update', async () => {
   const stream = `N${++streams}`;
   const all = await Promise.all(['a', 'b', 'c'].map((id) => node(id, stream)));
-  const bump = (store: ReplicatedStore) => store.transaction(() => {
-    const table = store.table<number>('counter');
-    void table.put('n', (table.get('n') ?? 0) + 1);
-  });
+  const bump = (store: ReplicatedStore) =>
+    store.transaction(() => {
+      const table = store.table<number>('counter');
+      void table.put('n', (table.get('n') ?? 0) + 1);
+    });
   await Promise.all(all.flatMap((store) => Array.from({ length: 30 }, () => bump(store))));
   for (const store of all) await store.sync();
   for (const store of all) assert.is(store.table<number>('counter').get('n'), 90);
@@ -73,13 +80,19 @@ nodes('a balance spent from three nodes at once never goes below zero', async ()
   await all[0]!.table<number>('balance').put('acct', 50);
   for (const store of all) await store.sync();
   let granted = 0;
-  const spend = (store: ReplicatedStore) => store.transaction(() => {
-    const table = store.table<number>('balance');
-    const left = table.get('acct')!;
-    if (left < 1) return false;
-    void table.put('acct', left - 1);
-    return true;
-  }).then((ok) => void (ok && granted++), () => undefined);
+  const spend = (store: ReplicatedStore) =>
+    store
+      .transaction(() => {
+        const table = store.table<number>('balance');
+        const left = table.get('acct')!;
+        if (left < 1) return false;
+        void table.put('acct', left - 1);
+        return true;
+      })
+      .then(
+        (ok) => void (ok && granted++),
+        () => undefined,
+      );
   await Promise.all(all.flatMap((store) => Array.from({ length: 40 }, () => spend(store))));
   for (const store of all) await store.sync();
   assert.is(granted, 50);
@@ -87,27 +100,36 @@ nodes('a balance spent from three nodes at once never goes below zero', async ()
   for (const store of all) await dispose(store);
 });
 
-nodes('a fenced node cannot write: once another node writes its guard key, its writes fail and land nowhere', async () => {
-  const stream = `N${++streams}`;
-  const a = await node('a', stream);
-  const b = await node('b', stream);
-  await a.table<string>('fences').put('a', 'epoch-1');
-  a.guardWith('fences', 'a');
-  await a.table<string>('data').put('before', 'ok');
-  await b.sync();
-  await b.table<string>('fences').put('a', 'fenced-by-b');
-  await a.sync();
-  let fenced = false;
-  a.onLost = (why) => (fenced = why === 'fenced');
-  const error = await a.table<string>('data').put('after', 'lost').then(() => null, (err: unknown) => err);
-  assert.instance(error, FencedError);
-  assert.ok(fenced && a.isFenced);
-  await b.sync();
-  assert.is(b.table('data').get('before'), 'ok');
-  assert.is(b.table('data').get('after'), undefined);
-  await dispose(a);
-  await dispose(b);
-});
+nodes(
+  'a fenced node cannot write: once another node writes its guard key, its writes fail and land nowhere',
+  async () => {
+    const stream = `N${++streams}`;
+    const a = await node('a', stream);
+    const b = await node('b', stream);
+    await a.table<string>('fences').put('a', 'epoch-1');
+    a.guardWith('fences', 'a');
+    await a.table<string>('data').put('before', 'ok');
+    await b.sync();
+    await b.table<string>('fences').put('a', 'fenced-by-b');
+    await a.sync();
+    let fenced = false;
+    a.onLost = (why) => (fenced = why === 'fenced');
+    const error = await a
+      .table<string>('data')
+      .put('after', 'lost')
+      .then(
+        () => null,
+        (err: unknown) => err,
+      );
+    assert.instance(error, FencedError);
+    assert.ok(fenced && a.isFenced);
+    await b.sync();
+    assert.is(b.table('data').get('before'), 'ok');
+    assert.is(b.table('data').get('after'), undefined);
+    await dispose(a);
+    await dispose(b);
+  },
+);
 
 nodes('a restarted node resumes from what it applied and catches up', async () => {
   const stream = `N${++streams}`;
@@ -129,7 +151,13 @@ nodes('a key too long for LMDB is refused before it reaches the log, and the nod
   const stream = `N${++streams}`;
   const a = await node('a', stream);
   const b = await node('b', stream);
-  const refused = await a.table<number>('t').put('k'.repeat(3000), 1).then(() => null, (err: unknown) => err);
+  const refused = await a
+    .table<number>('t')
+    .put('k'.repeat(3000), 1)
+    .then(
+      () => null,
+      (err: unknown) => err,
+    );
   assert.instance(refused, Error);
   await a.table<number>('t').put('fine', 2);
   await b.sync();

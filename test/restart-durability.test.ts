@@ -13,7 +13,10 @@ test.after(() => rmSync(dataDir, { recursive: true, force: true }));
 async function call(url: string, method: string, path: string, token?: string, body?: unknown) {
   const res = await fetch(url + path, {
     method,
-    headers: { ...(token && { authorization: `Bearer ${token}` }), ...(body !== undefined && { 'content-type': 'application/json' }) },
+    headers: {
+      ...(token && { authorization: `Bearer ${token}` }),
+      ...(body !== undefined && { 'content-type': 'application/json' }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   return { status: res.status, body: (await res.json()) as any };
@@ -21,14 +24,27 @@ async function call(url: string, method: string, path: string, token?: string, b
 
 test('everything acknowledged before SIGKILL is there after restart', async () => {
   const first = await startChildServer(env);
-  const admin = await call(first.url, 'POST', '/admin/v1/accounts', ADMIN_KEY, { email: 'durable@example.com', password: 'durable-pass-1', credit_usd: 2 });
+  const admin = await call(first.url, 'POST', '/admin/v1/accounts', ADMIN_KEY, {
+    email: 'durable@example.com',
+    password: 'durable-pass-1',
+    credit_usd: 2,
+  });
   assert.is(admin.status, 201);
   const token = admin.body.api_token.token as string;
   const accountId = admin.body.account.id as string;
-  const registered = await call(first.url, 'POST', '/v1/auth/register', undefined, { email: 'second@example.com', password: 'second-pass-1' });
+  const registered = await call(first.url, 'POST', '/v1/auth/register', undefined, {
+    email: 'second@example.com',
+    password: 'second-pass-1',
+  });
   assert.is(registered.status, 201);
-  const login = await call(first.url, 'POST', '/v1/auth/login', undefined, { email: 'durable@example.com', password: 'durable-pass-1' });
-  const made = await call(first.url, 'POST', '/v1/account/tokens', login.body.token, { label: 'made before crash', requests_per_minute: 100 });
+  const login = await call(first.url, 'POST', '/v1/auth/login', undefined, {
+    email: 'durable@example.com',
+    password: 'durable-pass-1',
+  });
+  const made = await call(first.url, 'POST', '/v1/account/tokens', login.body.token, {
+    label: 'made before crash',
+    requests_per_minute: 100,
+  });
   assert.is(made.status, 201);
   const chat = await call(first.url, 'POST', '/v1/chat/completions', token, chatBody());
   assert.is(chat.status, 200);
@@ -49,10 +65,16 @@ test('everything acknowledged before SIGKILL is there after restart', async () =
     assert.ok(labels.includes('made before crash'));
     const newToken = await call(second.url, 'GET', '/v1/models', made.body.token);
     assert.is(newToken.status, 200);
-    const relog = await call(second.url, 'POST', '/v1/auth/login', undefined, { email: 'second@example.com', password: 'second-pass-1' });
+    const relog = await call(second.url, 'POST', '/v1/auth/login', undefined, {
+      email: 'second@example.com',
+      password: 'second-pass-1',
+    });
     assert.is(relog.status, 200);
     const usage = await call(second.url, 'GET', '/v1/account/usage', token);
-    assert.equal(usage.body.recent.map((e: { type: string }) => e.type), ['charge', 'topup']);
+    assert.equal(
+      usage.body.recent.map((e: { type: string }) => e.type),
+      ['charge', 'topup'],
+    );
   } finally {
     await second.kill('SIGTERM');
   }

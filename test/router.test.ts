@@ -21,16 +21,28 @@ test('static routes match exactly', () => {
 });
 
 test('parameters are captured and URL-decoded', () => {
-  assert.equal(build().match('GET', '/v1/models/pro-1%2D2026'), { kind: 'found', route: 'card', params: { model_id: 'pro-1-2026' } });
+  assert.equal(build().match('GET', '/v1/models/pro-1%2D2026'), {
+    kind: 'found',
+    route: 'card',
+    params: { model_id: 'pro-1-2026' },
+  });
 });
 
 test('a static segment wins over a parameter at the same depth', () => {
   assert.equal(build().match('GET', '/v1/files/uploads'), { kind: 'found', route: 'uploads', params: {} });
-  assert.equal(build().match('GET', '/v1/files/file-1'), { kind: 'found', route: 'file', params: { file_id: 'file-1' } });
+  assert.equal(build().match('GET', '/v1/files/file-1'), {
+    kind: 'found',
+    route: 'file',
+    params: { file_id: 'file-1' },
+  });
 });
 
 test('a parameter route is reached when the static branch has no deeper match', () => {
-  assert.equal(build().match('GET', '/v1/files/uploads/content'), { kind: 'found', route: 'content', params: { file_id: 'uploads' } });
+  assert.equal(build().match('GET', '/v1/files/uploads/content'), {
+    kind: 'found',
+    route: 'content',
+    params: { file_id: 'uploads' },
+  });
 });
 
 test('a known path with another method reports the allowed methods', () => {

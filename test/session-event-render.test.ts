@@ -20,15 +20,33 @@ function logged(event: SessionDomainEvent, seq = 1): LogEvent {
 }
 
 const cases: [SessionDomainEvent, unknown][] = [
-  [{ type: 'created', quote, requireApproval: true }, { quote: wireQuote, require_approval: true }],
-  [{ type: 'awaiting_approval', quote, expiresAt: at }, { quote: wireQuote, expires_at: Math.floor(at / 1000) }],
+  [
+    { type: 'created', quote, requireApproval: true },
+    { quote: wireQuote, require_approval: true },
+  ],
+  [
+    { type: 'awaiting_approval', quote, expiresAt: at },
+    { quote: wireQuote, expires_at: Math.floor(at / 1000) },
+  ],
   [{ type: 'approved' }, {}],
   [{ type: 'phase', phase: 'drafting' }, { phase: 'drafting' }],
-  [{ type: 'awaiting_user', question: 'Which city?', questionId: 'call_1', expiresAt: null }, { question: 'Which city?', question_id: 'call_1', expires_at: null }],
-  [{ type: 'live_input', seq: 2 }, { seq: 2 }],
-  [{ type: 'answer', text: 'Paris.', finishReason: 'stop' }, { text: 'Paris.', finish_reason: 'stop' }],
   [
-    { type: 'completed', priceMicros: 3_720, usage: { promptTokens: 130, completionTokens: 45 }, reason: null, error: null },
+    { type: 'awaiting_user', question: 'Which city?', questionId: 'call_1', expiresAt: null },
+    { question: 'Which city?', question_id: 'call_1', expires_at: null },
+  ],
+  [{ type: 'live_input', seq: 2 }, { seq: 2 }],
+  [
+    { type: 'answer', text: 'Paris.', finishReason: 'stop' },
+    { text: 'Paris.', finish_reason: 'stop' },
+  ],
+  [
+    {
+      type: 'completed',
+      priceMicros: 3_720,
+      usage: { promptTokens: 130, completionTokens: 45 },
+      reason: null,
+      error: null,
+    },
     { price_usd: 0.00372, usage: { prompt_tokens: 130, completion_tokens: 45 }, reason: null, error: null },
   ],
   [
@@ -47,7 +65,12 @@ test('each domain event renders to its wire payload (snake_case, USD, seconds), 
 });
 
 test('a log written before domain events (wire-shaped data) is shown as it was stored', () => {
-  const legacy: LogEvent = { seq: 3, type: 'completed', ts: at, data: { price_usd: 0.00372, usage: { prompt_tokens: 130, completion_tokens: 45 }, reason: null, error: null } };
+  const legacy: LogEvent = {
+    seq: 3,
+    type: 'completed',
+    ts: at,
+    data: { price_usd: 0.00372, usage: { prompt_tokens: 130, completion_tokens: 45 }, reason: null, error: null },
+  };
   assert.equal(sessionEventWire(legacy), { seq: 3, type: 'completed', ts: at, data: legacy.data });
   const created: LogEvent = { seq: 1, type: 'created', ts: at, data: { quote: wireQuote, require_approval: false } };
   assert.equal(sessionEventWire(created).data, created.data);
@@ -63,7 +86,12 @@ test('the machine itself emits camelCase, micro-USD, epoch-ms events', () => {
     model: 'pro-1',
     conversation: [{ role: 'user', content: 'hi' }],
     settings: {},
-    plan: { depth: 'complex', passes: ['plan', 'draft', 'check'], maxTokens: 40, worstCase: { promptTokens: 500, completionTokens: 200 } },
+    plan: {
+      depth: 'complex',
+      passes: ['plan', 'draft', 'check'],
+      maxTokens: 40,
+      worstCase: { promptTokens: 500, completionTokens: 200 },
+    },
     quote,
     requireApproval: true,
     at,

@@ -6,7 +6,8 @@ import type { SpeechBackend } from '../backends/speech.js';
 
 async function collect(backend: SpeechBackend, text: string, language: string | null = null): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  for await (const chunk of backend.synthesize({ text, voice: 'alloy', language, signal: AbortSignal.timeout(30_000) })) chunks.push(chunk);
+  for await (const chunk of backend.synthesize({ text, voice: 'alloy', language, signal: AbortSignal.timeout(30_000) }))
+    chunks.push(chunk);
   return Buffer.concat(chunks);
 }
 

@@ -50,7 +50,11 @@ test('a split at every byte position gives the same events', () => {
 test('two splits at every pair of positions give the same events', () => {
   for (let a = 0; a <= bytes.length; a += 3) {
     for (let b = a; b <= bytes.length; b += 5) {
-      assert.equal(decode([bytes.subarray(0, a), bytes.subarray(a, b), bytes.subarray(b)]), EXPECTED, `split at ${a} and ${b}`);
+      assert.equal(
+        decode([bytes.subarray(0, a), bytes.subarray(a, b), bytes.subarray(b)]),
+        EXPECTED,
+        `split at ${a} and ${b}`,
+      );
     }
   }
 });

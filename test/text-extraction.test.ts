@@ -5,7 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createLocalTextExtractor, type LocalTextExtractorOptions, type TextExtractionLimits } from '../backends/text-extraction/local-text-extractor.js';
+import {
+  createLocalTextExtractor,
+  type LocalTextExtractorOptions,
+  type TextExtractionLimits,
+} from '../backends/text-extraction/local-text-extractor.js';
 import type { ExtractionResult, TextExtractor } from '../backends/text-extraction/text-extractor.js';
 import { contentTypeOf, extractionKindOf } from '../protocols/content-type.js';
 import { gif, jpeg, mp4, png, wav, webp } from './media-fixtures.js';
@@ -41,12 +45,22 @@ async function extractFile(filename: string, content: Buffer | string, using = e
   const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
   const path = join(dir, `${++fileCount}-${filename}`);
   await writeFile(path, bytes);
-  return using.extract({ path, filename, contentType: contentTypeOf(filename, bytes.subarray(0, 4096)), bytes: bytes.length });
+  return using.extract({
+    path,
+    filename,
+    contentType: contentTypeOf(filename, bytes.subarray(0, 4096)),
+    bytes: bytes.length,
+  });
 }
 
 function extracted(result: ExtractionResult): Extract<ExtractionResult, { status: 'extracted' }> {
   if (result.status !== 'extracted') {
-    throw new assert.Assertion({ message: `expected extracted, got ${JSON.stringify(result)}`, operator: 'is', expects: 'extracted', actual: result.status });
+    throw new assert.Assertion({
+      message: `expected extracted, got ${JSON.stringify(result)}`,
+      operator: 'is',
+      expects: 'extracted',
+      actual: result.status,
+    });
   }
   return result;
 }
@@ -67,8 +81,16 @@ test('contentTypeOf reads magic bytes first, then the extension, then sniffs UTF
     ['x', Buffer.from('ID3\x04\x00', 'latin1'), 'audio/mpeg'],
     ['x', Buffer.from([0xff, 0xfb, 0x90, 0x00]), 'audio/mpeg'],
     ['x', mp4(16, 16, 1), 'video/mp4'],
-    ['sheet.xlsx', Buffer.from('PK\x03\x04', 'latin1'), 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'],
-    ['letter.docx', Buffer.from('PK\x03\x04', 'latin1'), 'application/vnd.openxmlformats-officedocument.wordprocessingml.document'],
+    [
+      'sheet.xlsx',
+      Buffer.from('PK\x03\x04', 'latin1'),
+      'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+    ],
+    [
+      'letter.docx',
+      Buffer.from('PK\x03\x04', 'latin1'),
+      'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+    ],
     ['upload', zip, 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'],
     ['a.zip', Buffer.from('PK\x03\x04', 'latin1'), 'application/zip'],
     ['a.csv.gz', Buffer.from([0x1f, 0x8b, 8, 0]), 'application/gzip'],
@@ -127,7 +149,9 @@ test('extractionKindOf maps types to kinds, refines plain text by name and refus
 });
 
 test('UTF-8 text loses its byte-order mark', async () => {
-  const result = extracted(await extractFile('notes.txt', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('héllo wörld\n')])));
+  const result = extracted(
+    await extractFile('notes.txt', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('héllo wörld\n')])),
+  );
   assert.equal(result, { status: 'extracted', kind: 'text', text: 'héllo wörld\n', truncated: false });
 });
 
@@ -147,23 +171,48 @@ test('invalid UTF-8 bytes become U+FFFD', async () => {
 
 test('CSV keeps its text but its CRLF and lone CR line endings become LF', async () => {
   const result = extracted(await extractFile('table.csv', 'name,city\r\n"Dupont, Jean",Orléans\r\nx,y\rz,w\r\n'));
-  assert.equal(result, { status: 'extracted', kind: 'csv', text: 'name,city\n"Dupont, Jean",Orléans\nx,y\nz,w\n', truncated: false });
+  assert.equal(result, {
+    status: 'extracted',
+    kind: 'csv',
+    text: 'name,city\n"Dupont, Jean",Orléans\nx,y\nz,w\n',
+    truncated: false,
+  });
 });
 
 test('markdown and source code come back as written, with their kind', async () => {
   const markdown = '# Title\n\n- item *one*\n\n```js\nconst a = 1;\n```\n';
   const python = 'def greet(name: str) -> str:\n    return f"hi {name}"\n';
-  assert.equal(extracted(await extractFile('README.md', markdown)), { status: 'extracted', kind: 'markdown', text: markdown, truncated: false });
-  assert.equal(extracted(await extractFile('greet.py', python)), { status: 'extracted', kind: 'code', text: python, truncated: false });
+  assert.equal(extracted(await extractFile('README.md', markdown)), {
+    status: 'extracted',
+    kind: 'markdown',
+    text: markdown,
+    truncated: false,
+  });
+  assert.equal(extracted(await extractFile('greet.py', python)), {
+    status: 'extracted',
+    kind: 'code',
+    text: python,
+    truncated: false,
+  });
 });
 
 test('a text file past maxSourceBytes is truncated before the character the cap cuts', async () => {
   const capped = another({ maxSourceBytes: 9 });
   // a(1) é(2) €(3) then 😀(4) spans bytes 7-10: the ninth byte is inside it.
-  assert.equal(extracted(await extractFile('long.txt', 'aé€😀 and more', capped)), { status: 'extracted', kind: 'text', text: 'aé€', truncated: true });
+  assert.equal(extracted(await extractFile('long.txt', 'aé€😀 and more', capped)), {
+    status: 'extracted',
+    kind: 'text',
+    text: 'aé€',
+    truncated: true,
+  });
   // UTF-16 cut after the first half of a surrogate pair: the half is dropped too.
   const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('ab😀c', 'utf16le')]);
-  assert.equal(extracted(await extractFile('long16.txt', utf16, capped)), { status: 'extracted', kind: 'text', text: 'ab', truncated: true });
+  assert.equal(extracted(await extractFile('long16.txt', utf16, capped)), {
+    status: 'extracted',
+    kind: 'text',
+    text: 'ab',
+    truncated: true,
+  });
 });
 
 test('a file exactly maxSourceBytes long is not truncated', async () => {
@@ -181,7 +230,10 @@ test('characters and CRLF split across read chunks come back whole', async () =>
   // (assert.ok, not assert.is: a failing diff of megabytes helps no one)
   const euros = '€'.repeat(800_000);
   const decoded = extracted(await extractFile('euros.txt', euros));
-  assert.ok(decoded.text === euros && !decoded.truncated, `got ${decoded.text.length} characters, ${decoded.text.split('\ufffd').length - 1} U+FFFD`);
+  assert.ok(
+    decoded.text === euros && !decoded.truncated,
+    `got ${decoded.text.length} characters, ${decoded.text.split('\ufffd').length - 1} U+FFFD`,
+  );
   const xs = 'x'.repeat((1 << 20) - 1);
   const normalised = extracted(await extractFile('crlf.txt', `${xs}\r\nend`)).text;
   assert.ok(normalised === `${xs}\nend`, JSON.stringify(normalised.slice(-8)));
@@ -195,7 +247,10 @@ test('binary files and types without text are unsupported', async () => {
 });
 
 test('a two-page PDF gives both pages in order, lines kept, pages apart', async () => {
-  const pdf = makePdf([['Quarterly report', 'Revenue (net) grew \\ 12%'], ['Page two', 'The end']]);
+  const pdf = makePdf([
+    ['Quarterly report', 'Revenue (net) grew \\ 12%'],
+    ['Page two', 'The end'],
+  ]);
   const result = extracted(await extractFile('report.pdf', pdf));
   assert.equal(result, {
     status: 'extracted',
@@ -207,12 +262,16 @@ test('a two-page PDF gives both pages in order, lines kept, pages apart', async 
 });
 
 test('Latin-1 accents in a WinAnsiEncoding PDF come back as Unicode', async () => {
-  const result = extracted(await extractFile('menu.pdf', makePdf([['Crème brûlée à la carte', 'Ærøskøbing, São Paulo, Zürich']])));
+  const result = extracted(
+    await extractFile('menu.pdf', makePdf([['Crème brûlée à la carte', 'Ærøskøbing, São Paulo, Zürich']])),
+  );
   assert.is(result.text, 'Crème brûlée à la carte\nÆrøskøbing, São Paulo, Zürich');
 });
 
 test('a PDF past maxTextChars stops there, truncated', async () => {
-  const result = extracted(await extractFile('long.pdf', makePdf([lines('first', 20), lines('second', 20)]), another({ maxTextChars: 50 })));
+  const result = extracted(
+    await extractFile('long.pdf', makePdf([lines('first', 20), lines('second', 20)]), another({ maxTextChars: 50 })),
+  );
   assert.is(result.text.length, 50);
   assert.ok(result.text.startsWith('first line 1\nfirst line 2\n'));
   assert.ok(result.truncated);
@@ -236,7 +295,12 @@ test('a PDF past maxSourceBytes is unsupported, whether the caller said so or th
   assert.is((await extractFile('big.pdf', pdf, small)).status, 'unsupported');
   const path = join(dir, 'understated.pdf');
   await writeFile(path, pdf);
-  const understated = await small.extract({ path, filename: 'understated.pdf', contentType: 'application/pdf', bytes: 100 });
+  const understated = await small.extract({
+    path,
+    filename: 'understated.pdf',
+    contentType: 'application/pdf',
+    bytes: 100,
+  });
   assert.is(understated.status, 'unsupported');
 });
 
@@ -257,7 +321,10 @@ test('a PDF whose deadline passes fails as timed out, and the replaced worker ta
   );
   const first = await extractFile('slow.pdf', makePdf([['never read']]), timed);
   assert.equal(first, { status: 'failed', reason: 'timed out after 5000 ms' });
-  assert.is(extracted(await extractFile('next.pdf', makePdf([['read by the new worker']]), timed)).text, 'read by the new worker');
+  assert.is(
+    extracted(await extractFile('next.pdf', makePdf([['read by the new worker']]), timed)).text,
+    'read by the new worker',
+  );
 });
 
 test('a PDF still parsing at a real deadline is cut off mid-work', async () => {
@@ -269,7 +336,9 @@ test('a PDF still parsing at a real deadline is cut off mid-work', async () => {
 });
 
 test('five PDFs extracted at once each get their own text', async () => {
-  const results = await Promise.all([1, 2, 3, 4, 5].map((n) => extractFile(`doc-${n}.pdf`, makePdf([[`document ${n}`], [`end of ${n}`]]))));
+  const results = await Promise.all(
+    [1, 2, 3, 4, 5].map((n) => extractFile(`doc-${n}.pdf`, makePdf([[`document ${n}`], [`end of ${n}`]]))),
+  );
   assert.equal(
     results.map((result) => extracted(result).text),
     [1, 2, 3, 4, 5].map((n) => `document ${n}\n\nend of ${n}`),
@@ -280,9 +349,14 @@ test('closing fails the PDFs still queued, and later extractions', async () => {
   const closing = createLocalTextExtractor(LIMITS);
   const path = join(dir, 'queued.pdf');
   await writeFile(path, makePdf([['never']]));
-  const queued = [1, 2].map(() => closing.extract({ path, filename: 'queued.pdf', contentType: 'application/pdf', bytes: 1000 }));
+  const queued = [1, 2].map(() =>
+    closing.extract({ path, filename: 'queued.pdf', contentType: 'application/pdf', bytes: 1000 }),
+  );
   await closing.close();
-  assert.equal(await Promise.all(queued), [1, 2].map(() => ({ status: 'failed', reason: 'the text extractor is closed' })));
+  assert.equal(
+    await Promise.all(queued),
+    [1, 2].map(() => ({ status: 'failed', reason: 'the text extractor is closed' })),
+  );
   assert.is((await extractFile('late.txt', 'late', closing)).status, 'failed');
 });
 

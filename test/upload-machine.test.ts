@@ -1,12 +1,28 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createActor, fromPromise, waitFor } from 'xstate';
-import { expectedPartBytes, missingParts, uploadMachine, type AssembleInput, type UploadInput } from '../actors/uploads/upload-machine.js';
+import {
+  expectedPartBytes,
+  missingParts,
+  uploadMachine,
+  type AssembleInput,
+  type UploadInput,
+} from '../actors/uploads/upload-machine.js';
 
 const test = suite('upload machine: reserve, parts, assemble, cancel, expire');
 
 const MiB = 1024 * 1024;
-const input: UploadInput = { id: 'upload_t', accountId: 'acct_t', fileId: 'file-t', filename: 'big.bin', purpose: 'assistants', bytes: 20 * MiB, partBytes: 8 * MiB, at: 1000, ttlMs: 60_000 };
+const input: UploadInput = {
+  id: 'upload_t',
+  accountId: 'acct_t',
+  fileId: 'file-t',
+  filename: 'big.bin',
+  purpose: 'assistants',
+  bytes: 20 * MiB,
+  partBytes: 8 * MiB,
+  at: 1000,
+  ttlMs: 60_000,
+};
 
 /** An upload whose disk steps are scripted; records what it was asked to do. */
 function start(options: { assemble?: (input: AssembleInput) => Promise<{ fileId: string }> } = {}) {
@@ -30,11 +46,21 @@ function start(options: { assemble?: (input: AssembleInput) => Promise<{ fileId:
 }
 
 /** Resolves once the upload has left its disk steps (assembling, discarding): no sleeping, no timers. */
-const settle = (actor: ReturnType<typeof start>['actor']) => waitFor(actor, (snapshot) => !['assembling', 'cancelling', 'expiring'].includes(snapshot.value));
-const part = (n: number, at = 2000) => ({ type: 'PART' as const, n, bytes: expectedPartBytes(input, n), sha256: `sha${n}`, at });
+const settle = (actor: ReturnType<typeof start>['actor']) =>
+  waitFor(actor, (snapshot) => !['assembling', 'cancelling', 'expiring'].includes(snapshot.value));
+const part = (n: number, at = 2000) => ({
+  type: 'PART' as const,
+  n,
+  bytes: expectedPartBytes(input, n),
+  sha256: `sha${n}`,
+  at,
+});
 
 test('part sizes: every part is 8 MiB but the last, which takes the rest', () => {
-  assert.equal([0, 1, 2].map((n) => expectedPartBytes(input, n)), [8 * MiB, 8 * MiB, 4 * MiB]);
+  assert.equal(
+    [0, 1, 2].map((n) => expectedPartBytes(input, n)),
+    [8 * MiB, 8 * MiB, 4 * MiB],
+  );
   assert.is(Math.ceil(input.bytes / input.partBytes), 3);
 });
 
@@ -102,7 +128,9 @@ test("assembly is handed each part's recorded sha256, a re-sent part's latest", 
 
 test('parts found damaged during assembly are forgotten and the upload takes parts again', async () => {
   const failure = { code: 'parts_missing' as const, message: 'part 1 damaged', parts: [1] };
-  const { actor, emitted } = start({ assemble: () => Promise.reject(Object.assign(new Error('damaged'), { failure })) });
+  const { actor, emitted } = start({
+    assemble: () => Promise.reject(Object.assign(new Error('damaged'), { failure })),
+  });
   for (const n of [0, 1, 2]) actor.send(part(n));
   actor.send({ type: 'COMPLETE', at: 3000 });
   await settle(actor);
@@ -136,7 +164,9 @@ test('the expiry timer discards the parts and ends expired; other timers are ign
 
 test('cancel is not taken while assembling', async () => {
   let finish: () => void = () => {};
-  const { actor } = start({ assemble: (i) => new Promise((resolve) => (finish = () => resolve({ fileId: i.fileId }))) });
+  const { actor } = start({
+    assemble: (i) => new Promise((resolve) => (finish = () => resolve({ fileId: i.fileId }))),
+  });
   for (const n of [0, 1, 2]) actor.send(part(n));
   actor.send({ type: 'COMPLETE', at: 3000 });
   assert.not.ok(actor.getSnapshot().can({ type: 'CANCEL', at: 3001 }));

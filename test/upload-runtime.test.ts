@@ -16,10 +16,23 @@ import { tempDataDir } from './harness.js';
 
 const test = suite('upload runtime: assembly checks every part against the digest it was acknowledged with');
 
-const input: UploadInput = { id: 'upload_rt', accountId: 'acct_rt', fileId: 'file-rt', filename: 'parts.bin', purpose: 'assistants', bytes: 10, partBytes: 4, at: 1000, ttlMs: 60_000 };
+const input: UploadInput = {
+  id: 'upload_rt',
+  accountId: 'acct_rt',
+  fileId: 'file-rt',
+  filename: 'parts.bin',
+  purpose: 'assistants',
+  bytes: 10,
+  partBytes: 4,
+  at: 1000,
+  ttlMs: 60_000,
+};
 const parts = [Buffer.from('abcd'), Buffer.from('efgh'), Buffer.from('ij')];
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
-const noText: TextExtractor = { extract: () => Promise.resolve({ status: 'unsupported', reason: 'not in this test' }), close: () => Promise.resolve() };
+const noText: TextExtractor = {
+  extract: () => Promise.resolve({ status: 'unsupported', reason: 'not in this test' }),
+  close: () => Promise.resolve(),
+};
 
 let dataDir: string;
 let blobs: BlobStore;
@@ -50,7 +63,10 @@ async function received(logic = new UploadRuntime(library).hosted().logic) {
 }
 
 /** A persisted upload snapshot, as far as this test reads it: its state and the assembly's input. */
-type PersistedAssembly = Snapshot<unknown> & { value: unknown; children: Record<string, { snapshot: { input: AssembleInput } }> };
+type PersistedAssembly = Snapshot<unknown> & {
+  value: unknown;
+  children: Record<string, { snapshot: { input: AssembleInput } }>;
+};
 
 const settled = (snapshot: Snapshot<unknown> & { value?: unknown }) => snapshot.value !== 'assembling';
 const tmpFiles = () => readdirSync(join(dataDir, 'files', 'tmp'));
@@ -79,7 +95,9 @@ test('a part changed on disk after it was acknowledged fails with parts_missing,
 
 test('an assembly persisted by older code, without digests, completes after a restart, unchecked', async () => {
   // Park the upload in `assembling` with an assembly that never ends, as a crash would leave it.
-  const stuck = uploadMachine.provide({ actors: { assemble: fromPromise<{ fileId: string }, AssembleInput>(() => new Promise(() => {})) } });
+  const stuck = uploadMachine.provide({
+    actors: { assemble: fromPromise<{ fileId: string }, AssembleInput>(() => new Promise(() => {})) },
+  });
   const before = await received(stuck);
   before.send({ type: 'COMPLETE', at: 3000 });
   // As the host stores it: plain data, read back.
@@ -96,7 +114,10 @@ test('an assembly persisted by older code, without digests, completes after a re
   const after = createActor(new UploadRuntime(library).hosted().logic, { snapshot: persisted, input }).start();
   await waitFor(after, settled);
   assert.is(after.getSnapshot().value, 'completed');
-  assert.is(library.repo.get(input.accountId, input.fileId)?.sha256, sha256(Buffer.concat([parts[0]!, changed, parts[2]!])));
+  assert.is(
+    library.repo.get(input.accountId, input.fileId)?.sha256,
+    sha256(Buffer.concat([parts[0]!, changed, parts[2]!])),
+  );
 });
 
 test.run();

@@ -74,7 +74,10 @@ test('a fragment of the key the upstream itself cut off is masked too', () => {
 
 test('the 502 body never carries any part of the key, at every offset', async () => {
   for (const offset of OFFSETS) {
-    const res = await server.request('POST', '/v1/chat/completions', { token: account.token, body: chatBody(`http:${offset}`) });
+    const res = await server.request('POST', '/v1/chat/completions', {
+      token: account.token,
+      body: chatBody(`http:${offset}`),
+    });
     assert.is(res.status, 502);
     assert.is(res.body.error.code, 'upstream_error');
     assertNoKeyFragment(JSON.stringify(res.body), `502 at offset ${offset}`);

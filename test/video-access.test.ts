@@ -17,7 +17,9 @@ test.before(async () => {
 test.after(() => server.close());
 
 test("another account's job is 404 on every route, the SDK's included, and is left untouched", async () => {
-  const job = (await server.request('POST', '/v1/videos/generations', { token: owner.token, body: clipBody('private') })).body;
+  const job = (
+    await server.request('POST', '/v1/videos/generations', { token: owner.token, body: clipBody('private') })
+  ).body;
   await server.app.deps.videos.finished(job.id);
   for (const [method, path] of [
     ['GET', `/v1/videos/generations/${job.id}`],
@@ -32,7 +34,10 @@ test("another account's job is 404 on every route, the SDK's included, and is le
     assert.is(res.status, 404, `${method} ${path}`);
     assert.is(res.body.error.code, 'not_found');
   }
-  const sdk = await server.openai(stranger.token).videos.retrieve(job.id).catch((err: unknown) => err);
+  const sdk = await server
+    .openai(stranger.token)
+    .videos.retrieve(job.id)
+    .catch((err: unknown) => err);
   assert.is((sdk as { status?: number }).status, 404);
   const list = await server.openai(stranger.token).videos.list();
   assert.not.ok(list.data.some((video) => video.id === job.id));
@@ -46,10 +51,16 @@ test('zero balance: 402 before any job exists or any backend call; too little fo
   const res = await server.request('POST', '/v1/videos/generations', { token: broke.token, body: clipBody('broke') });
   assert.is(res.status, 402);
   assert.is(res.body.error.code, 'insufficient_balance');
-  const sdk = await server.openai(broke.token).videos.create({ prompt: 'broke too', seconds: '4' }).catch((err: unknown) => err);
+  const sdk = await server
+    .openai(broke.token)
+    .videos.create({ prompt: 'broke too', seconds: '4' })
+    .catch((err: unknown) => err);
   assert.is((sdk as { status?: number }).status, 402);
   const poor = await server.account(0.01);
-  const big = await server.request('POST', '/v1/videos/generations', { token: poor.token, body: clipBody('too big', { duration_seconds: 20, size: '1920x1080' }) });
+  const big = await server.request('POST', '/v1/videos/generations', {
+    token: poor.token,
+    body: clipBody('too big', { duration_seconds: 20, size: '1920x1080' }),
+  });
   assert.is(big.status, 402);
   assert.is(server.app.deps.videos.backendCalls, calls, 'no backend call');
   assert.equal((await server.openai(broke.token).videos.list()).data, [], 'no job was made');
@@ -64,7 +75,12 @@ test('a failing backend charges nothing: a refused submit, a job failing midway,
     [{ fail_at_progress: 30 }, 'generation_failed'],
     [{ fail: 'unavailable' }, 'upstream_unavailable'],
   ] as const) {
-    const job = (await server.request('POST', '/v1/videos/generations', { token: owner.token, body: clipBody(`fails ${code}`, { metadata: { sim } }) })).body;
+    const job = (
+      await server.request('POST', '/v1/videos/generations', {
+        token: owner.token,
+        body: clipBody(`fails ${code}`, { metadata: { sim } }),
+      })
+    ).body;
     assert.is(job.status, 'queued');
     ids.push(job.id);
     const events = await followJob(server.url, owner.token, job.id);
@@ -79,7 +95,10 @@ test('a failing backend charges nothing: a refused submit, a job failing midway,
     assert.is(content.status, 409, 'no content for a failed job');
   }
   assert.equal(await money(server, owner.token), { balance: before.balance, held: 0 }, 'nothing charged, nothing held');
-  assert.is((await charges(server, owner.token)).filter((entry) => ids.some((id) => entry.description.includes(id))).length, 0);
+  assert.is(
+    (await charges(server, owner.token)).filter((entry) => ids.some((id) => entry.description.includes(id))).length,
+    0,
+  );
 });
 
 test.run();

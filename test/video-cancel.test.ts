@@ -12,22 +12,40 @@ let account: TestAccount;
 
 test.before(async () => {
   // One job runs at a time, so a second one stays queued while the first runs.
-  server = await startServer({ SVC_SIM_VIDEO_SECONDS_PER_SECOND: '0.2', SVC_VIDEO_POLL_MS: '20', SVC_VIDEO_MAX_RUNNING: '1' });
+  server = await startServer({
+    SVC_SIM_VIDEO_SECONDS_PER_SECOND: '0.2',
+    SVC_VIDEO_POLL_MS: '20',
+    SVC_VIDEO_MAX_RUNNING: '1',
+  });
   account = await server.account(20);
 });
 test.after(() => server.close());
 
 /** A job that runs for a long while (an hour of sim work per second of clip) until cancelled. */
 const slow = (tag: string) => clipBody(tag, { metadata: { sim: { seconds_per_second: 3600 } } });
-const create = async (body: Record<string, unknown>) => assertWire(VideoJobSchema, await server.request('POST', '/v1/videos/generations', { token: account.token, body }), 201);
-const cancel = (id: string, body?: unknown) => server.request('POST', `/v1/videos/generations/${id}/cancel`, { token: account.token, body });
+const create = async (body: Record<string, unknown>) =>
+  assertWire(
+    VideoJobSchema,
+    await server.request('POST', '/v1/videos/generations', { token: account.token, body }),
+    201,
+  );
+const cancel = (id: string, body?: unknown) =>
+  server.request('POST', `/v1/videos/generations/${id}/cancel`, { token: account.token, body });
 
 test('cancel while running and while queued: cancelled, nothing charged, the holds given back, the queue moves on', async () => {
   const before = await money(server, account.token);
   const running = await create(slow('running'));
   const queued = await create(slow('queued'));
-  await followJob(server.url, account.token, running.id, (event) => event.type === 'progress' || event.type === 'started');
-  const states = [running, queued].map(async (job) => (await server.request('GET', `/v1/videos/generations/${job.id}`, { token: account.token })).body.status);
+  await followJob(
+    server.url,
+    account.token,
+    running.id,
+    (event) => event.type === 'progress' || event.type === 'started',
+  );
+  const states = [running, queued].map(
+    async (job) =>
+      (await server.request('GET', `/v1/videos/generations/${job.id}`, { token: account.token })).body.status,
+  );
   assert.equal(await Promise.all(states), ['in_progress', 'queued']);
   assert.is((await money(server, account.token)).held, micros(running.svc.hold_usd) + micros(queued.svc.hold_usd));
 
@@ -41,7 +59,10 @@ test('cancel while running and while queued: cancelled, nothing charged, the hol
   assert.is(runningCancel.svc.charged, false);
   assert.equal(runningCancel.data, []);
   const events = await followJob(server.url, account.token, queued.id);
-  assert.equal(events.map((event) => event.type), ['queued', 'cancelled']);
+  assert.equal(
+    events.map((event) => event.type),
+    ['queued', 'cancelled'],
+  );
   assert.is(events[1]!.data.reason, 'changed my mind');
 
   // The freed slot runs the next job in line.
@@ -63,18 +84,29 @@ test('cancel of a finished job is 409 and changes nothing: completed, failed, ca
   const cancelled = await create(slow('twice'));
   assert.is((await cancel(cancelled.id)).status, 200);
   const balance = await money(server, account.token);
-  for (const [job, status] of [[completed, 'completed'], [failed, 'failed'], [cancelled, 'cancelled']] as const) {
+  for (const [job, status] of [
+    [completed, 'completed'],
+    [failed, 'failed'],
+    [cancelled, 'cancelled'],
+  ] as const) {
     const res = await cancel(job.id);
     assert.is(res.status, 409, `${status}: ${JSON.stringify(res.body)}`);
     assert.is(res.body.error.code, 'conflict');
-    assert.is((await server.request('GET', `/v1/videos/generations/${job.id}`, { token: account.token })).body.status, status);
+    assert.is(
+      (await server.request('GET', `/v1/videos/generations/${job.id}`, { token: account.token })).body.status,
+      status,
+    );
   }
   assert.equal(await money(server, account.token), balance);
 });
 
 test('cancel through the SDK route, with a body that is not JSON: 422 or 400, the job keeps running', async () => {
   const job = await create(slow('bad cancel body'));
-  const res = await server.request('POST', `/v1/videos/${job.id}/cancel`, { token: account.token, raw: '{"reason": 5}', headers: { 'content-type': 'application/json' } });
+  const res = await server.request('POST', `/v1/videos/${job.id}/cancel`, {
+    token: account.token,
+    raw: '{"reason": 5}',
+    headers: { 'content-type': 'application/json' },
+  });
   assert.is(res.status, 422);
   assert.is((await server.request('GET', `/v1/videos/${job.id}`, { token: account.token })).body.svc.charged, false);
   const ok = await server.request('POST', `/v1/videos/${job.id}/cancel`, { token: account.token });

@@ -12,7 +12,13 @@ export interface JobEvent {
  * matches `until` (then stops reading) or the server ends the stream after the job's ending
  * event. Event-driven: the test waits on the server, never on a timer.
  */
-export async function followJob(url: string, token: string, id: string, until?: (event: JobEvent) => boolean, base = '/v1/videos/generations'): Promise<JobEvent[]> {
+export async function followJob(
+  url: string,
+  token: string,
+  id: string,
+  until?: (event: JobEvent) => boolean,
+  base = '/v1/videos/generations',
+): Promise<JobEvent[]> {
   const res = await fetch(`${url}${base}/${id}/events?after=-1`, { headers: { authorization: `Bearer ${token}` } });
   if (res.status !== 200) throw new Error(`events answered ${res.status}: ${await res.text()}`);
   const events: JobEvent[] = [];

@@ -2,12 +2,42 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createActor, fromPromise, waitFor } from 'xstate';
 import type { VideoSpec } from '../backends/video-generation.js';
-import { CANCELLABLE_STATES, MAX_SUBMIT_ATTEMPTS, topState, videoJobMachine, type FinishInput, type PollOutput, type SubmitOutput, type VideoJobInput } from '../actors/video/video-job-machine.js';
+import {
+  CANCELLABLE_STATES,
+  MAX_SUBMIT_ATTEMPTS,
+  topState,
+  videoJobMachine,
+  type FinishInput,
+  type PollOutput,
+  type SubmitOutput,
+  type VideoJobInput,
+} from '../actors/video/video-job-machine.js';
 
 const test = suite('video job machine: states, cancel in each, one finish per job');
 
-const spec: VideoSpec = { prompt: 'p', width: 320, height: 240, durationSeconds: 1, tier: 'standard', seed: 1, script: null };
-const input: VideoJobInput = { id: 'video_1', accountId: 'acct', tokenId: null, model: 'pro-1', quality: null, spec, backend: 'sim', costMicros: 100, holdMicros: 125, mediaId: 'vidm_1', at: 0, pollMs: 10 };
+const spec: VideoSpec = {
+  prompt: 'p',
+  width: 320,
+  height: 240,
+  durationSeconds: 1,
+  tier: 'standard',
+  seed: 1,
+  script: null,
+};
+const input: VideoJobInput = {
+  id: 'video_1',
+  accountId: 'acct',
+  tokenId: null,
+  model: 'pro-1',
+  quality: null,
+  spec,
+  backend: 'sim',
+  costMicros: 100,
+  holdMicros: 125,
+  mediaId: 'vidm_1',
+  at: 0,
+  pollMs: 10,
+};
 
 /** A promise the test settles by hand, so the machine can be held in any step. */
 function gate<T>() {
@@ -69,7 +99,10 @@ test('the happy path: queued → submitting → running (progress) → storing �
   h.store.open({ bytes: 10, contentType: 'video/mp4', at: 4 });
   await waitFor(h.actor, (snapshot) => snapshot.status === 'done');
   assert.is(h.state(), 'completed');
-  assert.equal(h.finishes.map((finish) => finish.outcome), ['completed']);
+  assert.equal(
+    h.finishes.map((finish) => finish.outcome),
+    ['completed'],
+  );
   assert.equal(h.emitted, ['queued', 'started', 'progress', 'completed']);
   assert.equal(h.actor.getSnapshot().context.deadlines, {}, 'no deadline left');
 });
@@ -97,15 +130,35 @@ test('CANCEL is taken in queued, submitting and running (waiting or polling), an
     h.polls[0]!.open({ state: 'completed', costMicros: 100, at: 2 });
     await h.tick();
   };
-  assert.equal(await cancelIn(() => Promise.resolve()), { where: 'queued', accepted: true, end: 'cancelled', finishes: ['cancelled'] });
-  assert.equal(await cancelIn((h) => Promise.resolve(start(h))), { where: 'submitting', accepted: true, end: 'cancelled', finishes: ['cancelled'] });
-  assert.equal(await cancelIn(toRunning), { where: 'running', accepted: true, end: 'cancelled', finishes: ['cancelled'] });
+  assert.equal(await cancelIn(() => Promise.resolve()), {
+    where: 'queued',
+    accepted: true,
+    end: 'cancelled',
+    finishes: ['cancelled'],
+  });
+  assert.equal(await cancelIn((h) => Promise.resolve(start(h))), {
+    where: 'submitting',
+    accepted: true,
+    end: 'cancelled',
+    finishes: ['cancelled'],
+  });
+  assert.equal(await cancelIn(toRunning), {
+    where: 'running',
+    accepted: true,
+    end: 'cancelled',
+    finishes: ['cancelled'],
+  });
   const waiting = async (h: ReturnType<typeof harness>) => {
     await toRunning(h);
     h.polls[0]!.open({ state: 'running', progress: 10, at: 2 });
     await h.tick();
   };
-  assert.equal(await cancelIn(waiting), { where: 'running', accepted: true, end: 'cancelled', finishes: ['cancelled'] });
+  assert.equal(await cancelIn(waiting), {
+    where: 'running',
+    accepted: true,
+    end: 'cancelled',
+    finishes: ['cancelled'],
+  });
   assert.equal(await cancelIn(toStoring), { where: 'storing', accepted: false, end: 'storing', finishes: [] });
   assert.equal([...CANCELLABLE_STATES], ['queued', 'submitting', 'running']);
 });
@@ -117,7 +170,10 @@ test('a failed poll, a refused submit and polls that keep failing end in failed 
   await waitFor(refused.actor, (snapshot) => snapshot.status === 'done');
   assert.is(refused.state(), 'failed');
   assert.equal(refused.actor.getSnapshot().context.error, { code: 'upstream_error', message: 'no' });
-  assert.equal(refused.finishes.map((finish) => finish.outcome), ['failed']);
+  assert.equal(
+    refused.finishes.map((finish) => finish.outcome),
+    ['failed'],
+  );
 
   const failing = harness();
   failing.actor.send({ type: 'START', at: 1 });
@@ -141,7 +197,10 @@ test('a failed poll, a refused submit and polls that keep failing end in failed 
   }
   await waitFor(flaky.actor, (snapshot) => snapshot.status === 'done');
   assert.is(flaky.actor.getSnapshot().context.error?.code, 'upstream_unavailable');
-  assert.equal(flaky.finishes.map((finish) => finish.outcome), ['failed']);
+  assert.equal(
+    flaky.finishes.map((finish) => finish.outcome),
+    ['failed'],
+  );
 });
 
 test('a busy backend at submit: the job waits (a deadline) and asks again, then runs; past the bound it fails and charges nothing', async () => {
@@ -156,12 +215,20 @@ test('a busy backend at submit: the job waits (a deadline) and asks again, then 
   h.actor.send({ type: 'TIMER', name: 'submit' });
   h.submits[1]!.open({ retry: 'busy', retryAfterMs: 5_000, at: 20 });
   await h.tick();
-  assert.equal(h.actor.getSnapshot().context.deadlines, { submit: 5_020 }, 'the backend\'s Retry-After wins when longer');
+  assert.equal(
+    h.actor.getSnapshot().context.deadlines,
+    { submit: 5_020 },
+    "the backend's Retry-After wins when longer",
+  );
   h.actor.send({ type: 'TIMER', name: 'submit' });
   h.submits[2]!.open({ remote: { id: 'r', startedAt: 30 }, at: 30 });
   await h.tick();
   assert.is(h.state(), 'running');
-  assert.equal(h.emitted.filter((type) => type === 'started'), ['started'], 'started once, however many attempts');
+  assert.equal(
+    h.emitted.filter((type) => type === 'started'),
+    ['started'],
+    'started once, however many attempts',
+  );
 
   const down = harness();
   down.actor.send({ type: 'START', at: 1 });
@@ -173,7 +240,10 @@ test('a busy backend at submit: the job waits (a deadline) and asks again, then 
   await waitFor(down.actor, (snapshot) => snapshot.status === 'done');
   assert.is(down.state(), 'failed');
   assert.is(down.actor.getSnapshot().context.error?.code, 'upstream_unavailable');
-  assert.equal(down.finishes.map((finish) => finish.outcome), ['failed']);
+  assert.equal(
+    down.finishes.map((finish) => finish.outcome),
+    ['failed'],
+  );
 
   const cancelled = harness();
   cancelled.actor.send({ type: 'START', at: 1 });

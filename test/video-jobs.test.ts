@@ -22,12 +22,25 @@ test.after(() => server.close());
 async function probe(bytes: Buffer) {
   const info = await ffprobe(bytes);
   const video = info.streams.find((stream) => stream.codecType === 'video');
-  return { format: info.formatName, codec: video?.codecName, width: video?.width, height: video?.height, duration: info.durationSeconds };
+  return {
+    format: info.formatName,
+    codec: video?.codecName,
+    width: video?.width,
+    height: video?.height,
+    duration: info.durationSeconds,
+  };
 }
 
 test('a job completes without anyone polling: stored, data[].url served, charged exactly once', async () => {
   const before = await money(server, account.token);
-  const created = assertWire(VideoJobSchema, await server.request('POST', '/v1/videos/generations', { token: account.token, body: clipBody('unpolled', { duration_seconds: 2 }) }), 201);
+  const created = assertWire(
+    VideoJobSchema,
+    await server.request('POST', '/v1/videos/generations', {
+      token: account.token,
+      body: clipBody('unpolled', { duration_seconds: 2 }),
+    }),
+    201,
+  );
   assert.is(created.status, 'queued');
   assert.equal(created.data, []);
   assert.is(created.svc.charged, false);
@@ -35,7 +48,10 @@ test('a job completes without anyone polling: stored, data[].url served, charged
   assert.is(held.held, micros(created.svc.hold_usd), 'the price is held while the job runs');
   // No request touches the job until it is over: the server runs it by itself.
   await server.app.deps.videos.finished(created.id);
-  const done = assertWire(VideoJobSchema, await server.request('GET', `/v1/videos/generations/${created.id}`, { token: account.token }));
+  const done = assertWire(
+    VideoJobSchema,
+    await server.request('GET', `/v1/videos/generations/${created.id}`, { token: account.token }),
+  );
   assert.is(done.status, 'completed');
   assert.is(done.progress, 100);
   assert.is(done.svc.state, 'completed');
@@ -72,7 +88,10 @@ test('the official SDK: videos.create (multipart), retrieve, downloadContent ove
   const seen = await client.videos.retrieve(video.id);
   assert.is(seen.status, 'completed');
   assert.is(seen.progress, 100);
-  const spec = assertWire(VideoJobSchema, await server.request('GET', `/v1/videos/generations/${video.id}`, { token: account.token }));
+  const spec = assertWire(
+    VideoJobSchema,
+    await server.request('GET', `/v1/videos/generations/${video.id}`, { token: account.token }),
+  );
   assert.is(spec.id, video.id, 'the spec route reads the SDK-made job');
   const response = await client.videos.downloadContent(video.id);
   const info = await probe(Buffer.from(await response.arrayBuffer()));
@@ -89,7 +108,10 @@ test('the official SDK: videos.create (multipart), retrieve, downloadContent ove
 
 test('the same seed and prompt give the same clip; another seed another', async () => {
   const make = async (seed: number) => {
-    const job = await server.request('POST', '/v1/videos/generations', { token: account.token, body: clipBody('seeded', { seed }) });
+    const job = await server.request('POST', '/v1/videos/generations', {
+      token: account.token,
+      body: clipBody('seeded', { seed }),
+    });
     await server.app.deps.videos.finished(job.body.id);
     const res = await server.openai(account.token).videos.downloadContent(job.body.id);
     return Buffer.from(await res.arrayBuffer());
@@ -100,7 +122,10 @@ test('the same seed and prompt give the same clip; another seed another', async 
 });
 
 test('progress is followed live over SSE: queued, started, progress, completed with a URL, in order', async () => {
-  const job = await server.request('POST', '/v1/videos/generations', { token: account.token, body: clipBody('followed', { duration_seconds: 3 }) });
+  const job = await server.request('POST', '/v1/videos/generations', {
+    token: account.token,
+    body: clipBody('followed', { duration_seconds: 3 }),
+  });
   const events = await followJob(server.url, account.token, job.body.id);
   for (const event of events) VideoJobEventSchema.parse(event);
   const types = events.map((event) => event.type);
@@ -108,13 +133,23 @@ test('progress is followed live over SSE: queued, started, progress, completed w
   assert.is(types[1], 'started');
   assert.is(types.at(-1), 'completed');
   assert.ok(types.includes('progress'), types.join(','));
-  assert.equal(events.map((event) => event.seq), events.map((_, i) => i + 1), 'gap-free seqs');
+  assert.equal(
+    events.map((event) => event.seq),
+    events.map((_, i) => i + 1),
+    'gap-free seqs',
+  );
   const progress = events.filter((event) => event.type === 'progress').map((event) => event.data.progress as number);
-  assert.equal(progress, [...progress].sort((a, b) => a - b), 'progress only grows');
+  assert.equal(
+    progress,
+    [...progress].sort((a, b) => a - b),
+    'progress only grows',
+  );
   const completed = events.at(-1)!;
   assert.ok((await fetch(completed.data.url as string)).ok, 'the completed event carries a working signed URL');
   // Resuming after the last seen seq gives only what came later: nothing here.
-  const again = await fetch(`${server.url}/v1/videos/${job.body.id}/events`, { headers: { authorization: `Bearer ${account.token}`, 'last-event-id': String(completed.seq) } });
+  const again = await fetch(`${server.url}/v1/videos/${job.body.id}/events`, {
+    headers: { authorization: `Bearer ${account.token}`, 'last-event-id': String(completed.seq) },
+  });
   assert.not.match(await again.text(), /event: /);
 });
 
@@ -122,14 +157,20 @@ test('an Idempotency-Key makes one job for concurrent requests, replays it, and 
   const headers = { 'idempotency-key': 'clip-once-1' };
   const before = await money(server, account.token);
   const body = clipBody('keyed');
-  const answers = await Promise.all([1, 2, 3, 4].map(() => server.request('POST', '/v1/videos/generations', { token: account.token, body, headers })));
+  const answers = await Promise.all(
+    [1, 2, 3, 4].map(() => server.request('POST', '/v1/videos/generations', { token: account.token, body, headers })),
+  );
   const ids = new Set(answers.map((answer) => answer.body.id));
   assert.is(ids.size, 1, 'one job');
   assert.equal(answers.map((answer) => answer.status).sort(), [200, 200, 200, 201]);
   const [id] = [...ids] as [string];
   const during = await money(server, account.token);
   assert.ok(during.held - before.held <= micros(answers[0]!.body.svc.hold_usd), 'one hold at most');
-  const other = await server.request('POST', '/v1/videos/generations', { token: account.token, body: clipBody('another body'), headers });
+  const other = await server.request('POST', '/v1/videos/generations', {
+    token: account.token,
+    body: clipBody('another body'),
+    headers,
+  });
   assert.is(other.status, 409);
   assert.is(other.body.error.code, 'conflict');
   await server.app.deps.videos.finished(id);
@@ -141,8 +182,16 @@ test('an Idempotency-Key makes one job for concurrent requests, replays it, and 
 });
 
 test('the tier rule: quality high is premium, low standard, otherwise premium above 1280x720', async () => {
-  const tierOf = async (extra: Record<string, unknown>) => (await server.request('POST', '/v1/estimate', { token: account.token, body: { modality: 'video', prompt: 'p', ...extra } })).body;
-  const job = async (extra: Record<string, unknown>) => (await server.request('POST', '/v1/videos/generations', { token: account.token, body: clipBody('tier', extra) })).body;
+  const tierOf = async (extra: Record<string, unknown>) =>
+    (
+      await server.request('POST', '/v1/estimate', {
+        token: account.token,
+        body: { modality: 'video', prompt: 'p', ...extra },
+      })
+    ).body;
+  const job = async (extra: Record<string, unknown>) =>
+    (await server.request('POST', '/v1/videos/generations', { token: account.token, body: clipBody('tier', extra) }))
+      .body;
   const high = await job({ quality: 'high' });
   assert.is(high.svc.tier, 'premium');
   const low = await job({ quality: 'low', size: '1920x1080' });
@@ -174,11 +223,20 @@ test('bad requests are 422 naming the field, before any hold or backend call', a
     [{ quality: 'ultra' }, 'quality'],
   ];
   for (const [extra, field] of cases) {
-    const res = await server.request('POST', '/v1/videos/generations', { token: account.token, body: clipBody('bad', extra) });
+    const res = await server.request('POST', '/v1/videos/generations', {
+      token: account.token,
+      body: clipBody('bad', extra),
+    });
     assert.is(res.status, 422, `${JSON.stringify(extra)}: ${JSON.stringify(res.body)}`);
-    assert.ok(res.body.detail.some((item: { loc: string[] }) => item.loc.includes(field)), `${field} named: ${JSON.stringify(res.body.detail)}`);
+    assert.ok(
+      res.body.detail.some((item: { loc: string[] }) => item.loc.includes(field)),
+      `${field} named: ${JSON.stringify(res.body.detail)}`,
+    );
   }
-  const sdk = await server.openai(account.token).videos.create({ prompt: 'x', size: '100x100' as never }).catch((err: unknown) => err);
+  const sdk = await server
+    .openai(account.token)
+    .videos.create({ prompt: 'x', size: '100x100' as never })
+    .catch((err: unknown) => err);
   assert.is((sdk as { status?: number }).status, 422);
   assert.is(videos.backendCalls, calls, 'no backend call');
   assert.equal(await money(server, account.token), before, 'no hold, no charge');

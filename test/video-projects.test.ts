@@ -25,7 +25,8 @@ const storyboard = {
     { id: 'shot-2', prompt: 'gulls over the water', depends_on: ['shot-1'] },
   ],
 };
-const call = (method: string, path: string, body?: unknown, token = account.token) => server.request(method, path, { token, body });
+const call = (method: string, path: string, body?: unknown, token = account.token) =>
+  server.request(method, path, { token, body });
 
 test('create, read and list: every node starts draft; defaults filled; list omits nodes, newest first, limit 50 by default', async () => {
   const created = assertWire(VideoProjectSchema, await call('POST', '/v1/video-projects', storyboard), 201);
@@ -33,11 +34,17 @@ test('create, read and list: every node starts draft; defaults filled; list omit
   assert.equal(created.status_counts, { draft: 3, approved: 0, rendering: 0, rendered: 0, failed: 0 });
   assert.is(created.nodes[2]!.type, 'shot', 'type defaults to shot');
   const read = assertWire(VideoProjectSchema, await call('GET', `/v1/video-projects/${created.id}`));
-  assert.equal(read.nodes.map((node) => node.id), ['scene-1', 'shot-1', 'shot-2']);
+  assert.equal(
+    read.nodes.map((node) => node.id),
+    ['scene-1', 'shot-1', 'shot-2'],
+  );
   const second = assertWire(VideoProjectSchema, await call('POST', '/v1/video-projects', { name: 'Empty' }), 201);
   const list = assertWire(VideoProjectListSchema, await call('GET', '/v1/video-projects'));
   assert.is(list.limit, 50);
-  assert.equal(list.data.slice(0, 2).map((project) => project.id), [second.id, created.id]);
+  assert.equal(
+    list.data.slice(0, 2).map((project) => project.id),
+    [second.id, created.id],
+  );
   const one = assertWire(VideoProjectListSchema, await call('GET', '/v1/video-projects?limit=1'));
   assert.is(one.data.length, 1);
   assert.ok(one.has_more);
@@ -49,7 +56,16 @@ test('bad bodies are 422 naming the field: duplicate ids, unknown or cyclic depe
     [{ name: 'x', nodes: [{ id: 'a' }, { id: 'a' }] }, 'id'],
     [{ name: 'x', nodes: [{ id: 'a', depends_on: ['zz'] }] }, 'depends_on'],
     [{ name: 'x', nodes: [{ id: 'a', depends_on: ['a'] }] }, 'depends_on'],
-    [{ name: 'x', nodes: [{ id: 'a', depends_on: ['b'] }, { id: 'b', depends_on: ['a'] }] }, 'depends_on'],
+    [
+      {
+        name: 'x',
+        nodes: [
+          { id: 'a', depends_on: ['b'] },
+          { id: 'b', depends_on: ['a'] },
+        ],
+      },
+      'depends_on',
+    ],
     [{ name: 'x', nodes: [{ id: 'has space' }] }, 'id'],
     [{ name: 'x', nodes: [{ id: 'a', type: 'movie' }] }, 'type'],
     [{ name: 'x', nodes: [{ id: 'a', duration_seconds: 0 }] }, 'duration_seconds'],
@@ -57,7 +73,10 @@ test('bad bodies are 422 naming the field: duplicate ids, unknown or cyclic depe
   for (const [body, field] of cases) {
     const res = await call('POST', '/v1/video-projects', body);
     assert.is(res.status, 422, JSON.stringify(body));
-    assert.ok(res.body.detail.some((item: { loc: (string | number)[] }) => item.loc.includes(field)), `${field}: ${JSON.stringify(res.body.detail)}`);
+    assert.ok(
+      res.body.detail.some((item: { loc: (string | number)[] }) => item.loc.includes(field)),
+      `${field}: ${JSON.stringify(res.body.detail)}`,
+    );
   }
   const project = (await call('POST', '/v1/video-projects', storyboard)).body;
   const cyc = await call('PATCH', `/v1/video-projects/${project.id}/nodes/scene-1`, { depends_on: ['shot-2'] });
@@ -91,10 +110,17 @@ test('only approved nodes render; an attached job drives the node to rendered wi
   assert.is(draft.status, 409, 'a draft node does not render');
   await call('POST', `${base}/scene-1/approve`);
   await call('POST', `${base}/shot-1/approve`);
-  const attached = assertWire(VideoNodeChangeSchema, await call('POST', `${base}/shot-1/attach-job`, { job_id: job.id }));
+  const attached = assertWire(
+    VideoNodeChangeSchema,
+    await call('POST', `${base}/shot-1/attach-job`, { job_id: job.id }),
+  );
   assert.ok(['rendering', 'rendered'].includes(attached.node.status));
   assert.is(attached.node.job!.id, job.id);
-  assert.is((await call('POST', `${base}/scene-1/attach-job`, { job_id: job.id })).status, 409, 'one job renders one node');
+  assert.is(
+    (await call('POST', `${base}/scene-1/attach-job`, { job_id: job.id })).status,
+    409,
+    'one job renders one node',
+  );
   await server.app.deps.videos.finished(job.id);
   const after = assertWire(VideoProjectSchema, await call('GET', `/v1/video-projects/${project.id}`));
   const node = after.nodes.find((candidate) => candidate.id === 'shot-1')!;
@@ -103,12 +129,20 @@ test('only approved nodes render; an attached job drives the node to rendered wi
   assert.ok((await fetch(node.output!.url)).ok, 'the node links its clip');
   assert.is(after.status_counts.rendered, 1);
 
-  const slow = (await call('POST', '/v1/videos/generations', clipBody('slow shot', { metadata: { sim: { seconds_per_second: 3600 } } }))).body;
+  const slow = (
+    await call(
+      'POST',
+      '/v1/videos/generations',
+      clipBody('slow shot', { metadata: { sim: { seconds_per_second: 3600 } } }),
+    )
+  ).body;
   assert.is((await call('POST', `${base}/scene-1/attach-job`, { job_id: slow.id })).body.node.status, 'rendering');
   const locked = await call('PATCH', `${base}/scene-1`, { prompt: 'changed' });
   assert.is(locked.status, 409, 'no edits while the node renders');
   await call('POST', `/v1/videos/generations/${slow.id}/cancel`);
-  const back = (await call('GET', `/v1/video-projects/${project.id}`)).body.nodes.find((candidate: { id: string }) => candidate.id === 'scene-1');
+  const back = (await call('GET', `/v1/video-projects/${project.id}`)).body.nodes.find(
+    (candidate: { id: string }) => candidate.id === 'scene-1',
+  );
   assert.is(back.status, 'approved', 'a cancelled job leaves the node approved');
 });
 
@@ -124,23 +158,41 @@ test("another account's project, node and job are 404; attach-job needs a job_id
     const res = await call(method, path, body, stranger.token);
     assert.is(res.status, 404, `${method} ${path}`);
   }
-  assert.not.ok((await call('GET', '/v1/video-projects', undefined, stranger.token)).body.data.some((p: { id: string }) => p.id === project.id));
+  assert.not.ok(
+    (await call('GET', '/v1/video-projects', undefined, stranger.token)).body.data.some(
+      (p: { id: string }) => p.id === project.id,
+    ),
+  );
   const theirs = (await call('POST', '/v1/videos/generations', clipBody('theirs'), stranger.token)).body;
   await call('POST', `/v1/video-projects/${project.id}/nodes/scene-1/approve`);
-  assert.is((await call('POST', `/v1/video-projects/${project.id}/nodes/scene-1/attach-job`, { job_id: theirs.id })).status, 404, "a stranger's job is not found");
+  assert.is(
+    (await call('POST', `/v1/video-projects/${project.id}/nodes/scene-1/attach-job`, { job_id: theirs.id })).status,
+    404,
+    "a stranger's job is not found",
+  );
   assert.is((await call('POST', `/v1/video-projects/${project.id}/nodes/scene-1/attach-job`, {})).status, 422);
 });
 
 test('the node machine: draft → approved → rendering → rendered | failed; edits send it back to draft', () => {
   let life = initialNodeLife(0);
-  assert.is(nextNodeState(life, { type: 'APPROVE', at: 1, note: null, dependenciesApproved: false }), null, 'not before its dependencies');
+  assert.is(
+    nextNodeState(life, { type: 'APPROVE', at: 1, note: null, dependenciesApproved: false }),
+    null,
+    'not before its dependencies',
+  );
   assert.is(nextNodeState(life, { type: 'ATTACH', at: 1, jobId: 'j' }), null, 'a draft does not render');
   life = nextNodeState(life, { type: 'APPROVE', at: 1, note: 'ok', dependenciesApproved: true })!;
   assert.is(life.state, 'approved');
   life = nextNodeState(life, { type: 'ATTACH', at: 2, jobId: 'j' })!;
   assert.is(life.state, 'rendering');
   assert.is(nextNodeState(life, { type: 'UPDATE', at: 3 }), null, 'no edits while rendering');
-  const failed = nextNodeState(life, { type: 'JOB_DONE', at: 3, outcome: 'failed', mediaId: null, error: { code: 'x', message: 'y' } })!;
+  const failed = nextNodeState(life, {
+    type: 'JOB_DONE',
+    at: 3,
+    outcome: 'failed',
+    mediaId: null,
+    error: { code: 'x', message: 'y' },
+  })!;
   assert.is(failed.state, 'failed');
   const rendered = nextNodeState(life, { type: 'JOB_DONE', at: 3, outcome: 'completed', mediaId: 'm', error: null })!;
   assert.equal([rendered.state, rendered.context.mediaId], ['rendered', 'm']);

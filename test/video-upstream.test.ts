@@ -14,7 +14,12 @@ let account: TestAccount;
 test.before(async () => {
   upstream = await startServer({ SVC_SIM_VIDEO_SECONDS_PER_SECOND: '0.2', SVC_VIDEO_POLL_MS: '20' });
   upstreamAccount = await upstream.account(20);
-  gateway = await startServer(svcUpstreamEnv(upstream, upstreamAccount.token, { SVC_VIDEO_BACKEND: 'openai-compatible', SVC_VIDEO_POLL_MS: '20' }));
+  gateway = await startServer(
+    svcUpstreamEnv(upstream, upstreamAccount.token, {
+      SVC_VIDEO_BACKEND: 'openai-compatible',
+      SVC_VIDEO_POLL_MS: '20',
+    }),
+  );
   account = await gateway.account(20);
 });
 test.after(async () => {
@@ -23,7 +28,12 @@ test.after(async () => {
 });
 
 test('a job is submitted upstream once, polled to completion, its MP4 stored here and charged once at our rate', async () => {
-  const job = (await gateway.request('POST', '/v1/videos/generations', { token: account.token, body: clipBody('remote', { duration_seconds: 2, size: '480x272' }) })).body;
+  const job = (
+    await gateway.request('POST', '/v1/videos/generations', {
+      token: account.token,
+      body: clipBody('remote', { duration_seconds: 2, size: '480x272' }),
+    })
+  ).body;
   assert.is(job.svc.backend, 'openai-compatible');
   const events = await followJob(gateway.url, account.token, job.id);
   assert.is(events.at(-1)!.type, 'completed', JSON.stringify(events.at(-1)));
@@ -45,16 +55,32 @@ test('cancelling here cancels the job upstream too; an upstream refusal fails th
   // An upstream whose jobs take an hour of work per second of clip, so the job is surely running there.
   const slowUpstream = await startServer({ SVC_SIM_VIDEO_SECONDS_PER_SECOND: '3600' });
   const slowAccount = await slowUpstream.account(20);
-  const slowGateway = await startServer(svcUpstreamEnv(slowUpstream, slowAccount.token, { SVC_VIDEO_BACKEND: 'openai-compatible', SVC_VIDEO_POLL_MS: '20' }));
+  const slowGateway = await startServer(
+    svcUpstreamEnv(slowUpstream, slowAccount.token, {
+      SVC_VIDEO_BACKEND: 'openai-compatible',
+      SVC_VIDEO_POLL_MS: '20',
+    }),
+  );
   try {
     const payer = await slowGateway.account(5);
-    const slow = (await slowGateway.request('POST', '/v1/videos/generations', { token: payer.token, body: clipBody('remote slow') })).body;
+    const slow = (
+      await slowGateway.request('POST', '/v1/videos/generations', { token: payer.token, body: clipBody('remote slow') })
+    ).body;
     // Once the upstream has taken the job (its id is in the job's context), cancel it here.
-    await slowGateway.app.deps.host.waitFor(slow.id, (snapshot) => (snapshot as unknown as { context: { remote: unknown } }).context.remote !== null);
-    const cancelled = await slowGateway.request('POST', `/v1/videos/generations/${slow.id}/cancel`, { token: payer.token });
+    await slowGateway.app.deps.host.waitFor(
+      slow.id,
+      (snapshot) => (snapshot as unknown as { context: { remote: unknown } }).context.remote !== null,
+    );
+    const cancelled = await slowGateway.request('POST', `/v1/videos/generations/${slow.id}/cancel`, {
+      token: payer.token,
+    });
     assert.is(cancelled.body.status, 'cancelled');
     const remote = await slowUpstream.openai(slowAccount.token).videos.list();
-    assert.equal(remote.data.map((video) => video.status), ['cancelled'], 'the upstream job was cancelled');
+    assert.equal(
+      remote.data.map((video) => video.status),
+      ['cancelled'],
+      'the upstream job was cancelled',
+    );
     assert.equal(await money(slowGateway, payer.token), { balance: 5_000_000, held: 0 });
   } finally {
     await slowGateway.close();
@@ -62,10 +88,17 @@ test('cancelling here cancels the job upstream too; an upstream refusal fails th
   }
 
   const broke = await upstream.account(0);
-  const refusing = await startServer(svcUpstreamEnv(upstream, broke.token, { SVC_VIDEO_BACKEND: 'openai-compatible', SVC_VIDEO_POLL_MS: '20' }));
+  const refusing = await startServer(
+    svcUpstreamEnv(upstream, broke.token, { SVC_VIDEO_BACKEND: 'openai-compatible', SVC_VIDEO_POLL_MS: '20' }),
+  );
   try {
     const payer = await refusing.account(5);
-    const job = (await refusing.request('POST', '/v1/videos/generations', { token: payer.token, body: clipBody('refused upstream') })).body;
+    const job = (
+      await refusing.request('POST', '/v1/videos/generations', {
+        token: payer.token,
+        body: clipBody('refused upstream'),
+      })
+    ).body;
     const events = await followJob(refusing.url, payer.token, job.id);
     assert.is(events.at(-1)!.type, 'failed');
     assert.equal(await money(refusing, payer.token), { balance: 5_000_000, held: 0 });

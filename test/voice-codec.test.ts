@@ -18,14 +18,17 @@ function samples(text: string): Int16Array {
 /** Gaussian white noise at `dbfs` RMS, from a seeded source so every run hears the same noise. */
 function noise(length: number, dbfs: number, random: SimRandom): Int16Array {
   const sigma = 32_768 * 10 ** (dbfs / 20);
-  return Int16Array.from({ length }, () => Math.round(sigma * Math.sqrt(-2 * Math.log(1 - random.next())) * Math.cos(2 * Math.PI * random.next())));
+  return Int16Array.from({ length }, () =>
+    Math.round(sigma * Math.sqrt(-2 * Math.log(1 - random.next())) * Math.cos(2 * Math.PI * random.next())),
+  );
 }
 
 /** `parts` laid out at the given sample offsets over `length` samples of noise (or silence). */
 function mix(length: number, parts: [Int16Array, number][], background: Int16Array | null = null): Int16Array {
   const out = new Int16Array(length);
   for (const [part, at] of parts) out.set(part, at);
-  if (background) for (let i = 0; i < length; i++) out[i] = Math.max(-32_768, Math.min(32_767, out[i]! + background[i]!));
+  if (background)
+    for (let i = 0; i < length; i++) out[i] = Math.max(-32_768, Math.min(32_767, out[i]! + background[i]!));
   return out;
 }
 
@@ -42,7 +45,16 @@ async function speak(backend: SpeechBackend, text: string): Promise<Buffer[]> {
 }
 
 test('ASCII, accented, CJK, emoji and empty text round-trip exactly', () => {
-  for (const text of ['Hello, world!', '¡Adiós! Ça va? Straße', '再见，明天见。', 'مرحبا', 'emoji 👋🏽 ok', '', ' padded  spaces ', 'line\nbreak']) {
+  for (const text of [
+    'Hello, world!',
+    '¡Adiós! Ça va? Straße',
+    '再见，明天见。',
+    'مرحبا',
+    'emoji 👋🏽 ok',
+    '',
+    ' padded  spaces ',
+    'line\nbreak',
+  ]) {
     assert.is(decodeSimVoice(samples(text)), text, JSON.stringify(text));
   }
 });
@@ -53,7 +65,10 @@ test('the signal is speech-loud (about -20 dBFS) and takes 60 ms per UTF-8 byte 
   assert.is(pcm.length / 24_000, simVoiceSeconds('what is the weather like today?'));
   assert.is(simVoiceSeconds(''), 0.36);
   assert.is(simVoiceSeconds('再见'), 0.36 + 6 * 0.06);
-  assert.ok(pcm.some((sample) => Math.abs(sample) > 4000), 'real amplitude');
+  assert.ok(
+    pcm.some((sample) => Math.abs(sample) > 4000),
+    'real amplitude',
+  );
 });
 
 test('an utterance is found at any sample offset in white noise at -50 dBFS', () => {
@@ -70,11 +85,22 @@ test('an utterance is found at any sample offset in white noise at -50 dBFS', ()
 test('several utterances, with silence between or back to back, are joined by a space unless one side has it', () => {
   const first = samples('first part');
   const second = samples('¿segunda? 再见');
-  const apart = mix(first.length + second.length + 40_000, [[first, 7001], [second, 7001 + first.length + 12_345]]);
+  const apart = mix(first.length + second.length + 40_000, [
+    [first, 7001],
+    [second, 7001 + first.length + 12_345],
+  ]);
   assert.is(decodeSimVoice(apart), 'first part ¿segunda? 再见');
   // Sentences spoken one after another as the realtime path does: the seam keeps its single space.
   const sentences = ['Hello there. ', 'How are you?'].map(samples);
-  assert.is(decodeSimVoice(mix(sentences[0]!.length + sentences[1]!.length, [[sentences[0]!, 0], [sentences[1]!, sentences[0]!.length]])), 'Hello there. How are you?');
+  assert.is(
+    decodeSimVoice(
+      mix(sentences[0]!.length + sentences[1]!.length, [
+        [sentences[0]!, 0],
+        [sentences[1]!, sentences[0]!.length],
+      ]),
+    ),
+    'Hello there. How are you?',
+  );
 });
 
 test('silence, noise, plain tones and speech-free audio hold no message', () => {
@@ -82,9 +108,15 @@ test('silence, noise, plain tones and speech-free audio hold no message', () => 
   assert.is(decodeSimVoice(new Int16Array(0)), null);
   assert.is(decodeSimVoice(new Int16Array(240_000)), null, 'ten seconds of silence');
   assert.is(decodeSimVoice(noise(240_000, -20, random)), null, 'loud white noise');
-  const tone = Int16Array.from({ length: 48_000 }, (_, n) => Math.round(5000 * Math.sin((2 * Math.PI * 800 * n) / 24_000)));
+  const tone = Int16Array.from({ length: 48_000 }, (_, n) =>
+    Math.round(5000 * Math.sin((2 * Math.PI * 800 * n) / 24_000)),
+  );
   assert.is(decodeSimVoice(tone), null, 'a steady tone on a sync frequency');
-  assert.is(decodeSimVoice(pcm16Samples(Buffer.from('this is text, not audio at all'.repeat(200)))), null, 'bytes of text');
+  assert.is(
+    decodeSimVoice(pcm16Samples(Buffer.from('this is text, not audio at all'.repeat(200)))),
+    null,
+    'bytes of text',
+  );
 });
 
 test('a cut-off or corrupted utterance is refused, and the good one beside it still read', () => {
@@ -94,7 +126,15 @@ test('a cut-off or corrupted utterance is refused, and the good one beside it st
   corrupted.set(samples('x').subarray(4 * 720, 5 * 720), 10 * 720); // one payload symbol swapped
   assert.is(decodeSimVoice(corrupted), null, 'one symbol changed');
   const good = samples('still here');
-  assert.is(decodeSimVoice(mix(corrupted.length + good.length + 5000, [[corrupted, 0], [good, corrupted.length + 5000]])), 'still here');
+  assert.is(
+    decodeSimVoice(
+      mix(corrupted.length + good.length + 5000, [
+        [corrupted, 0],
+        [good, corrupted.length + 5000],
+      ]),
+    ),
+    'still here',
+  );
 });
 
 test('rendering in chunks gives the same audio as all at once, in 4800-byte pieces', () => {
@@ -131,7 +171,9 @@ test('the sim transcriber still makes up words for audio that is no sim voice', 
 });
 
 test('sim speech yields the first chunk before rendering the rest, and says nothing for no text', async () => {
-  const iterator = createSimSpeechBackend().synthesize({ text: 'a long sentence '.repeat(200), voice: 'echo', signal })[Symbol.asyncIterator]();
+  const iterator = createSimSpeechBackend()
+    .synthesize({ text: 'a long sentence '.repeat(200), voice: 'echo', signal })
+    [Symbol.asyncIterator]();
   const first = await iterator.next();
   assert.is(first.done, false);
   assert.is(first.value?.length, 4800);
@@ -143,7 +185,9 @@ test('sim speech stops at abort, paced or not, with the abort reason', async () 
   const reason = new Error('caller went away');
   for (const realTime of [false, true]) {
     const controller = new AbortController();
-    const iterator = createSimSpeechBackend({ realTime }).synthesize({ text: 'keep talking '.repeat(50), voice: 'alloy', signal: controller.signal })[Symbol.asyncIterator]();
+    const iterator = createSimSpeechBackend({ realTime })
+      .synthesize({ text: 'keep talking '.repeat(50), voice: 'alloy', signal: controller.signal })
+      [Symbol.asyncIterator]();
     assert.is((await iterator.next()).done, false);
     controller.abort(reason);
     try {

@@ -35,7 +35,12 @@ test('by e-mail: the code arrives, verifies once, and a short confirmation follo
   const email = uniqueEmail();
   const sent = await ask({ product: 'marketplace', email: email.toUpperCase() });
   assert.is(sent.status, 202);
-  assert.equal(WaitlistCodeSentObjectSchema.parse(sent.body), { object: 'waitlist.code', product: 'marketplace', channel: 'email', expires_at: Math.floor(clock.now() / 1000) + 600 });
+  assert.equal(WaitlistCodeSentObjectSchema.parse(sent.body), {
+    object: 'waitlist.code',
+    product: 'marketplace',
+    channel: 'email',
+    expires_at: Math.floor(clock.now() / 1000) + 600,
+  });
   const [codeMail] = mailer.messages(email);
   assert.is(codeMail!.kind, 'waitlist_code');
   const code = codeIn(codeMail!.text);
@@ -44,7 +49,10 @@ test('by e-mail: the code arrives, verifies once, and a short confirmation follo
   const signup = WaitlistSignupObjectSchema.parse(ok.body);
   assert.is(signup.contact, `${email[0]}…@example.com`);
   await settled();
-  assert.equal(mailer.messages(email).map((m) => m.kind), ['waitlist_code', 'waitlist_confirmed']);
+  assert.equal(
+    mailer.messages(email).map((m) => m.kind),
+    ['waitlist_code', 'waitlist_confirmed'],
+  );
   const replay = await verify({ product: 'marketplace', email, code });
   assert.is(replay.status, 400);
   assert.is(replay.body.error.code, 'invalid_code');
@@ -69,7 +77,10 @@ test('the right code sent twice at once confirms once and sends one confirmation
   const results = await Promise.all([0, 1, 2].map(() => verify({ product: 'marketplace', email, code })));
   assert.equal(results.map((r) => r.status).sort(), [200, 400, 400], JSON.stringify(results.map((r) => r.body)));
   await settled();
-  assert.equal(mailer.messages(email).map((m) => m.kind), ['waitlist_code', 'waitlist_confirmed']);
+  assert.equal(
+    mailer.messages(email).map((m) => m.kind),
+    ['waitlist_code', 'waitlist_confirmed'],
+  );
 });
 
 test('wrong codes count; after five the code is void; an expired code fails clearly', async () => {
@@ -93,7 +104,11 @@ test('wrong codes count; after five the code is void; an expired code fails clea
   // A code for one product does not confirm another.
   const third = uniqueEmail();
   await ask({ product: 'marketplace', email: third });
-  assert.is((await verify({ product: 'ai-companies', email: third, code: codeIn(mailer.messages(third)[0]!.text) })).body.error.code, 'invalid_code');
+  assert.is(
+    (await verify({ product: 'ai-companies', email: third, code: codeIn(mailer.messages(third)[0]!.text) })).body.error
+      .code,
+    'invalid_code',
+  );
 });
 
 test('requests are limited per contact: the fourth in 15 minutes is 429', async () => {
@@ -128,7 +143,10 @@ test('unknown products and bad contacts are 422', async () => {
   for (const code of ['12345', '1234567', 'abcdef', 123456]) {
     assert.is((await verify({ product: 'marketplace', email: 'a@example.com', code })).status, 422, String(code));
   }
-  assert.is((await verify({ product: 'marketplace', email: 'never-asked@example.com', code: '123456' })).body.error.code, 'invalid_code');
+  assert.is(
+    (await verify({ product: 'marketplace', email: 'never-asked@example.com', code: '123456' })).body.error.code,
+    'invalid_code',
+  );
 });
 
 test.run();

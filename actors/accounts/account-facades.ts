@@ -55,7 +55,14 @@ export interface AccountFacadeDeps {
 export function createAccountFacades(services: AccountServices, deps: AccountFacadeDeps): AccountFacades {
   const account = new AccountService(services, deps.secondFactor);
   const links = new LinkTokens(services.store, deps.clock);
-  const mail = { services, links, mailer: deps.mailer, background: deps.background, clock: deps.clock, publicUrl: deps.publicUrl };
+  const mail = {
+    services,
+    links,
+    mailer: deps.mailer,
+    background: deps.background,
+    clock: deps.clock,
+    publicUrl: deps.publicUrl,
+  };
   return {
     login: new LoginService(services, deps.auth, account),
     account,

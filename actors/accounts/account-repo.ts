@@ -37,7 +37,10 @@ export class AccountRepo {
   readonly accounts: Table<AccountRecord>;
   private readonly emails: Table<string>;
 
-  constructor(private readonly store: Store, private readonly clock: Clock) {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+  ) {
     this.accounts = store.table<AccountRecord>('accounts');
     this.emails = store.table<string>('account_emails');
   }

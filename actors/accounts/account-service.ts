@@ -36,7 +36,10 @@ const USAGE_WINDOW_DAYS = 30;
  * the usage of one API token. Shared by the routes and, later, MCP tools.
  */
 export class AccountService {
-  constructor(private readonly services: AccountServices, private readonly secondFactor: SecondFactor | null = null) {}
+  constructor(
+    private readonly services: AccountServices,
+    private readonly secondFactor: SecondFactor | null = null,
+  ) {}
 
   /** The account and what is held for it now; 404 when there is no such account. */
   overview(accountId: string): AccountOverview {
@@ -60,7 +63,13 @@ export class AccountService {
   usage(accountId: string, limit: number): AccountUsage {
     const { ledger } = this.services;
     const state = ledger.state(accountId);
-    return { accountId, balance: state.balance, held: state.held, recent: ledger.recent(accountId, limit), last30Days: ledger.totals(accountId, USAGE_WINDOW_DAYS) };
+    return {
+      accountId,
+      balance: state.balance,
+      held: state.held,
+      recent: ledger.recent(accountId, limit),
+      last30Days: ledger.totals(accountId, USAGE_WINDOW_DAYS),
+    };
   }
 
   /** What one API token has used, counts not yet flushed included. */

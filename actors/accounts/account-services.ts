@@ -21,7 +21,11 @@ export class AccountServices {
   /** Operator grants (and plan grants) of the work-in-progress products. */
   readonly earlyAccess: EarlyAccess;
 
-  constructor(readonly store: Store, readonly clock: Clock, options: { sessionTtlMs: number; usageFlushMs?: number }) {
+  constructor(
+    readonly store: Store,
+    readonly clock: Clock,
+    options: { sessionTtlMs: number; usageFlushMs?: number },
+  ) {
     this.accounts = new AccountRepo(store, clock);
     this.tokens = new TokenRepo(store, clock);
     this.sessions = new SessionRepo(store, clock, options.sessionTtlMs);
@@ -45,10 +49,21 @@ export class AccountServices {
   }): Promise<{ account: AccountRecord; token: { record: TokenRecord; value: string } | null } | null> {
     const passwordHash = input.password === null ? null : await hashPassword(input.password);
     const created = await this.store.transaction(() => {
-      const account = this.accounts.createInTransaction({ email: input.email, passwordHash, ...(input.tier !== undefined && { tier: input.tier }) });
+      const account = this.accounts.createInTransaction({
+        email: input.email,
+        passwordHash,
+        ...(input.tier !== undefined && { tier: input.tier }),
+      });
       if (!account) return null;
       if (input.creditMicros > 0) this.ledger.creditInTransaction(account.id, input.creditMicros, 'opening credit');
-      const token = input.tokenLabel === null ? null : this.tokens.createInTransaction({ accountId: account.id, label: input.tokenLabel, requestsPerMinute: null });
+      const token =
+        input.tokenLabel === null
+          ? null
+          : this.tokens.createInTransaction({
+              accountId: account.id,
+              label: input.tokenLabel,
+              requestsPerMinute: null,
+            });
       return { accountId: account.id, token };
     });
     if (!created) return null;

@@ -2,7 +2,14 @@
 // (LMDB lets it run beside a live server). Prints JSON; exits non-zero with a message on error.
 import { parseArgs } from 'node:util';
 import type { z } from 'zod';
-import { AdminCreateAccountSchema, AdminCreditSchema, AdminEarlyAccessSchema, AdminSetTierSchema, AdminStatusSchema, AdminWaitlistQuerySchema } from '../../protocols/admin.js';
+import {
+  AdminCreateAccountSchema,
+  AdminCreditSchema,
+  AdminEarlyAccessSchema,
+  AdminSetTierSchema,
+  AdminStatusSchema,
+  AdminWaitlistQuerySchema,
+} from '../../protocols/admin.js';
 import { ApiError } from '../../protocols/errors.js';
 import { AccountServices } from './account-services.js';
 import { AdminService } from './admin-service.js';
@@ -31,7 +38,11 @@ function fail(message: string): never {
 }
 
 /** Validates with the admin API's own schema, so the CLI accepts exactly what the API accepts. */
-function validate<S extends z.ZodType>(schema: S, input: Record<string, unknown>, flags: Record<string, string>): z.output<S> {
+function validate<S extends z.ZodType>(
+  schema: S,
+  input: Record<string, unknown>,
+  flags: Record<string, string>,
+): z.output<S> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
@@ -68,13 +79,27 @@ async function main(): Promise<void> {
   const { positionals, values } = parse();
   const config = loadConfig({ ...process.env, ...(values['data-dir'] && { SVC_DATA_DIR: values['data-dir'] }) });
   // A cluster node's LMDB is a copy of the replicated log: writing it directly would part it from the other nodes.
-  if (config.SVC_NATS_URL) return fail('the CLI writes one node\'s LMDB directly; in cluster mode (SVC_NATS_URL set) use the admin API (/admin/v1) on any node instead');
+  if (config.SVC_NATS_URL)
+    return fail(
+      "the CLI writes one node's LMDB directly; in cluster mode (SVC_NATS_URL set) use the admin API (/admin/v1) on any node instead",
+    );
   const store = LmdbStore.open(config.SVC_DATA_DIR);
-  const services = new AccountServices(store, systemClock, { sessionTtlMs: config.SVC_SESSION_TTL_S * 1000, usageFlushMs: 0 });
+  const services = new AccountServices(store, systemClock, {
+    sessionTtlMs: config.SVC_SESSION_TTL_S * 1000,
+    usageFlushMs: 0,
+  });
   const admin = new AdminService(services, { waitlist: new WaitlistRepo(store) });
   const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
-  const show = ({ account }: AccountOverview) => ({ id: account.id, email: account.email, status: account.status, balance_usd: account.balance / 1e6 });
-  const grants = (accountId: string, list: EarlyAccessGrant[]) => ({ account_id: accountId, early_access: list.map((g) => ({ product: g.product, source: g.source })) });
+  const show = ({ account }: AccountOverview) => ({
+    id: account.id,
+    email: account.email,
+    status: account.status,
+    balance_usd: account.balance / 1e6,
+  });
+  const grants = (accountId: string, list: EarlyAccessGrant[]) => ({
+    account_id: accountId,
+    early_access: list.map((g) => ({ product: g.product, source: g.source })),
+  });
   const view = (id: string) => show(admin.account(id));
   try {
     switch (positionals[0]) {
@@ -90,7 +115,11 @@ async function main(): Promise<void> {
       }
       case 'credit': {
         if (!values.account) fail('--account is required');
-        const body = validate(AdminCreditSchema, { usd: usd(values.usd), description: values.description }, { usd: '--usd', description: '--description' });
+        const body = validate(
+          AdminCreditSchema,
+          { usd: usd(values.usd), description: values.description },
+          { usd: '--usd', description: '--description' },
+        );
         const { overview } = await admin.credit(values.account, body, 'operator top-up (cli)');
         print({ account: show(overview) });
         break;
@@ -112,13 +141,29 @@ async function main(): Promise<void> {
       case 'revoke-early-access': {
         if (!values.account) fail('--account is required');
         const { product } = validate(AdminEarlyAccessSchema, { product: values.product }, { product: '--product' });
-        const list = positionals[0] === 'grant-early-access' ? await admin.grantEarlyAccess(values.account, { product }) : await admin.revokeEarlyAccess(values.account, product);
+        const list =
+          positionals[0] === 'grant-early-access'
+            ? await admin.grantEarlyAccess(values.account, { product })
+            : await admin.revokeEarlyAccess(values.account, product);
         print(grants(values.account, list));
         break;
       }
       case 'waitlist': {
-        const query = validate(AdminWaitlistQuerySchema, { product: values.product, limit: values.limit }, { product: '--product', limit: '--limit' });
-        print({ waitlist: admin.waitlist(query.product, query.limit).map((s) => ({ product: s.product, channel: s.channel, contact: s.contact, confirmed_at: new Date(s.confirmedAt).toISOString() })) });
+        const query = validate(
+          AdminWaitlistQuerySchema,
+          { product: values.product, limit: values.limit },
+          { product: '--product', limit: '--limit' },
+        );
+        print({
+          waitlist: admin
+            .waitlist(query.product, query.limit)
+            .map((s) => ({
+              product: s.product,
+              channel: s.channel,
+              contact: s.contact,
+              confirmed_at: new Date(s.confirmedAt).toISOString(),
+            })),
+        });
         break;
       }
       case 'show':

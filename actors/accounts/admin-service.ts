@@ -1,5 +1,11 @@
 import { ApiError } from '../../protocols/errors.js';
-import type { AdminCreateAccount, AdminCredit, AdminEarlyAccess, AdminSetTier, AdminStatus } from '../../protocols/admin.js';
+import type {
+  AdminCreateAccount,
+  AdminCredit,
+  AdminEarlyAccess,
+  AdminSetTier,
+  AdminStatus,
+} from '../../protocols/admin.js';
 import type { EarlyAccessProduct } from '../../protocols/payments.js';
 import type { WaitlistRepo, WaitlistSignup } from '../waitlist/waitlist-repo.js';
 import type { EarlyAccessGrant } from './early-access.js';
@@ -39,7 +45,11 @@ export class AdminService {
       tokenLabel: 'admin-issued',
       tier: request.tier,
     });
-    if (!created) throw new ApiError('email_taken', 'An account with this e-mail already exists.', { param: 'email', headers: { 'x-should-retry': 'false' } });
+    if (!created)
+      throw new ApiError('email_taken', 'An account with this e-mail already exists.', {
+        param: 'email',
+        headers: { 'x-should-retry': 'false' },
+      });
     return { ...this.account(created.account.id), token: created.token! };
   }
 
@@ -49,9 +59,17 @@ export class AdminService {
   }
 
   /** Adds funds; resolves with the account after and the ledger entry's id. */
-  async credit(accountId: string, request: AdminCredit, defaultDescription = 'operator top-up'): Promise<{ overview: AccountOverview; entryId: string }> {
+  async credit(
+    accountId: string,
+    request: AdminCredit,
+    defaultDescription = 'operator top-up',
+  ): Promise<{ overview: AccountOverview; entryId: string }> {
     this.account(accountId);
-    const entry = await this.services.ledger.credit(accountId, usdToMicros(request.usd), request.description ?? defaultDescription);
+    const entry = await this.services.ledger.credit(
+      accountId,
+      usdToMicros(request.usd),
+      request.description ?? defaultDescription,
+    );
     if (!entry) throw notFound(accountId);
     return { overview: this.account(accountId), entryId: entry.id };
   }

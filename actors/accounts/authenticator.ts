@@ -56,8 +56,14 @@ export class Authenticator {
     /** The second factor of accounts that turned it on; without it, logins are password only. */
     private readonly secondFactor: SecondFactor | null = null,
   ) {
-    this.failuresPerClient = new AttemptLimiter(services.clock, { limit: LOGIN_FAILURES_PER_WINDOW, windowMs: LOGIN_WINDOW_MS });
-    this.failuresPerEmail = new AttemptLimiter(services.clock, { limit: LOGIN_FAILURES_PER_ACCOUNT, windowMs: LOGIN_WINDOW_MS });
+    this.failuresPerClient = new AttemptLimiter(services.clock, {
+      limit: LOGIN_FAILURES_PER_WINDOW,
+      windowMs: LOGIN_WINDOW_MS,
+    });
+    this.failuresPerEmail = new AttemptLimiter(services.clock, {
+      limit: LOGIN_FAILURES_PER_ACCOUNT,
+      windowMs: LOGIN_WINDOW_MS,
+    });
   }
 
   /**
@@ -76,9 +82,20 @@ export class Authenticator {
     if (account.status !== 'active') throw new ApiError('account_suspended', 'This account is suspended.');
     if (this.secondFactor?.isEnabled(account.id)) {
       if (request.totp_code === undefined && request.recovery_code === undefined) {
-        throw new ApiError('second_factor_required', 'Two-factor authentication is on: send the same login again with totp_code (the 6-digit code from the app) or recovery_code.', { param: 'totp_code' });
+        throw new ApiError(
+          'second_factor_required',
+          'Two-factor authentication is on: send the same login again with totp_code (the 6-digit code from the app) or recovery_code.',
+          { param: 'totp_code' },
+        );
       }
-      await this.secondFactor.verify(account.id, { totpCode: request.totp_code, recoveryCode: request.totp_code === undefined ? request.recovery_code : undefined }, 'invalid_second_factor');
+      await this.secondFactor.verify(
+        account.id,
+        {
+          totpCode: request.totp_code,
+          recoveryCode: request.totp_code === undefined ? request.recovery_code : undefined,
+        },
+        'invalid_second_factor',
+      );
     }
     return this.services.accounts.get(account.id) ?? account;
   }
@@ -99,7 +116,12 @@ export class Authenticator {
    * before scrypt runs and gives it back when the password is right, so attempts sent at once
    * cannot pass the limits. Null when the account is unknown or the password wrong (counted).
    */
-  private async checkPassword(emailKey: string, account: AccountRecord | undefined, password: string, client: string | null): Promise<AccountRecord | null> {
+  private async checkPassword(
+    emailKey: string,
+    account: AccountRecord | undefined,
+    password: string,
+    client: string | null,
+  ): Promise<AccountRecord | null> {
     const refund = this.reservePasswordAttempt(emailKey, client);
     // verifyPassword does the same work for an unknown e-mail, so timing says nothing either.
     const ok = await verifyPassword(password, account?.passwordHash ?? null);
@@ -111,7 +133,8 @@ export class Authenticator {
   /** Reserves one password attempt from each limit that applies, or none (429); returns the refund. */
   private reservePasswordAttempt(emailKey: string, client: string | null): () => void {
     const clientWaitMs = client === null ? 0 : this.failuresPerClient.reserve(client);
-    if (clientWaitMs > 0) throw tooManyFailures('Too many failed logins from this address; try again later.', clientWaitMs);
+    if (clientWaitMs > 0)
+      throw tooManyFailures('Too many failed logins from this address; try again later.', clientWaitMs);
     const emailWaitMs = this.failuresPerEmail.reserve(emailKey);
     if (emailWaitMs > 0) {
       if (client !== null) this.failuresPerClient.refund(client);
@@ -140,7 +163,11 @@ export class Authenticator {
   admit(account: AccountRecord, limits: TierLimits | null = this.tierOf(account).limits): () => void {
     if (!limits) return NOOP;
     if (!this.gate.tryAcquire(account.id, limits.maxConcurrentRequests)) {
-      throw new ApiError('concurrency_limit_exceeded', `This account's tier allows ${limits.maxConcurrentRequests} API requests in flight at once; wait for one to finish (GET /v1/account/tier).`, { headers: { 'retry-after': '1' } });
+      throw new ApiError(
+        'concurrency_limit_exceeded',
+        `This account's tier allows ${limits.maxConcurrentRequests} API requests in flight at once; wait for one to finish (GET /v1/account/tier).`,
+        { headers: { 'retry-after': '1' } },
+      );
     }
     let released = false;
     return () => {
@@ -175,18 +202,26 @@ export class Authenticator {
     const waitMs = this.services.rateLimiter.take(token.id, token.requestsPerMinute);
     if (waitMs > 0) {
       usage.countDenied(token.id);
-      throw new ApiError('rate_limit_exceeded', `Rate limit of ${token.requestsPerMinute} requests per minute exceeded for this token.`, {
-        headers: { 'retry-after': String(Math.max(1, Math.ceil(waitMs / 1000))) },
-      });
+      throw new ApiError(
+        'rate_limit_exceeded',
+        `Rate limit of ${token.requestsPerMinute} requests per minute exceeded for this token.`,
+        {
+          headers: { 'retry-after': String(Math.max(1, Math.ceil(waitMs / 1000))) },
+        },
+      );
     }
     // The tier's cap covers the whole account, every token together.
     const limits = this.tierOf(account).limits;
     const tierWaitMs = limits ? this.services.rateLimiter.take(`account:${account.id}`, limits.requestsPerMinute) : 0;
     if (tierWaitMs > 0) {
       usage.countDenied(token.id);
-      throw new ApiError('rate_limit_exceeded', `This account's tier allows ${limits!.requestsPerMinute} requests per minute (all tokens together); see GET /v1/account/tier.`, {
-        headers: { 'retry-after': retryAfterSeconds(tierWaitMs) },
-      });
+      throw new ApiError(
+        'rate_limit_exceeded',
+        `This account's tier allows ${limits!.requestsPerMinute} requests per minute (all tokens together); see GET /v1/account/tier.`,
+        {
+          headers: { 'retry-after': retryAfterSeconds(tierWaitMs) },
+        },
+      );
     }
     return { account, token, limits };
   }
@@ -204,7 +239,9 @@ export class Authenticator {
 
   /** Either kind of bearer, told apart by the API token prefix. */
   bearer(secret: string): BearerCaller {
-    return isApiTokenValue(secret) ? { kind: 'token', ...this.apiToken(secret) } : { kind: 'session', ...this.sessionToken(secret) };
+    return isApiTokenValue(secret)
+      ? { kind: 'token', ...this.apiToken(secret) }
+      : { kind: 'session', ...this.sessionToken(secret) };
   }
 
   /** Counts a request refused after authentication (402) against its token. */
@@ -220,11 +257,18 @@ export class Authenticator {
   ticketHolder(ticket: string, presentedToken: string | null): TicketHolder {
     const holder = this.tickets.peek(ticket);
     if ('refused' in holder) throw refusedTicket(holder.refused);
-    if (presentedToken !== null && isApiTokenValue(presentedToken) && this.services.tokens.findByValue(presentedToken)?.id !== holder.tokenId) {
+    if (
+      presentedToken !== null &&
+      isApiTokenValue(presentedToken) &&
+      this.services.tokens.findByValue(presentedToken)?.id !== holder.tokenId
+    ) {
       throw new ApiError('invalid_ticket', 'The ticket was issued to another API token.', { param: 'ticket' });
     }
     const token = this.services.tokens.findOwned(holder.accountId, holder.tokenId);
-    if (!token) throw new ApiError('invalid_ticket', 'The API token this ticket was issued to no longer exists.', { param: 'ticket' });
+    if (!token)
+      throw new ApiError('invalid_ticket', 'The API token this ticket was issued to no longer exists.', {
+        param: 'ticket',
+      });
     if (!token.enabled) throw new ApiError('token_disabled', 'The API token this ticket was issued to is disabled.');
     const account = this.services.accounts.get(holder.accountId);
     if (!account || account.status !== 'active') throw new ApiError('account_suspended', 'This account is suspended.');
@@ -244,8 +288,16 @@ function tooManyFailures(message: string, waitMs: number): ApiError {
   return new ApiError('rate_limit_exceeded', message, { headers: { 'retry-after': retryAfterSeconds(waitMs) } });
 }
 
-const REFUSED_TICKET = { unknown: 'is not valid', expired: 'has expired', used: 'was already used (tickets are single use)' } as const;
+const REFUSED_TICKET = {
+  unknown: 'is not valid',
+  expired: 'has expired',
+  used: 'was already used (tickets are single use)',
+} as const;
 
 function refusedTicket(why: keyof typeof REFUSED_TICKET): ApiError {
-  return new ApiError('invalid_ticket', `The ticket ${REFUSED_TICKET[why]}: get a new one from POST /v1/realtime/ticket.`, { param: 'ticket' });
+  return new ApiError(
+    'invalid_ticket',
+    `The ticket ${REFUSED_TICKET[why]}: get a new one from POST /v1/realtime/ticket.`,
+    { param: 'ticket' },
+  );
 }

@@ -17,7 +17,12 @@ export class BackgroundTasks {
   run(name: string, context: Record<string, unknown>, task: () => Promise<void>): void {
     const promise = nextTurn()
       .then(task)
-      .catch((err: unknown) => this.logger.warn(`${name} failed`, { ...context, err: err instanceof Error ? { name: err.name, message: err.message } : String(err) }))
+      .catch((err: unknown) =>
+        this.logger.warn(`${name} failed`, {
+          ...context,
+          err: err instanceof Error ? { name: err.name, message: err.message } : String(err),
+        }),
+      )
       .finally(() => this.running.delete(promise));
     this.running.add(promise);
   }

@@ -26,14 +26,18 @@ export interface EarlyAccessStatus {
 export class EarlyAccess {
   private readonly grants: Table<{ grantedAt: number }>;
 
-  constructor(private readonly store: Store, private readonly clock: Clock) {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+  ) {
     this.grants = store.table<{ grantedAt: number }>('early_access_grants');
   }
 
   /** Grants `product` to `accountId` (idempotent: an existing grant keeps its date). */
   async grant(accountId: string, product: EarlyAccessProduct): Promise<void> {
     await this.store.transaction(() => {
-      if (!this.grants.doesExist([accountId, product])) void this.grants.put([accountId, product], { grantedAt: this.clock.now() });
+      if (!this.grants.doesExist([accountId, product]))
+        void this.grants.put([accountId, product], { grantedAt: this.clock.now() });
     });
   }
 
@@ -51,7 +55,8 @@ export class EarlyAccess {
     }
     const plan = account.plan && account.plan.until > this.clock.now() ? planDefinition(account.plan.id) : undefined;
     for (const product of plan?.earlyAccess ?? []) {
-      if (!out.some((grant) => grant.product === product)) out.push({ product, source: 'plan', grantedAt: this.clock.now() });
+      if (!out.some((grant) => grant.product === product))
+        out.push({ product, source: 'plan', grantedAt: this.clock.now() });
     }
     return out;
   }
@@ -64,6 +69,10 @@ export class EarlyAccess {
   /** Throws 403 `early_access_required` unless `account` may use `product`. */
   assertAccess(account: AccountRecord | null, product: EarlyAccessProduct): void {
     if (account && this.grantsOf(account).some((grant) => grant.product === product)) return;
-    throw new ApiError('early_access_required', `${product} is in early access: join the waitlist (POST /v1/waitlist/request) to be let in.`, { param: 'product' });
+    throw new ApiError(
+      'early_access_required',
+      `${product} is in early access: join the waitlist (POST /v1/waitlist/request) to be let in.`,
+      { param: 'product' },
+    );
   }
 }

@@ -29,10 +29,21 @@ export class EmailVerificationService {
     if (!account) throw new ApiError('invalid_api_key', 'Invalid or expired session token.');
     if (account.emailVerifiedAt) return { status: 'already_verified' };
     const waitMs = this.perAccount.reserve(accountId);
-    if (waitMs > 0) throw new ApiError('rate_limit_exceeded', 'Too many verification mails for this account; try again later.', { headers: { 'retry-after': retryAfterSeconds(waitMs) } });
+    if (waitMs > 0)
+      throw new ApiError('rate_limit_exceeded', 'Too many verification mails for this account; try again later.', {
+        headers: { 'retry-after': retryAfterSeconds(waitMs) },
+      });
     const { token, expiresAt } = await this.deps.links.issue('email_verification', account, this.deps.ttlMs);
-    const message = emailVerificationMail(account.email, linkUrl(this.deps.publicUrl, '/account/verify-email', token), this.deps.ttlMs);
-    this.deps.background.run('verification mail', { account_id: account.id }, async () => void (await this.deps.mailer.send(message)));
+    const message = emailVerificationMail(
+      account.email,
+      linkUrl(this.deps.publicUrl, '/account/verify-email', token),
+      this.deps.ttlMs,
+    );
+    this.deps.background.run(
+      'verification mail',
+      { account_id: account.id },
+      async () => void (await this.deps.mailer.send(message)),
+    );
     return { status: 'sent', expiresAt };
   }
 
@@ -41,7 +52,8 @@ export class EmailVerificationService {
     const { accounts } = this.deps.services;
     return this.deps.links.consume('email_verification', token, (link) => {
       const account = accounts.get(link.accountId);
-      if (!account || account.email !== link.email) throw new ApiError('invalid_token', 'This link is not valid for the account any more.', { param: 'token' });
+      if (!account || account.email !== link.email)
+        throw new ApiError('invalid_token', 'This link is not valid for the account any more.', { param: 'token' });
       if (!account.emailVerifiedAt) accounts.putInTransaction({ ...account, emailVerifiedAt: this.deps.clock.now() });
       return account.email;
     });

@@ -11,7 +11,14 @@ export interface KeyUsageRecord {
   lastUsedAt: number | null;
 }
 
-const EMPTY: KeyUsageRecord = { requests: 0, denied: 0, promptTokens: 0, completionTokens: 0, cost: 0, lastUsedAt: null };
+const EMPTY: KeyUsageRecord = {
+  requests: 0,
+  denied: 0,
+  promptTokens: 0,
+  completionTokens: 0,
+  cost: 0,
+  lastUsedAt: null,
+};
 
 /**
  * Per-token usage. Tokens and cost are written in the same transaction as the charge; request and
@@ -24,7 +31,11 @@ export class KeyUsage {
   private timer: TimerHandle | undefined;
   private stopped = false;
 
-  constructor(private readonly store: Store, private readonly clock: Clock, flushEveryMs = 1000) {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    flushEveryMs = 1000,
+  ) {
     this.table = store.table<KeyUsageRecord>('key_usage');
     if (flushEveryMs > 0) {
       const tick = () => {
@@ -54,7 +65,10 @@ export class KeyUsage {
   }
 
   /** Adds processed tokens and a charge; call inside the charge's transaction. */
-  addChargeInTransaction(tokenId: string, charge: { promptTokens: number; completionTokens: number; cost: number }): void {
+  addChargeInTransaction(
+    tokenId: string,
+    charge: { promptTokens: number; completionTokens: number; cost: number },
+  ): void {
     const current = this.table.get(tokenId) ?? EMPTY;
     void this.table.put(tokenId, {
       ...current,
@@ -69,7 +83,12 @@ export class KeyUsage {
     const stored = this.table.get(tokenId) ?? EMPTY;
     const delta = this.pending.get(tokenId);
     if (!delta) return stored;
-    return { ...stored, requests: stored.requests + delta.requests, denied: stored.denied + delta.denied, lastUsedAt: delta.lastUsedAt };
+    return {
+      ...stored,
+      requests: stored.requests + delta.requests,
+      denied: stored.denied + delta.denied,
+      lastUsedAt: delta.lastUsedAt,
+    };
   }
 
   /** Writes pending counters to the store. */

@@ -35,17 +35,32 @@ export class LinkTokens {
   private readonly byExpiry: Table<true>;
   private lastSweep = 0;
 
-  constructor(private readonly store: Store, private readonly clock: Clock) {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+  ) {
     this.tokens = store.table<LinkTokenRecord>('link_tokens');
     this.byExpiry = store.table<true>('link_tokens_by_expiry');
   }
 
   /** Issues a token for `purpose`; its value is returned once (for the mail) and never stored. */
-  async issue(purpose: LinkPurpose, account: { id: string; email: string; sessionEpoch: number }, ttlMs: number): Promise<{ token: string; expiresAt: number }> {
+  async issue(
+    purpose: LinkPurpose,
+    account: { id: string; email: string; sessionEpoch: number },
+    ttlMs: number,
+  ): Promise<{ token: string; expiresAt: number }> {
     const now = this.clock.now();
     const token = newSecret(PREFIX[purpose]);
     const hash = sha256Hex(token);
-    const record: LinkTokenRecord = { purpose, accountId: account.id, email: account.email, epoch: account.sessionEpoch, createdAt: now, expiresAt: now + ttlMs, usedAt: null };
+    const record: LinkTokenRecord = {
+      purpose,
+      accountId: account.id,
+      email: account.email,
+      epoch: account.sessionEpoch,
+      createdAt: now,
+      expiresAt: now + ttlMs,
+      usedAt: null,
+    };
     await this.store.transaction(() => {
       void this.tokens.put(hash, record);
       void this.byExpiry.put([record.expiresAt, hash], true);
@@ -63,9 +78,15 @@ export class LinkTokens {
     const hash = sha256Hex(token);
     return this.store.transaction(() => {
       const record = this.tokens.get(hash);
-      if (!record || record.purpose !== purpose) throw new ApiError('invalid_token', 'This link is not valid: ask for a new one.', { param: 'token' });
-      if (record.usedAt !== null) throw new ApiError('token_used', 'This link was already used (links are single use): ask for a new one.', { param: 'token', headers: { 'x-should-retry': 'false' } });
-      if (record.expiresAt <= this.clock.now()) throw new ApiError('token_expired', 'This link has expired: ask for a new one.', { param: 'token' });
+      if (!record || record.purpose !== purpose)
+        throw new ApiError('invalid_token', 'This link is not valid: ask for a new one.', { param: 'token' });
+      if (record.usedAt !== null)
+        throw new ApiError('token_used', 'This link was already used (links are single use): ask for a new one.', {
+          param: 'token',
+          headers: { 'x-should-retry': 'false' },
+        });
+      if (record.expiresAt <= this.clock.now())
+        throw new ApiError('token_expired', 'This link has expired: ask for a new one.', { param: 'token' });
       const result = apply(record);
       void this.tokens.put(hash, { ...record, usedAt: this.clock.now() });
       return result;

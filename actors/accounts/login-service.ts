@@ -30,8 +30,17 @@ export class LoginService {
 
   /** Creates an account (no credit, no API token) and signs it in; 409 `email_taken` when the address is in use. */
   async register(request: RegisterRequest): Promise<SignedIn> {
-    const created = await this.services.createAccount({ email: request.email, password: request.password, creditMicros: 0, tokenLabel: null });
-    if (!created) throw new ApiError('email_taken', 'An account with this e-mail already exists; log in instead.', { param: 'email', headers: { 'x-should-retry': 'false' } });
+    const created = await this.services.createAccount({
+      email: request.email,
+      password: request.password,
+      creditMicros: 0,
+      tokenLabel: null,
+    });
+    if (!created)
+      throw new ApiError('email_taken', 'An account with this e-mail already exists; log in instead.', {
+        param: 'email',
+        headers: { 'x-should-retry': 'false' },
+      });
     const session = await this.openSession(created.account.id, created.account.sessionEpoch);
     return { ...this.overviews.overview(created.account.id), session };
   }
@@ -61,7 +70,11 @@ export class LoginService {
     await this.auth.confirmPassword(account, request.current_password, { param: 'current_password' });
     const passwordHash = await hashPassword(request.new_password);
     // A new epoch revokes every session at once.
-    const updated = await this.services.accounts.update(account.id, (record) => ({ ...record, passwordHash, sessionEpoch: record.sessionEpoch + 1 }));
+    const updated = await this.services.accounts.update(account.id, (record) => ({
+      ...record,
+      passwordHash,
+      sessionEpoch: record.sessionEpoch + 1,
+    }));
     if (!updated) throw new ApiError('invalid_api_key', 'Invalid or expired session token.');
     return this.openSession(updated.id, updated.sessionEpoch);
   }

@@ -33,7 +33,12 @@ export class PasswordResetService {
   /** Takes a reset request for `email` from `client` (its network address); 429 past the client's limit. */
   request(email: string, client: string): void {
     const waitMs = this.perClient.reserve(client);
-    if (waitMs > 0) throw new ApiError('rate_limit_exceeded', 'Too many password-reset requests from this address; try again later.', { headers: { 'retry-after': retryAfterSeconds(waitMs) } });
+    if (waitMs > 0)
+      throw new ApiError(
+        'rate_limit_exceeded',
+        'Too many password-reset requests from this address; try again later.',
+        { headers: { 'retry-after': retryAfterSeconds(waitMs) } },
+      );
     const address = normaliseEmail(email);
     // Over the per-address limit the answer stays the same; nothing is sent (no mail bombing).
     if (this.perAddress.reserve(address) > 0) return;
@@ -56,9 +61,18 @@ export class PasswordResetService {
       const account = accounts.get(link.accountId);
       // A password change (or an earlier reset) since the link was sent voids it.
       if (!account || account.sessionEpoch !== link.epoch || account.email !== link.email) {
-        throw new ApiError('token_expired', 'This link is no longer valid (the password changed since it was sent): ask for a new one.', { param: 'token' });
+        throw new ApiError(
+          'token_expired',
+          'This link is no longer valid (the password changed since it was sent): ask for a new one.',
+          { param: 'token' },
+        );
       }
-      accounts.putInTransaction({ ...account, passwordHash, sessionEpoch: account.sessionEpoch + 1, emailVerifiedAt: account.emailVerifiedAt ?? this.deps.clock.now() });
+      accounts.putInTransaction({
+        ...account,
+        passwordHash,
+        sessionEpoch: account.sessionEpoch + 1,
+        emailVerifiedAt: account.emailVerifiedAt ?? this.deps.clock.now(),
+      });
     });
   }
 }

@@ -4,8 +4,12 @@ const PARAMS = { N: 16384, r: 8, p: 1, keylen: 32 };
 
 function derive(password: string, salt: Buffer, options: ScryptOptions & { keylen: number }): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    scrypt(password.normalize('NFKC'), salt, options.keylen, { N: options.N, r: options.r, p: options.p, maxmem: 64 * 1024 * 1024 }, (err, key) =>
-      err ? reject(err) : resolve(key),
+    scrypt(
+      password.normalize('NFKC'),
+      salt,
+      options.keylen,
+      { N: options.N, r: options.r, p: options.p, maxmem: 64 * 1024 * 1024 },
+      (err, key) => (err ? reject(err) : resolve(key)),
     );
   });
 }
@@ -25,6 +29,11 @@ export async function verifyPassword(password: string, stored: string | null): P
   const [scheme, n, r, p, salt, key] = (stored ?? DUMMY_HASH).split('$');
   if (scheme !== 'scrypt' || !n || !r || !p || !salt || !key) return false;
   const expected = Buffer.from(key, 'base64');
-  const actual = await derive(password, Buffer.from(salt, 'base64'), { N: Number(n), r: Number(r), p: Number(p), keylen: expected.length });
+  const actual = await derive(password, Buffer.from(salt, 'base64'), {
+    N: Number(n),
+    r: Number(r),
+    p: Number(p),
+    keylen: expected.length,
+  });
   return timingSafeEqual(actual, expected) && stored !== null;
 }

@@ -33,7 +33,11 @@ export class SecondFactor {
   private readonly records: Table<TwoFactorRecord>;
   private readonly failures: AttemptLimiter;
 
-  constructor(private readonly store: Store, private readonly box: SecretBox, private readonly clock: Clock) {
+  constructor(
+    private readonly store: Store,
+    private readonly box: SecretBox,
+    private readonly clock: Clock,
+  ) {
     this.records = store.table<TwoFactorRecord>('two_factor');
     this.failures = new AttemptLimiter(clock, { limit: FAILURES_PER_WINDOW, windowMs: WINDOW_MS });
   }
@@ -53,8 +57,17 @@ export class SecondFactor {
     const secret = newTotpSecret();
     await this.store.transaction(() => {
       const current = this.records.get(accountId);
-      if (current?.enabled) throw new ApiError('two_factor_enabled', 'Two-factor authentication is already on; disable it first to set up a new secret.', { headers: { 'x-should-retry': 'false' } });
-      void this.records.put(accountId, { pending: { sealed: this.box.seal(secret, accountId), createdAt: this.clock.now() }, enabled: null, recovery: [] });
+      if (current?.enabled)
+        throw new ApiError(
+          'two_factor_enabled',
+          'Two-factor authentication is already on; disable it first to set up a new secret.',
+          { headers: { 'x-should-retry': 'false' } },
+        );
+      void this.records.put(accountId, {
+        pending: { sealed: this.box.seal(secret, accountId), createdAt: this.clock.now() },
+        enabled: null,
+        recovery: [],
+      });
     });
     return secret;
   }
@@ -63,16 +76,29 @@ export class SecondFactor {
   async enable(accountId: string, code: string): Promise<{ recoveryCodes: string[]; enabledAt: number }> {
     this.reserveAttempt(accountId);
     const codes = newRecoveryCodes();
-    const result = await this.refundingOnThrow(accountId, () => this.store.transaction(() => {
-      const current = this.records.get(accountId);
-      if (current?.enabled) throw new ApiError('two_factor_enabled', 'Two-factor authentication is already on.', { headers: { 'x-should-retry': 'false' } });
-      if (!current?.pending) throw new ApiError('two_factor_setup_required', 'Call POST /v1/account/2fa/setup first, then enable with a code from the app.');
-      const now = this.clock.now();
-      const step = totpStep(this.box.open(current.pending.sealed, accountId), code, now);
-      if (step === null) return null;
-      void this.records.put(accountId, { pending: null, enabled: { sealed: current.pending.sealed, enabledAt: now, lastStep: step }, recovery: codes.map((c) => ({ hash: recoveryCodeHash(c), usedAt: null })) });
-      return { enabledAt: now };
-    }));
+    const result = await this.refundingOnThrow(accountId, () =>
+      this.store.transaction(() => {
+        const current = this.records.get(accountId);
+        if (current?.enabled)
+          throw new ApiError('two_factor_enabled', 'Two-factor authentication is already on.', {
+            headers: { 'x-should-retry': 'false' },
+          });
+        if (!current?.pending)
+          throw new ApiError(
+            'two_factor_setup_required',
+            'Call POST /v1/account/2fa/setup first, then enable with a code from the app.',
+          );
+        const now = this.clock.now();
+        const step = totpStep(this.box.open(current.pending.sealed, accountId), code, now);
+        if (step === null) return null;
+        void this.records.put(accountId, {
+          pending: null,
+          enabled: { sealed: current.pending.sealed, enabledAt: now, lastStep: step },
+          recovery: codes.map((c) => ({ hash: recoveryCodeHash(c), usedAt: null })),
+        });
+        return { enabledAt: now };
+      }),
+    );
     if (!result) throw wrongCode('invalid_code', 'code');
     this.failures.reset(accountId);
     return { recoveryCodes: codes, enabledAt: result.enabledAt };
@@ -82,25 +108,34 @@ export class SecondFactor {
    * Checks a second factor for `accountId` and consumes it (the TOTP step, or the recovery code).
    * Throws 429 past the attempt limit, `refusal` (with `param`) when it does not match.
    */
-  async verify(accountId: string, input: SecondFactorInput, refusal: 'invalid_second_factor' | 'invalid_code'): Promise<'totp' | 'recovery_code'> {
+  async verify(
+    accountId: string,
+    input: SecondFactorInput,
+    refusal: 'invalid_second_factor' | 'invalid_code',
+  ): Promise<'totp' | 'recovery_code'> {
     this.reserveAttempt(accountId);
-    const used = await this.refundingOnThrow(accountId, () => this.store.transaction(() => {
-      const current = this.records.get(accountId);
-      if (!current?.enabled) return null;
-      const now = this.clock.now();
-      if (input.totpCode !== undefined) {
-        const step = totpStep(this.box.open(current.enabled.sealed, accountId), input.totpCode, now);
-        // A step at or before the last one accepted is a replay within the window.
-        if (step === null || step <= current.enabled.lastStep) return null;
-        void this.records.put(accountId, { ...current, enabled: { ...current.enabled, lastStep: step } });
-        return 'totp' as const;
-      }
-      if (input.recoveryCode === undefined) return null;
-      const index = matchRecoveryCode(input.recoveryCode, current.recovery);
-      if (index < 0) return null;
-      void this.records.put(accountId, { ...current, recovery: current.recovery.map((entry, i) => (i === index ? { ...entry, usedAt: now } : entry)) });
-      return 'recovery_code' as const;
-    }));
+    const used = await this.refundingOnThrow(accountId, () =>
+      this.store.transaction(() => {
+        const current = this.records.get(accountId);
+        if (!current?.enabled) return null;
+        const now = this.clock.now();
+        if (input.totpCode !== undefined) {
+          const step = totpStep(this.box.open(current.enabled.sealed, accountId), input.totpCode, now);
+          // A step at or before the last one accepted is a replay within the window.
+          if (step === null || step <= current.enabled.lastStep) return null;
+          void this.records.put(accountId, { ...current, enabled: { ...current.enabled, lastStep: step } });
+          return 'totp' as const;
+        }
+        if (input.recoveryCode === undefined) return null;
+        const index = matchRecoveryCode(input.recoveryCode, current.recovery);
+        if (index < 0) return null;
+        void this.records.put(accountId, {
+          ...current,
+          recovery: current.recovery.map((entry, i) => (i === index ? { ...entry, usedAt: now } : entry)),
+        });
+        return 'recovery_code' as const;
+      }),
+    );
     if (!used) {
       const field = input.totpCode !== undefined ? 'totp_code' : 'recovery_code';
       throw wrongCode(refusal, refusal === 'invalid_code' ? 'code' : field);
@@ -122,7 +157,10 @@ export class SecondFactor {
   /** Counts an attempt before its code is checked (a wrong code keeps it); 429 when none is left. */
   private reserveAttempt(accountId: string): void {
     const waitMs = this.failures.reserve(accountId);
-    if (waitMs > 0) throw new ApiError('rate_limit_exceeded', 'Too many wrong two-factor codes; try again later.', { headers: { 'retry-after': retryAfterSeconds(waitMs) } });
+    if (waitMs > 0)
+      throw new ApiError('rate_limit_exceeded', 'Too many wrong two-factor codes; try again later.', {
+        headers: { 'retry-after': retryAfterSeconds(waitMs) },
+      });
   }
 
   /** Runs a code check; when it throws (already on, no setup, a store failure) no code was judged, so the attempt is given back. */

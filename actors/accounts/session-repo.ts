@@ -15,7 +15,11 @@ export interface SessionRecord {
 export class SessionRepo {
   private readonly sessions: Table<SessionRecord>;
 
-  constructor(private readonly store: Store, private readonly clock: Clock, private readonly ttlMs: number) {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly ttlMs: number,
+  ) {
     this.sessions = store.table<SessionRecord>('sessions');
   }
 

@@ -25,7 +25,11 @@ export class TicketBook {
   private lastSweep = 0;
 
   /** `node`: in cluster mode, the issuing node's id, written into each ticket so any node can send the socket to it. */
-  constructor(private readonly clock: Clock, private readonly ttlMs: number, private readonly node: string | null = null) {}
+  constructor(
+    private readonly clock: Clock,
+    private readonly ttlMs: number,
+    private readonly node: string | null = null,
+  ) {}
 
   /** The node a ticket was issued by (cluster mode), or null. */
   static nodeOf(ticket: string): string | null {
@@ -38,7 +42,12 @@ export class TicketBook {
     this.sweep(now);
     const ticket = newSecret(this.node ? `rtt_${this.node}.` : 'rtt_');
     const expiresAt = now + this.ttlMs;
-    this.entries.set(sha256Hex(ticket), { accountId: holder.accountId, tokenId: holder.tokenId, expiresAt, used: false });
+    this.entries.set(sha256Hex(ticket), {
+      accountId: holder.accountId,
+      tokenId: holder.tokenId,
+      expiresAt,
+      used: false,
+    });
     return { ticket, expiresAt };
   }
 

@@ -1,4 +1,12 @@
-import { CUSTOM_TIER, planDefinition, TIER_IDS, TIER_LADDER, tierDefinition, type TierDefinition, type TierId } from '../../protocols/payments.js';
+import {
+  CUSTOM_TIER,
+  planDefinition,
+  TIER_IDS,
+  TIER_LADDER,
+  tierDefinition,
+  type TierDefinition,
+  type TierId,
+} from '../../protocols/payments.js';
 import type { AccountRecord } from './account-repo.js';
 
 /** The operator's tier choice for an account: the ladder (`auto`), no tier caps (`custom`) or a fixed rung. */
@@ -25,12 +33,16 @@ export interface EffectiveTier {
 const DAY_MS = 86_400_000;
 
 const rank = (id: TierId) => TIER_IDS.indexOf(id);
-const limitsOf = (tier: TierDefinition): TierLimits => ({ requestsPerMinute: tier.requestsPerMinute, maxConcurrentRequests: tier.maxConcurrentRequests });
+const limitsOf = (tier: TierDefinition): TierLimits => ({
+  requestsPerMinute: tier.requestsPerMinute,
+  maxConcurrentRequests: tier.maxConcurrentRequests,
+});
 
 /** The highest rung whose requirements `paidMicros` and `ageDays` meet. */
 export function ladderTier(paidMicros: number, ageDays: number): TierDefinition {
   let reached = TIER_LADDER[0]!;
-  for (const tier of TIER_LADDER) if (paidMicros >= tier.minPaidMicros && ageDays >= tier.minAccountAgeDays) reached = tier;
+  for (const tier of TIER_LADDER)
+    if (paidMicros >= tier.minPaidMicros && ageDays >= tier.minAccountAgeDays) reached = tier;
   return reached;
 }
 
@@ -55,10 +67,16 @@ export function effectiveTier(account: AccountRecord, now: number): EffectiveTie
 }
 
 /** The rung above what the ladder gives, with what is still missing; null at the top or outside the ladder. */
-export function nextTier(tier: EffectiveTier): { tier: TierDefinition; missingMicros: number; missingDays: number } | null {
+export function nextTier(
+  tier: EffectiveTier,
+): { tier: TierDefinition; missingMicros: number; missingDays: number } | null {
   if (tier.id === CUSTOM_TIER || tier.source === 'operator') return null;
   const current = tier.source === 'plan' ? tierDefinition(tier.id) : tier.ladder;
   const next = TIER_LADDER[rank(current.id) + 1];
   if (!next) return null;
-  return { tier: next, missingMicros: Math.max(0, next.minPaidMicros - tier.paidMicros), missingDays: Math.max(0, next.minAccountAgeDays - tier.ageDays) };
+  return {
+    tier: next,
+    missingMicros: Math.max(0, next.minPaidMicros - tier.paidMicros),
+    missingDays: Math.max(0, next.minAccountAgeDays - tier.ageDays),
+  };
 }

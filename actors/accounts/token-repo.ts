@@ -30,14 +30,20 @@ export class TokenRepo {
   private readonly byHash: Table<string>;
   private readonly byAccount: Table<true>;
 
-  constructor(private readonly store: Store, private readonly clock: Clock) {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+  ) {
     this.tokens = store.table<TokenRecord>('tokens');
     this.byHash = store.table<string>('token_hashes');
     this.byAccount = store.table<true>('account_tokens');
   }
 
   /** Writes a new token inside the caller's transaction; returns the record and the value, shown once. */
-  createInTransaction(input: { accountId: string; label: string; requestsPerMinute: number | null }): { record: TokenRecord; value: string } {
+  createInTransaction(input: { accountId: string; label: string; requestsPerMinute: number | null }): {
+    record: TokenRecord;
+    value: string;
+  } {
     const value = newSecret(API_TOKEN_PREFIX);
     const record: TokenRecord = {
       id: newId('tok'),
@@ -56,7 +62,11 @@ export class TokenRepo {
   }
 
   /** Creates a token in its own transaction. */
-  create(input: { accountId: string; label: string; requestsPerMinute: number | null }): Promise<{ record: TokenRecord; value: string }> {
+  create(input: {
+    accountId: string;
+    label: string;
+    requestsPerMinute: number | null;
+  }): Promise<{ record: TokenRecord; value: string }> {
     return this.store.transaction(() => this.createInTransaction(input));
   }
 

@@ -20,7 +20,11 @@ export class TokenService {
 
   /** Creates a token for the account. */
   create(accountId: string, request: CreateTokenRequest): Promise<CreatedToken> {
-    return this.services.tokens.create({ accountId, label: request.label, requestsPerMinute: request.requests_per_minute });
+    return this.services.tokens.create({
+      accountId,
+      label: request.label,
+      requestsPerMinute: request.requests_per_minute,
+    });
   }
 
   /** Changes the fields present in `request`. */

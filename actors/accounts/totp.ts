@@ -10,7 +10,14 @@ const WINDOW = 1;
 const ISSUER = 'svc';
 
 function totp(secret: string, label: string): OTPAuth.TOTP {
-  return new OTPAuth.TOTP({ issuer: ISSUER, label, algorithm: 'SHA1', digits: TOTP_DIGITS, period: TOTP_PERIOD_S, secret: OTPAuth.Secret.fromBase32(secret) });
+  return new OTPAuth.TOTP({
+    issuer: ISSUER,
+    label,
+    algorithm: 'SHA1',
+    digits: TOTP_DIGITS,
+    period: TOTP_PERIOD_S,
+    secret: OTPAuth.Secret.fromBase32(secret),
+  });
 }
 
 /** A new TOTP secret (160 random bits), base32 as apps take it. */

@@ -43,7 +43,11 @@ export class TwoFactorService {
     if (!account) throw new ApiError('invalid_api_key', 'Invalid or expired session token.');
     const secret = await this.factor.setup(accountId);
     const uri = totpUri(secret, account.email);
-    return { secret, uri, qrCodePng: await QRCode.toDataURL(uri, { errorCorrectionLevel: 'M', margin: 2, width: 256 }) };
+    return {
+      secret,
+      uri,
+      qrCodePng: await QRCode.toDataURL(uri, { errorCorrectionLevel: 'M', margin: 2, width: 256 }),
+    };
   }
 
   /** Enables two-factor with a code from the app just set up. */
@@ -56,10 +60,17 @@ export class TwoFactorService {
   async disable(accountId: string, request: TwoFactorDisable): Promise<TwoFactorStatus> {
     const account = this.services.accounts.get(accountId);
     if (!account) throw new ApiError('invalid_api_key', 'Invalid or expired session token.');
-    if (!this.factor.isEnabled(accountId)) throw new ApiError('two_factor_not_enabled', 'Two-factor authentication is not on.', { headers: { 'x-should-retry': 'false' } });
+    if (!this.factor.isEnabled(accountId))
+      throw new ApiError('two_factor_not_enabled', 'Two-factor authentication is not on.', {
+        headers: { 'x-should-retry': 'false' },
+      });
     await this.auth.confirmPassword(account, request.password, { param: 'password' });
     const code = request.code.replace(/\s/g, '');
-    await this.factor.verify(accountId, TOTP_CODE.test(code) ? { totpCode: code } : { recoveryCode: request.code }, 'invalid_code');
+    await this.factor.verify(
+      accountId,
+      TOTP_CODE.test(code) ? { totpCode: code } : { recoveryCode: request.code },
+      'invalid_code',
+    );
     await this.factor.disable(accountId);
     return { enabled: false, enabledAt: null, recoveryCodesRemaining: 0 };
   }
@@ -67,6 +78,10 @@ export class TwoFactorService {
   /** Whether two-factor is on, since when, and how many recovery codes are left. */
   status(accountId: string): TwoFactorStatus {
     const record = this.factor.get(accountId);
-    return { enabled: record?.enabled != null, enabledAt: record?.enabled?.enabledAt ?? null, recoveryCodesRemaining: this.factor.remainingRecoveryCodes(accountId) };
+    return {
+      enabled: record?.enabled != null,
+      enabledAt: record?.enabled?.enabledAt ?? null,
+      recoveryCodesRemaining: this.factor.remainingRecoveryCodes(accountId),
+    };
   }
 }

@@ -1,4 +1,9 @@
-import { mediaPriceMicros, AUDIO_RATE_BLOCKS, audioCostMicros, type AudioRatedModality } from '../../protocols/pricing.js';
+import {
+  mediaPriceMicros,
+  AUDIO_RATE_BLOCKS,
+  audioCostMicros,
+  type AudioRatedModality,
+} from '../../protocols/pricing.js';
 import type { Billing } from '../billing/billing.js';
 import type { Hold } from '../billing/ledger.js';
 
@@ -26,10 +31,24 @@ export interface AudioBill {
  * The bill of `units` of a per-unit audio modality at the engine's rate: characters for speech,
  * seconds of audio for the others (counted to the millisecond), cost-plus.
  */
-export function unitBill(modality: AudioRatedModality, units: number, engine: { backend: string; engine: string; costMicrosPerBlock: number }): AudioBill {
+export function unitBill(
+  modality: AudioRatedModality,
+  units: number,
+  engine: { backend: string; engine: string; costMicrosPerBlock: number },
+): AudioBill {
   const block = AUDIO_RATE_BLOCKS[modality];
-  const costMicros = block.unit === 'input_characters' ? audioCostMicros(units, engine.costMicrosPerBlock, block.per) : audioCostMicros(Math.round(units * 1000), engine.costMicrosPerBlock, block.per * 1000);
-  return { costMicros, priceMicros: mediaPriceMicros(costMicros), backend: engine.backend, engine: engine.engine, unit: block.unit, units: Math.round(units * 1000) / 1000 };
+  const costMicros =
+    block.unit === 'input_characters'
+      ? audioCostMicros(units, engine.costMicrosPerBlock, block.per)
+      : audioCostMicros(Math.round(units * 1000), engine.costMicrosPerBlock, block.per * 1000);
+  return {
+    costMicros,
+    priceMicros: mediaPriceMicros(costMicros),
+    backend: engine.backend,
+    engine: engine.engine,
+    unit: block.unit,
+    units: Math.round(units * 1000) / 1000,
+  };
 }
 
 /**

@@ -13,10 +13,19 @@ export function engineFailure(err: unknown, signal: AbortSignal): unknown {
   if (signal.aborted) return signal.reason ?? err;
   if (err instanceof ApiError) return err;
   if (err instanceof RetryableError) {
-    const headers: Record<string, string> = err.retryAfterMs ? { 'retry-after': String(Math.ceil(err.retryAfterMs / 1000)) } : {};
-    return new ApiError(err.kind, `The audio engine failed: ${err.message}. Nothing was charged.`, { headers, cause: err });
+    const headers: Record<string, string> = err.retryAfterMs
+      ? { 'retry-after': String(Math.ceil(err.retryAfterMs / 1000)) }
+      : {};
+    return new ApiError(err.kind, `The audio engine failed: ${err.message}. Nothing was charged.`, {
+      headers,
+      cause: err,
+    });
   }
-  if (err instanceof TerminalError) return new ApiError(err.kind, `The audio engine failed: ${err.message}. Nothing was charged.`, { headers: { 'x-should-retry': 'false' }, cause: err });
+  if (err instanceof TerminalError)
+    return new ApiError(err.kind, `The audio engine failed: ${err.message}. Nothing was charged.`, {
+      headers: { 'x-should-retry': 'false' },
+      cause: err,
+    });
   return err;
 }
 
@@ -24,7 +33,12 @@ export function engineFailure(err: unknown, signal: AbortSignal): unknown {
  * Decodes audio a client sent (a temporary file at `path`); a 422 naming the field (`loc`) when it
  * is no audio the codec can read, the codec's own failure as an upstream error.
  */
-export async function decodeUpload(codec: AudioCodec, path: string, options: DecodeOptions, loc: (string | number)[]): Promise<DecodedAudio> {
+export async function decodeUpload(
+  codec: AudioCodec,
+  path: string,
+  options: DecodeOptions,
+  loc: (string | number)[],
+): Promise<DecodedAudio> {
   try {
     return await codec.decode({ path }, options);
   } catch (err) {

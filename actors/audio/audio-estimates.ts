@@ -1,9 +1,22 @@
 import { z } from 'zod';
 import type { AudioEngines, PricedEngine } from '../../backends/audio-engines.js';
-import { countCharacters, MusicRequestSchema, SoundEffectRequestSchema, SpeechRequestSchema, TRANSCRIPTION_MAX_SECONDS, TRANSCRIPTION_MIN_SECONDS } from '../../protocols/audio.js';
+import {
+  countCharacters,
+  MusicRequestSchema,
+  SoundEffectRequestSchema,
+  SpeechRequestSchema,
+  TRANSCRIPTION_MAX_SECONDS,
+  TRANSCRIPTION_MIN_SECONDS,
+} from '../../protocols/audio.js';
 import { microsToUsd } from '../../protocols/money.js';
 import { MOVING_MODEL_ID, requireModel } from '../../protocols/models.js';
-import { MEDIA_MARKUP_PERCENT, PRICING_VERSION, VOICE_CLONE_FEE_MICROS, type MediaEstimateObject, type MediaModality } from '../../protocols/pricing.js';
+import {
+  MEDIA_MARKUP_PERCENT,
+  PRICING_VERSION,
+  VOICE_CLONE_FEE_MICROS,
+  type MediaEstimateObject,
+  type MediaModality,
+} from '../../protocols/pricing.js';
 import { parseOrThrow } from '../../protocols/validation.js';
 import type { MediaEstimator } from '../billing/media-estimates.js';
 import { unitBill, type AudioBill } from './audio-billing.js';
@@ -41,7 +54,11 @@ function estimate(modality: MediaModality, model: string, bill: AudioBill): Medi
   };
 }
 
-const rated = (backend: string, engine: PricedEngine<{ name: string }>) => ({ backend, engine: engine.backend.name, costMicrosPerBlock: engine.costMicrosPerBlock });
+const rated = (backend: string, engine: PricedEngine<{ name: string }>) => ({
+  backend,
+  engine: engine.backend.name,
+  costMicrosPerBlock: engine.costMicrosPerBlock,
+});
 
 /**
  * The audio feature's estimators for `POST /v1/estimate` (no engine runs, no balance needed):
@@ -54,12 +71,20 @@ export function audioEstimators(engines: AudioEngines): Partial<Record<MediaModa
     speech: (body) => {
       const request = parseOrThrow(SpeechRequestSchema, requestOf(body));
       const model = requireModel(request.model);
-      return estimate('speech', model.id, unitBill('speech', countCharacters(request.input), rated(request.backend, engines.speech[request.backend])));
+      return estimate(
+        'speech',
+        model.id,
+        unitBill('speech', countCharacters(request.input), rated(request.backend, engines.speech[request.backend])),
+      );
     },
     transcription: (body) => {
       const request = parseOrThrow(TranscriptionEstimateSchema, body);
       const model = requireModel(request.model);
-      return estimate('transcription', model.id, unitBill('transcription', request.duration_seconds, rated('standard', engines.transcription)));
+      return estimate(
+        'transcription',
+        model.id,
+        unitBill('transcription', request.duration_seconds, rated('standard', engines.transcription)),
+      );
     },
     music: (body) => {
       const request = parseOrThrow(MusicRequestSchema, body);
@@ -69,12 +94,23 @@ export function audioEstimators(engines: AudioEngines): Partial<Record<MediaModa
     sound_effect: (body) => {
       const request = parseOrThrow(SoundEffectRequestSchema, body);
       const model = requireModel(request.model);
-      return estimate('sound_effect', model.id, unitBill('sound_effect', request.duration_seconds, rated('standard', engines.soundEffects)));
+      return estimate(
+        'sound_effect',
+        model.id,
+        unitBill('sound_effect', request.duration_seconds, rated('standard', engines.soundEffects)),
+      );
     },
     voice_clone: (body) => {
       parseOrThrow(VoiceCloneEstimateSchema, body);
       const clone = engines.voiceClone;
-      return estimate('voice_clone', MOVING_MODEL_ID, { costMicros: clone.costMicros, priceMicros: VOICE_CLONE_FEE_MICROS, backend: 'premium', engine: clone.backend.name, unit: 'clones', units: 1 });
+      return estimate('voice_clone', MOVING_MODEL_ID, {
+        costMicros: clone.costMicros,
+        priceMicros: VOICE_CLONE_FEE_MICROS,
+        backend: 'premium',
+        engine: clone.backend.name,
+        unit: 'clones',
+        units: 1,
+      });
     },
   };
 }

@@ -54,6 +54,7 @@ export class AudioFeature {
 
   /** Registers the audio estimators with `POST /v1/estimate`. */
   registerEstimates(media: MediaEstimates): void {
-    for (const [modality, estimator] of Object.entries(audioEstimators(this.options.engines))) media.register(modality as keyof ReturnType<typeof audioEstimators>, estimator);
+    for (const [modality, estimator] of Object.entries(audioEstimators(this.options.engines)))
+      media.register(modality as keyof ReturnType<typeof audioEstimators>, estimator);
   }
 }

@@ -46,7 +46,11 @@ export async function startChargedStream(input: ChargedStreamInput): Promise<Aud
   return { contentType: input.contentType, bill: input.bill, chunks: relay(first, iterator, input) };
 }
 
-async function* relay(first: IteratorResult<Buffer>, iterator: AsyncIterator<Buffer>, input: ChargedStreamInput): AsyncGenerator<Buffer, void, undefined> {
+async function* relay(
+  first: IteratorResult<Buffer>,
+  iterator: AsyncIterator<Buffer>,
+  input: ChargedStreamInput,
+): AsyncGenerator<Buffer, void, undefined> {
   const { billing, hold, payer, bill } = input;
   let failed = false;
   try {

@@ -33,10 +33,35 @@ export class MusicService {
     const model = requireModel(request.model);
     const { engines, billing, logger } = this.options;
     const engine = engines.music;
-    const bill = unitBill('music', request.duration_seconds, { backend: 'standard', engine: engine.backend.name, costMicrosPerBlock: engine.costMicrosPerBlock });
+    const bill = unitBill('music', request.duration_seconds, {
+      backend: 'standard',
+      engine: engine.backend.name,
+      costMicrosPerBlock: engine.costMicrosPerBlock,
+    });
     const hold = billing.hold(call, bill);
-    const pcm = engine.backend.compose({ prompt: request.prompt, durationSeconds: request.duration_seconds, seed: request.seed, signal: call.signal, metadata: request.metadata ?? null });
-    const encoded = engines.codec.encode(pcm, { format: request.response_format, shape: engine.backend.shape, signal: call.signal });
-    return await startChargedStream({ encoded, contentType: AUDIO_CONTENT_TYPES[request.response_format], hold, bill, payer: call, what: 'music', model: model.id, billing, logger, signal: call.signal });
+    const pcm = engine.backend.compose({
+      prompt: request.prompt,
+      durationSeconds: request.duration_seconds,
+      seed: request.seed,
+      signal: call.signal,
+      metadata: request.metadata ?? null,
+    });
+    const encoded = engines.codec.encode(pcm, {
+      format: request.response_format,
+      shape: engine.backend.shape,
+      signal: call.signal,
+    });
+    return await startChargedStream({
+      encoded,
+      contentType: AUDIO_CONTENT_TYPES[request.response_format],
+      hold,
+      bill,
+      payer: call,
+      what: 'music',
+      model: model.id,
+      billing,
+      logger,
+      signal: call.signal,
+    });
   }
 }

@@ -52,14 +52,22 @@ export class SoundEffectService {
     const model = requireModel(request.model);
     const { engines, billing } = this.options;
     const engine = engines.soundEffects;
-    const bill = unitBill('sound_effect', request.duration_seconds, { backend: 'standard', engine: engine.backend.name, costMicrosPerBlock: engine.costMicrosPerBlock });
+    const bill = unitBill('sound_effect', request.duration_seconds, {
+      backend: 'standard',
+      engine: engine.backend.name,
+      costMicrosPerBlock: engine.costMicrosPerBlock,
+    });
     return billing.charge(call, bill, 'sound effect', model.id, async () => {
       const audio = await this.render(call);
       const manifest = this.describe(call, model.id, audio);
       // Fixed key order, no whitespace: these exact bytes are what the digest is of.
       const manifestJson = JSON.stringify(manifest);
       const manifestSha256 = sha256(manifestJson);
-      await this.options.manifests.put(manifestSha256, { json: manifestJson, accountId: call.accountId, createdAt: this.options.clock.now() });
+      await this.options.manifests.put(manifestSha256, {
+        json: manifestJson,
+        accountId: call.accountId,
+        createdAt: this.options.clock.now(),
+      });
       return { audio, contentType: AUDIO_CONTENT_TYPES[request.response_format], bill, manifestJson, manifestSha256 };
     });
   }
@@ -67,7 +75,8 @@ export class SoundEffectService {
   /** The exact bytes of a manifest by their digest (public: the digest is the capability); 404 otherwise. */
   manifestJson(sha256Hex: string): string {
     const json = /^[0-9a-f]{64}$/.test(sha256Hex) ? this.options.manifests.get(sha256Hex) : undefined;
-    if (json === undefined) throw new ApiError('not_found', `No sound-effect manifest ${sha256Hex.slice(0, 64)}.`, { param: 'sha256' });
+    if (json === undefined)
+      throw new ApiError('not_found', `No sound-effect manifest ${sha256Hex.slice(0, 64)}.`, { param: 'sha256' });
     return json;
   }
 
@@ -108,9 +117,21 @@ export class SoundEffectService {
     const { engines } = this.options;
     const engine = engines.soundEffects.backend;
     try {
-      const pcm = await engine.generate({ prompt: request.prompt, durationSeconds: request.duration_seconds, loop: request.loop, promptInfluence: request.prompt_influence, signal, metadata: request.metadata ?? null });
+      const pcm = await engine.generate({
+        prompt: request.prompt,
+        durationSeconds: request.duration_seconds,
+        loop: request.loop,
+        promptInfluence: request.prompt_influence,
+        signal,
+        metadata: request.metadata ?? null,
+      });
       const chunks: Buffer[] = [];
-      for await (const chunk of engines.codec.encode(once(pcm), { format: request.response_format, shape: engine.shape, signal })) chunks.push(chunk);
+      for await (const chunk of engines.codec.encode(once(pcm), {
+        format: request.response_format,
+        shape: engine.shape,
+        signal,
+      }))
+        chunks.push(chunk);
       return Buffer.concat(chunks);
     } catch (err) {
       throw engineFailure(err, signal);

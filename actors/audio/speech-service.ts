@@ -41,7 +41,11 @@ export class SpeechService {
     const model = requireModel(request.model);
     const tier = this.options.engines.speech[request.backend];
     const clonedVoice = this.voiceFor(call);
-    const bill = unitBill('speech', countCharacters(request.input), { backend: request.backend, engine: tier.backend.name, costMicrosPerBlock: tier.costMicrosPerBlock });
+    const bill = unitBill('speech', countCharacters(request.input), {
+      backend: request.backend,
+      engine: tier.backend.name,
+      costMicrosPerBlock: tier.costMicrosPerBlock,
+    });
     const hold = this.options.billing.hold(call, bill);
     const pcm = tier.backend.synthesize({
       text: request.input,
@@ -54,9 +58,25 @@ export class SpeechService {
       metadata: request.metadata ?? null,
     });
     const tempo = tier.backend.appliesSpeed ? 1 : request.speed;
-    const encoded = this.options.engines.codec.encode(pcm, { format: request.response_format, shape: { sampleRate: PCM16_SAMPLE_RATE, channels: 1 }, tempo, signal: call.signal });
+    const encoded = this.options.engines.codec.encode(pcm, {
+      format: request.response_format,
+      shape: { sampleRate: PCM16_SAMPLE_RATE, channels: 1 },
+      tempo,
+      signal: call.signal,
+    });
     const { billing, logger } = this.options;
-    return await startChargedStream({ encoded, contentType: AUDIO_CONTENT_TYPES[request.response_format], hold, bill, payer: call, what: 'speech', model: model.id, billing, logger, signal: call.signal });
+    return await startChargedStream({
+      encoded,
+      contentType: AUDIO_CONTENT_TYPES[request.response_format],
+      hold,
+      bill,
+      payer: call,
+      what: 'speech',
+      model: model.id,
+      billing,
+      logger,
+      signal: call.signal,
+    });
   }
 
   /** The cloned voice to speak with, or null for a built-in voice; 422 or 404 for what cannot be spoken. */
@@ -64,9 +84,13 @@ export class SpeechService {
     const { voice, backend } = call.request;
     if (BUILTIN.has(voice.toLowerCase())) return null;
     if (!VOICE_ID_PATTERN.test(voice)) {
-      throw fieldError(['body', 'voice'], `unknown voice "${quoted(voice)}": use one of ${BUILTIN_VOICES.join(', ')}, or a cloned voice_id with backend "premium"`);
+      throw fieldError(
+        ['body', 'voice'],
+        `unknown voice "${quoted(voice)}": use one of ${BUILTIN_VOICES.join(', ')}, or a cloned voice_id with backend "premium"`,
+      );
     }
-    if (backend !== 'premium') throw fieldError(['body', 'voice'], 'a cloned voice_id is spoken by the premium backend: send backend "premium"');
+    if (backend !== 'premium')
+      throw fieldError(['body', 'voice'], 'a cloned voice_id is spoken by the premium backend: send backend "premium"');
     const record = this.options.voices.get(call.accountId, voice);
     if (!record) throw new ApiError('not_found', `No voice ${voice}.`, { param: 'voice' });
     return { id: record.id, engine: record.engine, profile: record.profile };

@@ -17,17 +17,26 @@ const round3 = (seconds: number) => Math.round(seconds * 1000) / 1000;
 
 /** Sentences (cut after . ! ?), long ones cut again every MAX_SEGMENT_WORDS words. */
 export function splitSegments(text: string): string[] {
-  const sentences = text.split(/(?<=[.!?…])\s+/u).map((part) => part.trim()).filter(Boolean);
+  const sentences = text
+    .split(/(?<=[.!?…])\s+/u)
+    .map((part) => part.trim())
+    .filter(Boolean);
   return sentences.flatMap((sentence) => {
     const words = sentence.split(/\s+/);
     const pieces: string[] = [];
-    for (let at = 0; at < words.length; at += MAX_SEGMENT_WORDS) pieces.push(words.slice(at, at + MAX_SEGMENT_WORDS).join(' '));
+    for (let at = 0; at < words.length; at += MAX_SEGMENT_WORDS)
+      pieces.push(words.slice(at, at + MAX_SEGMENT_WORDS).join(' '));
     return pieces;
   });
 }
 
 /** Pieces of text laid over `[start, end]` in proportion to their length in characters. */
-function spread<T>(pieces: readonly string[], start: number, end: number, make: (piece: string, from: number, to: number) => T | null): T[] {
+function spread<T>(
+  pieces: readonly string[],
+  start: number,
+  end: number,
+  make: (piece: string, from: number, to: number) => T | null,
+): T[] {
   const total = pieces.reduce((sum, piece) => sum + piece.length + 1, 0) || 1;
   const out: T[] = [];
   let done = 0;
@@ -46,11 +55,18 @@ function spread<T>(pieces: readonly string[], start: number, end: number, make: 
  * segment the same way). Speaker labels are kept only when asked for; an engine that tells no
  * speakers apart labels every segment `A`.
  */
-export function completeTimings(transcript: Transcript, options: { language: string | null; speakers: boolean }): TimedTranscript {
+export function completeTimings(
+  transcript: Transcript,
+  options: { language: string | null; speakers: boolean },
+): TimedTranscript {
   const duration = transcript.durationSeconds;
   const language = (transcript.language ?? options.language?.split('-')[0] ?? 'en').toLowerCase();
-  let segments: TranscriptSegment[] = transcript.segments?.length ? transcript.segments : spread(splitSegments(transcript.text), 0, duration, (text, start, end) => ({ start, end, text }));
-  segments = segments.map(({ speaker, ...segment }) => (options.speakers ? { ...segment, speaker: speaker ?? 'A' } : segment));
+  let segments: TranscriptSegment[] = transcript.segments?.length
+    ? transcript.segments
+    : spread(splitSegments(transcript.text), 0, duration, (text, start, end) => ({ start, end, text }));
+  segments = segments.map(({ speaker, ...segment }) =>
+    options.speakers ? { ...segment, speaker: speaker ?? 'A' } : segment,
+  );
   const words =
     transcript.words ??
     segments.flatMap((segment) =>

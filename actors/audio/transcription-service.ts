@@ -49,7 +49,11 @@ export class TranscriptionService {
 
   constructor(private readonly options: TranscriptionServiceOptions) {
     const engine = options.engines.transcription;
-    this.minimumPrice = unitBill('transcription', TRANSCRIPTION_MIN_SECONDS, { backend: 'standard', engine: engine.backend.name, costMicrosPerBlock: engine.costMicrosPerBlock }).priceMicros;
+    this.minimumPrice = unitBill('transcription', TRANSCRIPTION_MIN_SECONDS, {
+      backend: 'standard',
+      engine: engine.backend.name,
+      costMicrosPerBlock: engine.costMicrosPerBlock,
+    }).priceMicros;
   }
 
   /** Transcribes a multipart/form-data upload (`file` and the options as fields). */
@@ -70,7 +74,10 @@ export class TranscriptionService {
     const options = parseOrThrow(TranscriptionOptionsSchema, body);
     this.options.billing.assertCanPay(call, this.minimumPrice);
     const bytes = Buffer.from(stripBase64DataUrl(json.file_data), 'base64');
-    if (bytes.length > TRANSCRIPTION_MAX_FILE_BYTES) throw new ApiError('payload_too_large', `The audio file exceeds ${TRANSCRIPTION_MAX_FILE_BYTES} bytes.`, { param: 'file_data' });
+    if (bytes.length > TRANSCRIPTION_MAX_FILE_BYTES)
+      throw new ApiError('payload_too_large', `The audio file exceeds ${TRANSCRIPTION_MAX_FILE_BYTES} bytes.`, {
+        param: 'file_data',
+      });
     const writer = await this.options.blobs.writer();
     try {
       await writer.write(bytes);
@@ -80,15 +87,31 @@ export class TranscriptionService {
     }
   }
 
-  private async run(call: TranscriptionCall, options: TranscriptionOptions, audio: BlobWriter, field = 'file'): Promise<TranscriptionResult> {
+  private async run(
+    call: TranscriptionCall,
+    options: TranscriptionOptions,
+    audio: BlobWriter,
+    field = 'file',
+  ): Promise<TranscriptionResult> {
     const model = requireModel(options.model);
     if (audio.bytes === 0) throw fieldError(['body', field], 'the audio file is empty');
     const { engines, billing } = this.options;
-    const decoded = await decodeUpload(engines.codec, await audio.readablePath(), { sampleRate: PCM16_SAMPLE_RATE, maxSeconds: TRANSCRIPTION_MAX_SECONDS, signal: call.signal }, [field]);
-    if (decoded.exceeded) throw fieldError(['body', field], `the audio is longer than ${TRANSCRIPTION_MAX_SECONDS} seconds`);
-    if (decoded.seconds < TRANSCRIPTION_MIN_SECONDS) throw fieldError(['body', field], `the audio is shorter than ${TRANSCRIPTION_MIN_SECONDS} seconds`);
+    const decoded = await decodeUpload(
+      engines.codec,
+      await audio.readablePath(),
+      { sampleRate: PCM16_SAMPLE_RATE, maxSeconds: TRANSCRIPTION_MAX_SECONDS, signal: call.signal },
+      [field],
+    );
+    if (decoded.exceeded)
+      throw fieldError(['body', field], `the audio is longer than ${TRANSCRIPTION_MAX_SECONDS} seconds`);
+    if (decoded.seconds < TRANSCRIPTION_MIN_SECONDS)
+      throw fieldError(['body', field], `the audio is shorter than ${TRANSCRIPTION_MIN_SECONDS} seconds`);
     const engine = engines.transcription;
-    const bill = unitBill('transcription', decoded.seconds, { backend: 'standard', engine: engine.backend.name, costMicrosPerBlock: engine.costMicrosPerBlock });
+    const bill = unitBill('transcription', decoded.seconds, {
+      backend: 'standard',
+      engine: engine.backend.name,
+      costMicrosPerBlock: engine.costMicrosPerBlock,
+    });
     const words = options.timestamp_granularities.includes('word');
     const transcript = await billing.charge(call, bill, 'transcription', model.id, async () => {
       try {
@@ -105,7 +128,10 @@ export class TranscriptionService {
         throw engineFailure(err, call.signal);
       }
     });
-    const timed = completeTimings({ ...transcript, durationSeconds: decoded.seconds }, { language: options.language, speakers: options.diarization || options.response_format === 'diarized_json' });
+    const timed = completeTimings(
+      { ...transcript, durationSeconds: decoded.seconds },
+      { language: options.language, speakers: options.diarization || options.response_format === 'diarized_json' },
+    );
     return { transcript: timed, options, bill };
   }
 }

@@ -49,7 +49,9 @@ export class VoiceRepo {
 
   /** Up to `limit` of the account's voices, newest first, after the voice `after` when given (null when `after` is not the account's). */
   list(accountId: string, limit: number, after?: string): VoicePage | null {
-    const all = [...this.voices.getRange({ start: [accountId], end: [`${accountId}\u0000`] })].map((entry) => entry.value);
+    const all = [...this.voices.getRange({ start: [accountId], end: [`${accountId}\u0000`] })].map(
+      (entry) => entry.value,
+    );
     all.sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1));
     let from = 0;
     if (after !== undefined) {

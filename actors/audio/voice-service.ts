@@ -2,7 +2,14 @@ import { createHash } from 'node:crypto';
 import type { AudioEngines } from '../../backends/audio-engines.js';
 import { PCM16_SAMPLE_RATE } from '../../backends/speech.js';
 import { UnreadableMediaError } from '../../backends/unreadable-media-error.js';
-import { stripBase64DataUrl, VOICE_SAMPLE_MAX_SECONDS, VOICE_SAMPLE_MIN_SECONDS, VOICE_SAMPLES_MAX_BYTES, type VoiceCloneRequest, type VoiceListQuery } from '../../protocols/audio.js';
+import {
+  stripBase64DataUrl,
+  VOICE_SAMPLE_MAX_SECONDS,
+  VOICE_SAMPLE_MIN_SECONDS,
+  VOICE_SAMPLES_MAX_BYTES,
+  type VoiceCloneRequest,
+  type VoiceListQuery,
+} from '../../protocols/audio.js';
 import { IdempotencyKeySchema } from '../../protocols/chat-session.js';
 import { ApiError } from '../../protocols/errors.js';
 import { MOVING_MODEL_ID } from '../../protocols/models.js';
@@ -58,9 +65,13 @@ export class VoiceService {
 
   /** Clones a voice (or replays the clone an Idempotency-Key already made). */
   async create(call: VoiceCloneCall): Promise<VoiceCloneResult> {
-    if (call.idempotencyKey === undefined) return { voice: await this.clone(newId('voice'), call), bill: this.bill(), replayed: false };
+    if (call.idempotencyKey === undefined)
+      return { voice: await this.clone(newId('voice'), call), bill: this.bill(), replayed: false };
     const key = IdempotencyKeySchema.safeParse(call.idempotencyKey);
-    if (!key.success) throw new ApiError('invalid_request', 'Idempotency-Key must be 1 to 255 characters.', { param: 'Idempotency-Key' });
+    if (!key.success)
+      throw new ApiError('invalid_request', 'Idempotency-Key must be 1 to 255 characters.', {
+        param: 'Idempotency-Key',
+      });
     const bodyHash = createHash('sha256').update(JSON.stringify(call.request)).digest('hex');
     try {
       const result = await this.idempotency.run([call.accountId, key.data], bodyHash, {
@@ -68,10 +79,18 @@ export class VoiceService {
         replay: (id) => this.options.voices.get(call.accountId, id),
         create: (id) => this.clone(id, call),
       });
-      return { voice: result.value, bill: result.replayed ? { ...this.bill(), costMicros: 0, priceMicros: 0, units: 0 } : this.bill(), replayed: result.replayed };
+      return {
+        voice: result.value,
+        bill: result.replayed ? { ...this.bill(), costMicros: 0, priceMicros: 0, units: 0 } : this.bill(),
+        replayed: result.replayed,
+      };
     } catch (err) {
       if (!(err instanceof IdempotencyMismatch)) throw err;
-      throw new ApiError('conflict', 'This Idempotency-Key was already used with a different request body; use a new key.', { param: 'Idempotency-Key', headers: noRetry });
+      throw new ApiError(
+        'conflict',
+        'This Idempotency-Key was already used with a different request body; use a new key.',
+        { param: 'Idempotency-Key', headers: noRetry },
+      );
     }
   }
 
@@ -96,7 +115,14 @@ export class VoiceService {
 
   private bill(): AudioBill {
     const clone = this.options.engines.voiceClone;
-    return { costMicros: clone.costMicros, priceMicros: VOICE_CLONE_FEE_MICROS, backend: 'premium', engine: clone.backend.name, unit: 'clones', units: 1 };
+    return {
+      costMicros: clone.costMicros,
+      priceMicros: VOICE_CLONE_FEE_MICROS,
+      backend: 'premium',
+      engine: clone.backend.name,
+      unit: 'clones',
+      units: 1,
+    };
   }
 
   private async clone(id: string, call: VoiceCloneCall): Promise<VoiceRecord> {
@@ -108,7 +134,12 @@ export class VoiceService {
     return billing.charge(call, bill, 'voice clone', MOVING_MODEL_ID, async () => {
       let made;
       try {
-        made = await engines.voiceClone.backend.clone({ name: call.request.name, samples: samples.map((sample) => sample.pcm), signal: call.signal, metadata: call.request.metadata ?? null });
+        made = await engines.voiceClone.backend.clone({
+          name: call.request.name,
+          samples: samples.map((sample) => sample.pcm),
+          signal: call.signal,
+          metadata: call.request.metadata ?? null,
+        });
       } catch (err) {
         if (err instanceof UnreadableMediaError) throw fieldError(['body', 'samples'], err.message);
         throw engineFailure(err, call.signal);
@@ -134,16 +165,29 @@ export class VoiceService {
   private async decodeSamples(call: VoiceCloneCall): Promise<{ pcm: Buffer; seconds: number }[]> {
     const raw = call.request.samples.map((sample) => Buffer.from(stripBase64DataUrl(sample), 'base64'));
     const total = raw.reduce((sum, bytes) => sum + bytes.length, 0);
-    if (total > VOICE_SAMPLES_MAX_BYTES) throw new ApiError('payload_too_large', `The samples exceed ${VOICE_SAMPLES_MAX_BYTES} bytes together.`, { param: 'samples' });
+    if (total > VOICE_SAMPLES_MAX_BYTES)
+      throw new ApiError('payload_too_large', `The samples exceed ${VOICE_SAMPLES_MAX_BYTES} bytes together.`, {
+        param: 'samples',
+      });
     const decoded: { pcm: Buffer; seconds: number }[] = [];
     for (const [index, bytes] of raw.entries()) {
       if (bytes.length === 0) throw fieldError(['body', 'samples', index], 'the sample is empty');
       const writer = await this.options.blobs.writer();
       try {
         await writer.write(bytes);
-        const audio = await decodeUpload(this.options.engines.codec, await writer.readablePath(), { sampleRate: PCM16_SAMPLE_RATE, maxSeconds: VOICE_SAMPLE_MAX_SECONDS, signal: call.signal }, ['samples', index]);
-        if (audio.exceeded) throw fieldError(['body', 'samples', index], `the sample is longer than ${VOICE_SAMPLE_MAX_SECONDS} seconds`);
-        if (audio.seconds < VOICE_SAMPLE_MIN_SECONDS) throw fieldError(['body', 'samples', index], `the sample is shorter than ${VOICE_SAMPLE_MIN_SECONDS} second (${audio.seconds.toFixed(2)} s)`);
+        const audio = await decodeUpload(
+          this.options.engines.codec,
+          await writer.readablePath(),
+          { sampleRate: PCM16_SAMPLE_RATE, maxSeconds: VOICE_SAMPLE_MAX_SECONDS, signal: call.signal },
+          ['samples', index],
+        );
+        if (audio.exceeded)
+          throw fieldError(['body', 'samples', index], `the sample is longer than ${VOICE_SAMPLE_MAX_SECONDS} seconds`);
+        if (audio.seconds < VOICE_SAMPLE_MIN_SECONDS)
+          throw fieldError(
+            ['body', 'samples', index],
+            `the sample is shorter than ${VOICE_SAMPLE_MIN_SECONDS} second (${audio.seconds.toFixed(2)} s)`,
+          );
         decoded.push({ pcm: audio.pcm, seconds: audio.seconds });
       } finally {
         await writer.abort();

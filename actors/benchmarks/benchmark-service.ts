@@ -36,7 +36,11 @@ interface Verified {
   verifiedAt: number;
 }
 
-const unavailable = (message: string) => new ApiError('benchmarks_unavailable', `Benchmark views are unavailable: ${message}. Nothing is served without a verified evidence package.`);
+const unavailable = (message: string) =>
+  new ApiError(
+    'benchmarks_unavailable',
+    `Benchmark views are unavailable: ${message}. Nothing is served without a verified evidence package.`,
+  );
 
 /**
  * The public benchmark views, served only from a verified evidence package and fail-closed: every
@@ -67,7 +71,12 @@ export class BenchmarkService {
   async domain(benchId: string): Promise<BenchmarkDomainObject> {
     const { pkg } = await this.current();
     const view = domainView(pkg, benchId);
-    if (!view) throw new ApiError('not_found', `No published evidence for benchmark ${benchId}: campaign details are public only from a verified, rights-cleared evidence package.`, { param: 'bench_id' });
+    if (!view)
+      throw new ApiError(
+        'not_found',
+        `No published evidence for benchmark ${benchId}: campaign details are public only from a verified, rights-cleared evidence package.`,
+        { param: 'bench_id' },
+      );
     return view;
   }
 
@@ -90,7 +99,8 @@ export class BenchmarkService {
   /** The verified package as it is on disk now; 503 when there is none. */
   private async current(): Promise<Verified> {
     const { source, publicKey, clock, reverifyMs } = this.options;
-    if (!source || !publicKey) throw unavailable('no evidence package is configured (SVC_BENCH_EVIDENCE_DIR, SVC_BENCH_EVIDENCE_PUBLIC_KEY)');
+    if (!source || !publicKey)
+      throw unavailable('no evidence package is configured (SVC_BENCH_EVIDENCE_DIR, SVC_BENCH_EVIDENCE_PUBLIC_KEY)');
     let fingerprint: string;
     try {
       fingerprint = await source.fingerprint();
@@ -110,10 +120,12 @@ export class BenchmarkService {
       const files = await source.read();
       const pkg = verifyEvidence(files, publicKey);
       // A file changed while it was read: the fingerprint no longer describes what was verified.
-      if ((await source.fingerprint()) !== fingerprint) throw new EvidenceError('altered', 'the package changed while it was verified');
+      if ((await source.fingerprint()) !== fingerprint)
+        throw new EvidenceError('altered', 'the package changed while it was verified');
       const verified = { pkg, fingerprint, verifiedAt: this.options.clock.now() };
       this.verified = verified;
-      if (this.lastFailure !== null) this.options.logger.info('benchmark evidence verified again', { package_id: pkg.manifest.package_id });
+      if (this.lastFailure !== null)
+        this.options.logger.info('benchmark evidence verified again', { package_id: pkg.manifest.package_id });
       this.lastFailure = null;
       return verified;
     } catch (err) {
@@ -123,11 +135,18 @@ export class BenchmarkService {
 
   /** The 503 for a package that could not be read or verified, logged once per distinct reason. */
   private refuse(err: unknown): ApiError {
-    const message = err instanceof EvidenceError ? `the evidence package is refused (${err.failure}: ${err.message})` : `the evidence package cannot be read (${err instanceof Error ? err.message : String(err)})`;
+    const message =
+      err instanceof EvidenceError
+        ? `the evidence package is refused (${err.failure}: ${err.message})`
+        : `the evidence package cannot be read (${err instanceof Error ? err.message : String(err)})`;
     if (message !== this.lastFailure) {
       this.lastFailure = message;
       this.options.logger.warn('benchmark evidence refused', { reason: message });
     }
-    return unavailable(err instanceof EvidenceError ? `the evidence package does not verify (${err.failure})` : 'the evidence package cannot be read');
+    return unavailable(
+      err instanceof EvidenceError
+        ? `the evidence package does not verify (${err.failure})`
+        : 'the evidence package cannot be read',
+    );
   }
 }

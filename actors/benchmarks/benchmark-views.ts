@@ -23,7 +23,8 @@ export function sectionOf(report: BenchReport, benchId: string): unknown {
   return undefined;
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Numeric leaves of a row, two levels deep, as `a` or `a.b`. */
 function figuresOf(row: Record<string, unknown>): Record<string, number> {
@@ -69,7 +70,11 @@ function shownEntries(pkg: VerifiedPackage): { entry: ManifestCatalogEntry; repo
   });
 }
 
-const machineOf = (report: BenchReport) => ({ cpus: report.machine.cpus, cpu: report.machine.cpu, memory_gib: report.machine.memory_gib });
+const machineOf = (report: BenchReport) => ({
+  cpus: report.machine.cpus,
+  cpu: report.machine.cpu,
+  memory_gib: report.machine.memory_gib,
+});
 
 /** GET /v1/benchmarks/live. */
 export function liveView(pkg: VerifiedPackage, verifiedAt: number): BenchmarkLiveObject {

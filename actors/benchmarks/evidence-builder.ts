@@ -38,8 +38,13 @@ const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex
 const hasError = (section: unknown) => typeof section === 'object' && section !== null && 'error' in section;
 
 /** The newest report with a successful run of `benchId`, else the newest with any run of it. */
-function latestRun(reports: readonly { name: string; report: BenchReport }[], benchId: string): { name: string; report: BenchReport } | undefined {
-  const runs = reports.filter(({ report }) => sectionOf(report, benchId) !== undefined).sort((a, b) => b.report.when.localeCompare(a.report.when));
+function latestRun(
+  reports: readonly { name: string; report: BenchReport }[],
+  benchId: string,
+): { name: string; report: BenchReport } | undefined {
+  const runs = reports
+    .filter(({ report }) => sectionOf(report, benchId) !== undefined)
+    .sort((a, b) => b.report.when.localeCompare(a.report.when));
   return runs.find(({ report }) => !hasError(sectionOf(report, benchId))) ?? runs[0];
 }
 
@@ -52,7 +57,8 @@ function latestRun(reports: readonly { name: string; report: BenchReport }[], be
 export function buildEvidence(input: EvidenceInput): BuiltEvidence {
   const parsed = input.reports.map(({ name, bytes }) => {
     const result = BenchReportSchema.safeParse(JSON.parse(bytes.toString('utf8')));
-    if (!result.success) throw new Error(`${name} is not a bench report: ${result.error.issues[0]?.message ?? 'invalid'}`);
+    if (!result.success)
+      throw new Error(`${name} is not a bench report: ${result.error.issues[0]?.message ?? 'invalid'}`);
     return { name, bytes, report: result.data };
   });
   const files = new Map<string, Buffer>();
@@ -69,10 +75,17 @@ export function buildEvidence(input: EvidenceInput): BuiltEvidence {
     catalog.push({ ...entry, report: path });
   }
   if (files.size === 0) throw new Error('no report has a run of any catalog entry: nothing to publish');
-  const listed = [...files].sort(([a], [b]) => a.localeCompare(b)).map(([path, bytes]) => ({ path, sha256: sha256(bytes), bytes: bytes.length }));
+  const listed = [...files]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([path, bytes]) => ({ path, sha256: sha256(bytes), bytes: bytes.length }));
   const reportsUsed = listed.map((file) => file.path);
-  const newest = catalog.map((entry) => parsed.find((report) => `reports/${report.name}` === entry.report)!.report).sort((a, b) => b.when.localeCompare(a.when))[0]!;
-  const stamp = input.publishedAt.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const newest = catalog
+    .map((entry) => parsed.find((report) => `reports/${report.name}` === entry.report)!.report)
+    .sort((a, b) => b.when.localeCompare(a.when))[0]!;
+  const stamp = input.publishedAt
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
   const manifest: EvidenceManifest = {
     format: EVIDENCE_FORMAT,
     package_id: `bep_${stamp}_${sha256(Buffer.from(listed.map((file) => file.sha256).join(''))).slice(0, 12)}`,

@@ -11,18 +11,15 @@ import {
 
 /** Why a package was refused; each one means nothing of it is served. */
 export type EvidenceFailure =
-  | 'missing'
-  | 'unsigned'
-  | 'bad_signature'
-  | 'malformed'
-  | 'altered'
-  | 'missing_file'
-  | 'unlisted_file';
+  'missing' | 'unsigned' | 'bad_signature' | 'malformed' | 'altered' | 'missing_file' | 'unlisted_file';
 
 /** A refused package: the reason and a sentence for operators (no file content). */
 export class EvidenceError extends Error {
   override name = 'EvidenceError';
-  constructor(readonly failure: EvidenceFailure, message: string) {
+  constructor(
+    readonly failure: EvidenceFailure,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -64,22 +61,34 @@ function checkSignature(files: ReadonlyMap<string, Buffer>, publicKey: KeyObject
   if (!signatureFile) throw new EvidenceError('unsigned', `the package has no ${SIGNATURE_FILE}`);
   const signature = Buffer.from(signatureFile.toString('utf8').trim(), 'base64');
   if (signature.length !== 64 || !verify(null, manifestBytes, publicKey, signature)) {
-    throw new EvidenceError('bad_signature', `${SIGNATURE_FILE} does not verify ${MANIFEST_FILE} with the configured public key`);
+    throw new EvidenceError(
+      'bad_signature',
+      `${SIGNATURE_FILE} does not verify ${MANIFEST_FILE} with the configured public key`,
+    );
   }
   return manifestBytes;
 }
 
 function parseManifest(manifestBytes: Buffer): EvidenceManifest {
   const parsed = EvidenceManifestSchema.safeParse(parseJson(manifestBytes, MANIFEST_FILE));
-  if (!parsed.success) throw new EvidenceError('malformed', `${MANIFEST_FILE} is not a ${'svc-bench-evidence/1'} manifest: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+  if (!parsed.success)
+    throw new EvidenceError(
+      'malformed',
+      `${MANIFEST_FILE} is not a ${'svc-bench-evidence/1'} manifest: ${parsed.error.issues[0]?.message ?? 'invalid'}`,
+    );
   const manifest = parsed.data;
   const paths = new Set(manifest.files.map((file) => file.path));
   if (paths.size !== manifest.files.length) throw new EvidenceError('malformed', 'a file is listed twice');
-  if (paths.has(MANIFEST_FILE) || paths.has(SIGNATURE_FILE)) throw new EvidenceError('malformed', 'the manifest lists itself or its signature');
+  if (paths.has(MANIFEST_FILE) || paths.has(SIGNATURE_FILE))
+    throw new EvidenceError('malformed', 'the manifest lists itself or its signature');
   const ids = new Set(manifest.catalog.map((entry) => entry.bench_id));
   if (ids.size !== manifest.catalog.length) throw new EvidenceError('malformed', 'a bench_id is listed twice');
   for (const entry of manifest.catalog) {
-    if (!paths.has(entry.report)) throw new EvidenceError('malformed', `catalog entry ${entry.bench_id} names ${entry.report}, which is not a listed file`);
+    if (!paths.has(entry.report))
+      throw new EvidenceError(
+        'malformed',
+        `catalog entry ${entry.bench_id} names ${entry.report}, which is not a listed file`,
+      );
   }
   return manifest;
 }
@@ -91,11 +100,13 @@ function checkFiles(files: ReadonlyMap<string, Buffer>, manifest: EvidenceManife
     const bytes = files.get(file.path);
     if (!bytes) throw new EvidenceError('missing_file', `${file.path} is listed but missing`);
     const digest = sha256(bytes);
-    if (bytes.length !== file.bytes || digest !== file.sha256) throw new EvidenceError('altered', `${file.path} does not match its digest`);
+    if (bytes.length !== file.bytes || digest !== file.sha256)
+      throw new EvidenceError('altered', `${file.path} does not match its digest`);
     digests.set(file.path, digest);
   }
   for (const path of files.keys()) {
-    if (path !== MANIFEST_FILE && path !== SIGNATURE_FILE && !digests.has(path)) throw new EvidenceError('unlisted_file', `${path} is not listed in the manifest`);
+    if (path !== MANIFEST_FILE && path !== SIGNATURE_FILE && !digests.has(path))
+      throw new EvidenceError('unlisted_file', `${path} is not listed in the manifest`);
   }
   return digests;
 }

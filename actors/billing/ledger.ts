@@ -68,7 +68,11 @@ export interface DailyTotals {
 const DAY_MS = 86_400_000;
 
 /** The ledger fields of a charge (the request's own fields, not its hold or cap). */
-function chargeEntry(input: ChargeInput, charge: number, tokenId: string | null): Omit<LedgerEntry, 'id' | 'seq' | 'balanceAfter' | 'createdAt'> {
+function chargeEntry(
+  input: ChargeInput,
+  charge: number,
+  tokenId: string | null,
+): Omit<LedgerEntry, 'id' | 'seq' | 'balanceAfter' | 'createdAt'> {
   return {
     type: 'charge',
     amount: -charge,
@@ -160,7 +164,10 @@ export class Ledger implements Billing {
   }
 
   private releaseHeld(accountId: string, amount: number): void {
-    const next = applyLedgerEvent({ balance: 0, held: this.held.get(accountId) ?? 0 }, { type: 'released', amount }).held;
+    const next = applyLedgerEvent(
+      { balance: 0, held: this.held.get(accountId) ?? 0 },
+      { type: 'released', amount },
+    ).held;
     if (next === 0) this.held.delete(accountId);
     else this.held.set(accountId, next);
   }
@@ -212,7 +219,8 @@ export class Ledger implements Billing {
    */
   async settle(holds: Hold | readonly Hold[], input: SettleInput): Promise<LedgerEntry | null> {
     const list: readonly Hold[] = Array.isArray(holds) ? holds : [holds as Hold];
-    if (input.ref === undefined && list.length > 0 && list.every((hold) => hold.done)) throw new Error(`hold ${list[0]!.id} already settled`);
+    if (input.ref === undefined && list.length > 0 && list.every((hold) => hold.done))
+      throw new Error(`hold ${list[0]!.id} already settled`);
     const accountId = input.accountId ?? list[0]?.accountId;
     if (accountId === undefined) throw new Error('a settle without holds must name its account');
     const tokenId = input.tokenId !== undefined ? input.tokenId : (list[0]?.tokenId ?? null);
@@ -233,11 +241,19 @@ export class Ledger implements Billing {
         }
         const account = this.accounts.get(accountId);
         if (!account || (charge === 0 && input.promptTokens === 0 && input.completionTokens === 0)) return null;
-        const balance = applyLedgerEvent({ balance: account.balance, held: 0 }, { type: 'settled', held: charge, charge }).balance;
+        const balance = applyLedgerEvent(
+          { balance: account.balance, held: 0 },
+          { type: 'settled', held: charge, charge },
+        ).balance;
         const written = this.appendInTransaction(account, balance, chargeEntry(input, charge, tokenId));
         pending = this.markSettling(claimed, written.seq);
         if (input.ref !== undefined) void this.refs.put(input.ref, [account.id, written.seq]);
-        if (tokenId) this.keyUsage.addChargeInTransaction(tokenId, { promptTokens: input.promptTokens, completionTokens: input.completionTokens, cost: charge });
+        if (tokenId)
+          this.keyUsage.addChargeInTransaction(tokenId, {
+            promptTokens: input.promptTokens,
+            completionTokens: input.completionTokens,
+            cost: charge,
+          });
         charged = true;
         return written;
       });
@@ -254,7 +270,14 @@ export class Ledger implements Billing {
     if (!account) return null;
     const balance = applyLedgerEvent({ balance: account.balance, held: 0 }, { type: 'credited', amount }).balance;
     return this.appendInTransaction(account, balance, {
-      type: 'topup', amount, description, requestId: null, tokenId: null, model: null, promptTokens: 0, completionTokens: 0,
+      type: 'topup',
+      amount,
+      description,
+      requestId: null,
+      tokenId: null,
+      model: null,
+      promptTokens: 0,
+      completionTokens: 0,
     });
   }
 
@@ -266,9 +289,19 @@ export class Ledger implements Billing {
   reverseInTransaction(accountId: string, amount: number, description: string): LedgerEntry | null {
     const account = this.accounts.get(accountId);
     if (!account) return null;
-    const balance = amount >= 0 ? applyLedgerEvent({ balance: account.balance, held: 0 }, { type: 'reversed', amount }).balance : applyLedgerEvent({ balance: account.balance, held: 0 }, { type: 'credited', amount: -amount }).balance;
+    const balance =
+      amount >= 0
+        ? applyLedgerEvent({ balance: account.balance, held: 0 }, { type: 'reversed', amount }).balance
+        : applyLedgerEvent({ balance: account.balance, held: 0 }, { type: 'credited', amount: -amount }).balance;
     return this.appendInTransaction(account, balance, {
-      type: 'reversal', amount: -amount, description, requestId: null, tokenId: null, model: null, promptTokens: 0, completionTokens: 0,
+      type: 'reversal',
+      amount: -amount,
+      description,
+      requestId: null,
+      tokenId: null,
+      model: null,
+      promptTokens: 0,
+      completionTokens: 0,
     });
   }
 
@@ -277,7 +310,11 @@ export class Ledger implements Billing {
     return this.store.transaction(() => this.creditInTransaction(accountId, amount, description));
   }
 
-  private appendInTransaction(account: AccountRecord, balanceAfter: number, input: Omit<LedgerEntry, 'id' | 'seq' | 'balanceAfter' | 'createdAt'>): LedgerEntry {
+  private appendInTransaction(
+    account: AccountRecord,
+    balanceAfter: number,
+    input: Omit<LedgerEntry, 'id' | 'seq' | 'balanceAfter' | 'createdAt'>,
+  ): LedgerEntry {
     const now = this.clock.now();
     const seq = account.ledgerSeq + 1;
     const entry: LedgerEntry = { ...input, id: newId('le'), seq, balanceAfter, createdAt: now };
@@ -299,7 +336,12 @@ export class Ledger implements Billing {
   /** The newest entries of an account, newest first. */
   recent(accountId: string, limit: number): LedgerEntry[] {
     const out: LedgerEntry[] = [];
-    for (const { value } of this.entries.getRange({ start: [accountId, Number.MAX_SAFE_INTEGER], end: [accountId, 0], reverse: true, limit })) {
+    for (const { value } of this.entries.getRange({
+      start: [accountId, Number.MAX_SAFE_INTEGER],
+      end: [accountId, 0],
+      reverse: true,
+      limit,
+    })) {
       out.push(value);
     }
     return out;
@@ -307,14 +349,18 @@ export class Ledger implements Billing {
 
   /** Every entry of an account, oldest first; for audits and tests. */
   *all(accountId: string): Iterable<LedgerEntry> {
-    for (const { value } of this.entries.getRange({ start: [accountId, 0], end: [accountId, Number.MAX_SAFE_INTEGER] })) yield value;
+    for (const { value } of this.entries.getRange({ start: [accountId, 0], end: [accountId, Number.MAX_SAFE_INTEGER] }))
+      yield value;
   }
 
   /** Totals over the last `days` calendar days (UTC), today included. */
   totals(accountId: string, days: number): DailyTotals {
     const today = Math.floor(this.clock.now() / DAY_MS);
     const sum = { ...EMPTY_DAY };
-    for (const { value } of this.daily.getRange({ start: [accountId, today - days + 1], end: [accountId, today + 1] })) {
+    for (const { value } of this.daily.getRange({
+      start: [accountId, today - days + 1],
+      end: [accountId, today + 1],
+    })) {
       sum.topups += value.topups;
       sum.charges += value.charges;
       sum.requests += value.requests;

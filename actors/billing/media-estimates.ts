@@ -20,7 +20,10 @@ export class MediaEstimates {
   estimate(modality: MediaModality, body: Record<string, unknown>): MediaEstimateObject {
     const estimator = this.estimators.get(modality);
     if (!estimator) {
-      throw new ApiError('validation_error', `Estimates for ${modality} are not served yet.`, { param: 'modality', detail: [{ loc: ['body', 'modality'], msg: `no estimator for ${modality}`, type: 'value_error' }] });
+      throw new ApiError('validation_error', `Estimates for ${modality} are not served yet.`, {
+        param: 'modality',
+        detail: [{ loc: ['body', 'modality'], msg: `no estimator for ${modality}`, type: 'value_error' }],
+      });
     }
     return estimator(body);
   }

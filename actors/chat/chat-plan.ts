@@ -35,16 +35,26 @@ export function classifyDepth(request: ChatCompletionRequest, promptTokens: numb
   if (request.enable_judge) return 'complex';
   if (promptTokens > COMPLEX_PROMPT_TOKENS || request.messages.length > COMPLEX_MESSAGES) return 'complex';
   if ((request.tools?.length ?? 0) > 0 || (request.functions?.length ?? 0) > 0) return 'complex';
-  return request.messages.some((m) => Array.isArray(m.content) && m.content.some((part) => part.type !== 'text')) ? 'complex' : 'simple';
+  return request.messages.some((m) => Array.isArray(m.content) && m.content.some((part) => part.type !== 'text'))
+    ? 'complex'
+    : 'simple';
 }
 
 /** Plans a request whose prompt counts `promptTokens`. */
 export function planChat(request: ChatCompletionRequest, promptTokens: number, modelMaxOutput: number): ChatPlan {
-  const maxTokens = Math.min(request.max_completion_tokens ?? request.max_tokens ?? DEFAULT_MAX_COMPLETION_TOKENS, modelMaxOutput);
+  const maxTokens = Math.min(
+    request.max_completion_tokens ?? request.max_tokens ?? DEFAULT_MAX_COMPLETION_TOKENS,
+    modelMaxOutput,
+  );
   const depth = classifyDepth(request, promptTokens);
   const n = request.n;
   if (depth === 'simple') {
-    return { depth, passes: ['answer'], maxTokens, worstCase: { promptTokens: promptTokens * n, completionTokens: maxTokens * n } };
+    return {
+      depth,
+      passes: ['answer'],
+      maxTokens,
+      worstCase: { promptTokens: promptTokens * n, completionTokens: maxTokens * n },
+    };
   }
   const passes: PassName[] = request.enable_judge ? ['plan', 'draft', 'check', 'judge'] : ['plan', 'draft', 'check'];
   // plan reads the prompt; draft reads prompt + plan; check and judge read prompt + draft.
@@ -60,11 +70,18 @@ export function withPreprocessing(plan: ChatPlan, added: TokenUsage): ChatPlan {
   if (added.promptTokens === 0 && added.completionTokens === 0) return plan;
   return {
     ...plan,
-    worstCase: { promptTokens: plan.worstCase.promptTokens + added.promptTokens, completionTokens: plan.worstCase.completionTokens + added.completionTokens },
+    worstCase: {
+      promptTokens: plan.worstCase.promptTokens + added.promptTokens,
+      completionTokens: plan.worstCase.completionTokens + added.completionTokens,
+    },
   };
 }
 
 /** A session's plan: sessions always take the deep path (plan, draft, check; judge when asked). */
-export function chatPlanForSession(request: ChatCompletionRequest, promptTokens: number, modelMaxOutput: number): ChatPlan {
+export function chatPlanForSession(
+  request: ChatCompletionRequest,
+  promptTokens: number,
+  modelMaxOutput: number,
+): ChatPlan {
   return planChat({ ...request, response_mode: 'complex' }, promptTokens, modelMaxOutput);
 }

@@ -13,7 +13,13 @@ import type { Billing } from '../billing/billing.js';
 import { planChat, withPreprocessing, type PassName } from './chat-plan.js';
 import type { CompletionEmitted, PassFailure } from './completion-machine.js';
 import type { LiveInput } from './completion-passes.js';
-import { findCompletion, runtimeCompletionMachine, startCompletion, type CompletionHandle, type CompletionOutcome } from './completion-run.js';
+import {
+  findCompletion,
+  runtimeCompletionMachine,
+  startCompletion,
+  type CompletionHandle,
+  type CompletionOutcome,
+} from './completion-run.js';
 import type { PartResolverOptions } from './parts/part-context.js';
 import { resolveParts } from './parts/resolve-parts.js';
 import type { CachedAnswer, ResponseCache } from './response-cache.js';
@@ -60,8 +66,12 @@ export interface LiveInputCommand {
 }
 
 /** How a live-input or cancel call was taken: by a plain completion, or by a session's run. */
-export type LiveInputTaken = { kind: 'completion'; completionId: string; seq: number; state: string } | { kind: 'session_run'; completionId: string; sessionId: string };
-export type CancelTaken = { kind: 'completion'; completionId: string; cancelled: boolean; state: string } | { kind: 'session_run'; completionId: string; sessionId: string };
+export type LiveInputTaken =
+  | { kind: 'completion'; completionId: string; seq: number; state: string }
+  | { kind: 'session_run'; completionId: string; sessionId: string };
+export type CancelTaken =
+  | { kind: 'completion'; completionId: string; cancelled: boolean; state: string }
+  | { kind: 'session_run'; completionId: string; sessionId: string };
 
 /** A completion's state for GET …/live-input. */
 export interface CompletionStatus {
@@ -78,7 +88,11 @@ export interface CompletionStatus {
  * (spec 3: live input and cancel work on either route). Implemented by the sessions feature.
  */
 export interface LinkedRuns {
-  liveInputToRun(accountId: string, completionId: string, input: LiveInputCommand): Promise<{ sessionId: string } | undefined>;
+  liveInputToRun(
+    accountId: string,
+    completionId: string,
+    input: LiveInputCommand,
+  ): Promise<{ sessionId: string } | undefined>;
   cancelRun(accountId: string, completionId: string, reason: string | null): Promise<{ sessionId: string } | undefined>;
 }
 
@@ -99,7 +113,9 @@ function upstreamError(failure: PassFailure | null): ApiError {
   const kind = failure?.kind ?? 'upstream_error';
   const headers: Record<string, string> = {};
   if (failure?.retryAfterMs) headers['retry-after'] = String(Math.ceil(failure.retryAfterMs / 1000));
-  return new ApiError(kind, `The model provider failed: ${failure?.message ?? 'unknown error'}. Nothing was charged.`, { headers });
+  return new ApiError(kind, `The model provider failed: ${failure?.message ?? 'unknown error'}. Nothing was charged.`, {
+    headers,
+  });
 }
 
 const noRetry = { 'x-should-retry': 'false' };
@@ -143,7 +159,9 @@ export class ChatService {
     const outcome = await done;
     if (outcome.status === 'failed') throw upstreamError(outcome.error);
     if (cacheKey && outcome.status === 'completed') {
-      cache.put(cacheKey, outcome.choices, plan.depth).catch((err: unknown) => this.options.logger.warn('chat cache write failed', { err }));
+      cache
+        .put(cacheKey, outcome.choices, plan.depth)
+        .catch((err: unknown) => this.options.logger.warn('chat cache write failed', { err }));
     }
     return { head, outcome, depth: plan.depth, cached: false };
   }
@@ -160,7 +178,10 @@ export class ChatService {
     const plan =
       resolved.messages === request.messages
         ? rawPlan
-        : withPreprocessing(planChat(request, countPromptTokens(resolved.messages), model.max_output_tokens), resolved.added);
+        : withPreprocessing(
+            planChat(request, countPromptTokens(resolved.messages), model.max_output_tokens),
+            resolved.added,
+          );
     const { done } = startCompletion({
       id: head.id,
       request,
@@ -182,7 +203,12 @@ export class ChatService {
   }
 
   /** A cache hit: charged its prompt tokens only (nothing was generated), marked cached. */
-  private async answerFromCache(call: ChatCall, head: CompletionHeader, hit: CachedAnswer, sink: CompletionSink | null): Promise<ChatResult> {
+  private async answerFromCache(
+    call: ChatCall,
+    head: CompletionHeader,
+    hit: CachedAnswer,
+    sink: CompletionSink | null,
+  ): Promise<ChatResult> {
     const { billing } = this.options;
     const usage = { promptTokens: countPromptTokens(call.request.messages), completionTokens: 0 };
     const hold = billing.hold({ accountId: call.accountId, tokenId: call.tokenId, amount: chatPriceMicros(usage) });
@@ -194,11 +220,27 @@ export class ChatService {
       promptTokens: usage.promptTokens,
       completionTokens: 0,
     });
-    const outcome: CompletionOutcome = { status: 'completed', choices: hit.choices, usage, priceMicros: entry ? -entry.amount : 0, error: null, cancelReason: null };
+    const outcome: CompletionOutcome = {
+      status: 'completed',
+      choices: hit.choices,
+      usage,
+      priceMicros: entry ? -entry.amount : 0,
+      error: null,
+      cancelReason: null,
+    };
     if (sink) {
       hit.choices.forEach((choice, index) => {
         if (choice.text) sink.event({ type: 'delta', choice: index, text: choice.text });
-        choice.toolCalls.forEach((call, i) => sink.event({ type: 'tool_call', choice: index, index: i, id: call.id, name: call.name, arguments: call.arguments }));
+        choice.toolCalls.forEach((call, i) =>
+          sink.event({
+            type: 'tool_call',
+            choice: index,
+            index: i,
+            id: call.id,
+            name: call.name,
+            arguments: call.arguments,
+          }),
+        );
       });
     }
     return { head, outcome, depth: hit.depth, cached: true };
@@ -206,7 +248,8 @@ export class ChatService {
 
   private find(accountId: string, completionId: string): CompletionHandle {
     const handle = findCompletion(this.options.registry, completionId, accountId);
-    if (!handle) throw new ApiError('not_found', `No running or recent completion ${completionId}.`, { param: 'completion_id' });
+    if (!handle)
+      throw new ApiError('not_found', `No running or recent completion ${completionId}.`, { param: 'completion_id' });
     return handle;
   }
 
@@ -218,9 +261,17 @@ export class ChatService {
     }
     const handle = this.find(accountId, completionId);
     if (!handle.state().active) {
-      throw new ApiError('conflict', 'This completion has finished; live input can no longer join it.', { headers: noRetry });
+      throw new ApiError('conflict', 'This completion has finished; live input can no longer join it.', {
+        headers: noRetry,
+      });
     }
-    const seq = handle.liveInput({ content: input.content, questionId: input.questionId, source: input.source, modality: input.modality, at: this.options.clock.now() });
+    const seq = handle.liveInput({
+      content: input.content,
+      questionId: input.questionId,
+      source: input.source,
+      modality: input.modality,
+      at: this.options.clock.now(),
+    });
     return { kind: 'completion', completionId, seq, state: handle.state().name };
   }
 

@@ -19,7 +19,8 @@ export async function collectAnswer(
   const calls: ToolCallResult[] = [];
   for await (const event of events) {
     if (signal.aborted) break;
-    if (event.type === 'done') return { text, toolCalls: calls.filter(Boolean), finishReason: event.finishReason, usage: event.usage };
+    if (event.type === 'done')
+      return { text, toolCalls: calls.filter(Boolean), finishReason: event.finishReason, usage: event.usage };
     if (event.type === 'delta') text += event.text;
     else {
       const call = (calls[event.index] ??= { id: event.id ?? '', name: event.name ?? '', arguments: '' });

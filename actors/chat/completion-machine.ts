@@ -40,7 +40,8 @@ export interface RunPassInput {
  * through the machine (one event per token would dominate the cost of a completion): the runtime
  * relays it straight to the client and reports what the cut-short pass had produced with CANCEL.
  */
-export type RunPassEvent = { type: 'PASS.DONE'; choices: PassChoiceResult[] } | { type: 'PASS.FAILED'; error: PassFailure };
+export type RunPassEvent =
+  { type: 'PASS.DONE'; choices: PassChoiceResult[] } | { type: 'PASS.FAILED'; error: PassFailure };
 
 /** Events clients send to a running completion; CANCEL carries the in-flight pass's text per choice. */
 export type CompletionClientEvent =
@@ -113,7 +114,12 @@ const invokePass = {
   input: ({ context }: { context: CompletionContext }): RunPassInput => ({
     pass: context.pass!,
     choices: context.passMessages,
-    maxTokens: context.pass === 'plan' ? PLAN_MAX_TOKENS : context.pass === 'check' || context.pass === 'judge' ? CHECK_MAX_TOKENS : context.plan.maxTokens,
+    maxTokens:
+      context.pass === 'plan'
+        ? PLAN_MAX_TOKENS
+        : context.pass === 'check' || context.pass === 'judge'
+          ? CHECK_MAX_TOKENS
+          : context.plan.maxTokens,
     port: context.port,
   }),
 };
@@ -164,7 +170,9 @@ export const completionMachine = setup({
             : context.answers,
       };
     }),
-    recordCancel: assign(({ event }) => (event.type === 'CANCEL' ? { cancelReason: event.reason ?? 'cancelled by client' } : {})),
+    recordCancel: assign(({ event }) =>
+      event.type === 'CANCEL' ? { cancelReason: event.reason ?? 'cancelled by client' } : {},
+    ),
     acceptLiveInput: assign(({ context, event }) => {
       if (event.type !== 'LIVE_INPUT') return {};
       const input: LiveInput = {

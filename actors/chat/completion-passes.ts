@@ -16,8 +16,10 @@ export interface LiveInput {
 const INSTRUCTIONS: Record<Exclude<PassName, 'answer'>, string> = {
   plan: 'Internal planning pass: list the steps a complete answer to the conversation needs. Do not answer yet.',
   draft: 'Write the answer. Follow this plan:',
-  check: 'Internal completeness check: does the answer below cover every part of the request? Reply "complete" or list what is missing.',
-  judge: 'Internal verification pass: verify the answer below is correct and consistent with the conversation. Reply "verified" or list the errors.',
+  check:
+    'Internal completeness check: does the answer below cover every part of the request? Reply "complete" or list what is missing.',
+  judge:
+    'Internal verification pass: verify the answer below is correct and consistent with the conversation. Reply "verified" or list the errors.',
 };
 
 function liveInputMessages(inputs: readonly LiveInput[]): ChatMessage[] {
@@ -48,6 +50,10 @@ export function passMessages(input: {
       return [...base, { role: 'system', content: `${INSTRUCTIONS.draft}\n${input.planText}` }];
     case 'check':
     case 'judge':
-      return [...base, { role: 'assistant', content: input.answerText }, { role: 'system', content: INSTRUCTIONS[input.pass] }];
+      return [
+        ...base,
+        { role: 'assistant', content: input.answerText },
+        { role: 'system', content: INSTRUCTIONS[input.pass] },
+      ];
   }
 }

@@ -31,25 +31,35 @@ export interface CompletionOutcome {
 
 function tools(request: ChatCompletionRequest): ToolDefinition[] {
   const defs = request.tools?.map((tool) => tool.function) ?? request.functions ?? [];
-  return defs.map((def) => ({ name: def.name, description: def.description ?? null, parameters: def.parameters ?? null }));
+  return defs.map((def) => ({
+    name: def.name,
+    description: def.description ?? null,
+    parameters: def.parameters ?? null,
+  }));
 }
 
 function toolChoice(request: ChatCompletionRequest): ToolChoice {
   const choice = request.tool_choice ?? request.function_call;
   if (!choice) return 'auto';
   if (typeof choice === 'string') return choice;
-  return 'type' in choice && choice.type === 'function' ? { name: (choice.function as { name: string }).name } : { name: (choice as { name: string }).name };
+  return 'type' in choice && choice.type === 'function'
+    ? { name: (choice.function as { name: string }).name }
+    : { name: (choice as { name: string }).name };
 }
 
 /** The backend settings of a request, shared by every pass and choice (`stream`: whether backends should stream). */
 export function backendBase(request: ChatCompletionRequest, stream = true): CompletionPort['base'] {
   const format = request.response_format;
-  const stop: ChatBackendRequest['stop'] = request.stop == null ? [] : typeof request.stop === 'string' ? [request.stop] : request.stop;
+  const stop: ChatBackendRequest['stop'] =
+    request.stop == null ? [] : typeof request.stop === 'string' ? [request.stop] : request.stop;
   return {
     model: request.model,
     temperature: request.temperature ?? null,
     stop,
-    responseFormat: { type: format?.type ?? 'text', schema: format?.type === 'json_schema' ? (format.json_schema.schema ?? null) : null },
+    responseFormat: {
+      type: format?.type ?? 'text',
+      schema: format?.type === 'json_schema' ? (format.json_schema.schema ?? null) : null,
+    },
     tools: tools(request),
     toolChoice: toolChoice(request),
     metadata: request.metadata ?? null,
@@ -133,8 +143,20 @@ function finishedHandle(name: string, liveInputs: readonly LiveInput[]): Complet
   // A run that took live input keeps its list (late GETs report it); the rest share one handle.
   let handle = liveInputs.length === 0 ? FINISHED.get(name) : undefined;
   if (!handle) {
-    const finalState: CompletionState = Object.freeze({ name, active: false, phase: null, liveInputs: liveInputs.length === 0 ? Object.freeze([]) : liveInputs });
-    const outcome: CompletionOutcome = { status: name as CompletionOutcome['status'], choices: [], usage: { promptTokens: 0, completionTokens: 0 }, priceMicros: 0, error: null, cancelReason: null };
+    const finalState: CompletionState = Object.freeze({
+      name,
+      active: false,
+      phase: null,
+      liveInputs: liveInputs.length === 0 ? Object.freeze([]) : liveInputs,
+    });
+    const outcome: CompletionOutcome = {
+      status: name as CompletionOutcome['status'],
+      choices: [],
+      usage: { promptTokens: 0, completionTokens: 0 },
+      priceMicros: 0,
+      error: null,
+      cancelReason: null,
+    };
     handle = {
       state: () => finalState,
       liveInput: () => {
@@ -157,42 +179,72 @@ function finishedHandle(name: string, liveInputs: readonly LiveInput[]): Complet
  * for a grace period after.
  */
 export function startCompletion(input: CompletionStart): CompletionHandle {
-  const hold = input.billing.hold({ accountId: input.accountId, tokenId: input.tokenId, amount: chatPriceMicros(input.plan.worstCase) });
-  const handle = input.plan.depth === 'complex' || input.plan.passes.length !== 1 ? startMachineRun(input) : startDirectRun(input);
+  const hold = input.billing.hold({
+    accountId: input.accountId,
+    tokenId: input.tokenId,
+    amount: chatPriceMicros(input.plan.worstCase),
+  });
+  const handle =
+    input.plan.depth === 'complex' || input.plan.passes.length !== 1 ? startMachineRun(input) : startDirectRun(input);
   const onAbort = () => handle.cancel('client disconnected');
   if (input.signal.aborted) onAbort();
   else input.signal.addEventListener('abort', onAbort, { once: true });
 
-  const settled = handle.done.then(async (outcome) => {
-    input.signal.removeEventListener('abort', onAbort);
-    if (outcome.status === 'failed') {
+  const settled = handle.done.then(
+    async (outcome) => {
+      input.signal.removeEventListener('abort', onAbort);
+      if (outcome.status === 'failed') {
+        input.billing.release(hold);
+        return outcome;
+      }
+      const entry = await input.billing.settle(hold, {
+        charge: outcome.priceMicros,
+        description: `chat completion (${input.plan.depth}${outcome.status === 'cancelled' ? ', cancelled' : ''})`,
+        requestId: input.requestId,
+        model: input.request.model,
+        promptTokens: outcome.usage.promptTokens,
+        completionTokens: outcome.usage.completionTokens,
+      });
+      return { ...outcome, priceMicros: entry ? -entry.amount : 0 };
+    },
+    (err: unknown) => {
+      input.signal.removeEventListener('abort', onAbort);
       input.billing.release(hold);
-      return outcome;
-    }
-    const entry = await input.billing.settle(hold, {
-      charge: outcome.priceMicros,
-      description: `chat completion (${input.plan.depth}${outcome.status === 'cancelled' ? ', cancelled' : ''})`,
-      requestId: input.requestId,
-      model: input.request.model,
-      promptTokens: outcome.usage.promptTokens,
-      completionTokens: outcome.usage.completionTokens,
-    });
-    return { ...outcome, priceMicros: entry ? -entry.amount : 0 };
-  }, (err: unknown) => {
-    input.signal.removeEventListener('abort', onAbort);
-    input.billing.release(hold);
-    throw err;
-  });
+      throw err;
+    },
+  );
   void settled.then(
-    () => input.registry.retire(input.id, COMPLETION_GRACE_MS, finishedHandle(handle.state().name, handle.state().liveInputs)),
+    () =>
+      input.registry.retire(
+        input.id,
+        COMPLETION_GRACE_MS,
+        finishedHandle(handle.state().name, handle.state().liveInputs),
+      ),
     () => input.registry.retire(input.id, 0),
   );
-  const live: CompletionHandle = { state: () => handle.state(), liveInput: (event) => handle.liveInput(event), cancel: (reason) => handle.cancel(reason), partial: () => handle.partial(), done: settled };
-  input.registry.add<CompletionHandle>({ id: input.id, machine: COMPLETION_MACHINE, ownerId: input.accountId, handle: live });
+  const live: CompletionHandle = {
+    state: () => handle.state(),
+    liveInput: (event) => handle.liveInput(event),
+    cancel: (reason) => handle.cancel(reason),
+    partial: () => handle.partial(),
+    done: settled,
+  };
+  input.registry.add<CompletionHandle>({
+    id: input.id,
+    machine: COMPLETION_MACHINE,
+    ownerId: input.accountId,
+    handle: live,
+  });
   return live;
 }
 
-function outcomeOf(status: CompletionOutcome['status'], answers: readonly PassChoiceResult[], usage: TokenUsage, error: PassFailure | null, cancelReason: string | null): CompletionOutcome {
+function outcomeOf(
+  status: CompletionOutcome['status'],
+  answers: readonly PassChoiceResult[],
+  usage: TokenUsage,
+  error: PassFailure | null,
+  cancelReason: string | null,
+): CompletionOutcome {
   return {
     status,
     choices: answers.map((a) => ({ text: a.text, toolCalls: a.toolCalls, finishReason: a.finishReason })),
@@ -205,9 +257,22 @@ function outcomeOf(status: CompletionOutcome['status'], answers: readonly PassCh
 
 /** The completion machine: planning, drafting, review and live input between passes. */
 function startMachineRun(input: CompletionStart): CompletionHandle {
-  const port: CompletionPort = { backend: input.backend, base: backendBase(input.request, true), ready: input.ready, relay: input.onEmit ?? (() => {}), partial: [] };
+  const port: CompletionPort = {
+    backend: input.backend,
+    base: backendBase(input.request, true),
+    ready: input.ready,
+    relay: input.onEmit ?? (() => {}),
+    partial: [],
+  };
   const actor = createActor(runtimeCompletionMachine, {
-    input: { id: input.id, n: input.request.n, conversation: input.conversation, plan: input.plan, port, preprocessed: input.preprocessed },
+    input: {
+      id: input.id,
+      n: input.request.n,
+      conversation: input.conversation,
+      plan: input.plan,
+      port,
+      preprocessed: input.preprocessed,
+    },
   });
   if (input.onEmit) actor.on('*', input.onEmit);
   const done = new Promise<CompletionOutcome>((resolve, reject) => {
@@ -223,7 +288,12 @@ function startMachineRun(input: CompletionStart): CompletionHandle {
   const handle: CompletionHandle = {
     state: () => {
       const { value, status, context } = actor.getSnapshot();
-      return { name: typeof value === 'string' ? value : 'running', active: status === 'active', phase: context.pass, liveInputs: context.liveInputs };
+      return {
+        name: typeof value === 'string' ? value : 'running',
+        active: status === 'active',
+        phase: context.pass,
+        liveInputs: context.liveInputs,
+      };
     },
     liveInput: (event) => {
       actor.send({ type: 'LIVE_INPUT', ...event });
@@ -260,9 +330,18 @@ class DirectRun implements CompletionHandle {
   constructor(private readonly input: CompletionStart) {
     const n = input.request.n;
     this.texts = n === 1 ? [''] : Array.from({ length: n }, () => '');
-    this.messages = passMessages({ pass: 'answer', conversation: input.conversation, liveInputs: [], planText: '', answerText: '' });
+    this.messages = passMessages({
+      pass: 'answer',
+      conversation: input.conversation,
+      liveInputs: [],
+      planText: '',
+      answerText: '',
+    });
     input.onEmit?.({ type: 'phase', phase: 'answer' });
-    const running = n === 1 ? this.runChoice(0).then((answer) => [answer]) : Promise.all(this.texts.map((_, choice) => this.runChoice(choice)));
+    const running =
+      n === 1
+        ? this.runChoice(0).then((answer) => [answer])
+        : Promise.all(this.texts.map((_, choice) => this.runChoice(choice)));
     this.done = running.then(
       (answers) => this.completed(answers),
       (err: unknown) => this.failed(err),
@@ -271,8 +350,16 @@ class DirectRun implements CompletionHandle {
 
   private runChoice(choice: number): Promise<PassChoiceResult> {
     const { input } = this;
-    const request: ChatBackendRequest = { ...backendBase(input.request, input.streaming || input.request.n > 1), messages: this.messages, maxTokens: input.plan.maxTokens, choiceIndex: choice, signal: this.controller.signal };
-    return collectAnswer(input.backend.stream(request), this.controller.signal, (event) => this.fragment(choice, event));
+    const request: ChatBackendRequest = {
+      ...backendBase(input.request, input.streaming || input.request.n > 1),
+      messages: this.messages,
+      maxTokens: input.plan.maxTokens,
+      choiceIndex: choice,
+      signal: this.controller.signal,
+    };
+    return collectAnswer(input.backend.stream(request), this.controller.signal, (event) =>
+      this.fragment(choice, event),
+    );
   }
 
   private fragment(choice: number, event: AnswerEvent): Promise<void> | null {
@@ -282,14 +369,22 @@ class DirectRun implements CompletionHandle {
       // character flattens it, so a long-open stream holds its text, not the chain.
       if ((++this.pieces & 15) === 0) text.charCodeAt(0);
     }
-    this.input.onEmit?.(event.type === 'delta' ? { type: 'delta', choice, text: event.text } : { ...event, type: 'tool_call', choice });
+    this.input.onEmit?.(
+      event.type === 'delta' ? { type: 'delta', choice, text: event.text } : { ...event, type: 'tool_call', choice },
+    );
     return this.input.ready();
   }
 
   private completed(answers: PassChoiceResult[]): CompletionOutcome {
     if (this.cancelReason !== null) return this.cancelled();
     this.name = 'completed';
-    const usage = answers.reduce((sum, a) => ({ promptTokens: sum.promptTokens + a.usage.promptTokens, completionTokens: sum.completionTokens + a.usage.completionTokens }), this.input.preprocessed);
+    const usage = answers.reduce(
+      (sum, a) => ({
+        promptTokens: sum.promptTokens + a.usage.promptTokens,
+        completionTokens: sum.completionTokens + a.usage.completionTokens,
+      }),
+      this.input.preprocessed,
+    );
     return outcomeOf('completed', answers, usage, null, null);
   }
 
@@ -305,8 +400,16 @@ class DirectRun implements CompletionHandle {
     const { preprocessed } = this.input;
     const promptTokens = countPromptTokens(this.messages) * this.texts.length;
     const completionTokens = this.texts.reduce((sum, text) => sum + countTokens(text), 0);
-    const usage = { promptTokens: preprocessed.promptTokens + promptTokens, completionTokens: preprocessed.completionTokens + completionTokens };
-    const answers = this.texts.map((text) => ({ text, toolCalls: [], finishReason: 'stop' as const, usage: { promptTokens: 0, completionTokens: 0 } }));
+    const usage = {
+      promptTokens: preprocessed.promptTokens + promptTokens,
+      completionTokens: preprocessed.completionTokens + completionTokens,
+    };
+    const answers = this.texts.map((text) => ({
+      text,
+      toolCalls: [],
+      finishReason: 'stop' as const,
+      usage: { promptTokens: 0, completionTokens: 0 },
+    }));
     return outcomeOf('cancelled', answers, usage, null, this.cancelReason);
   }
 
@@ -317,7 +420,15 @@ class DirectRun implements CompletionHandle {
 
   liveInput(event: LiveInputEvent): number {
     const inputs = this.liveInputs === NO_LIVE_INPUTS ? [] : (this.liveInputs as LiveInput[]);
-    inputs.push({ seq: inputs.length + 1, content: event.content, questionId: event.questionId, source: event.source, modality: event.modality, receivedAt: event.at, usedIn: null });
+    inputs.push({
+      seq: inputs.length + 1,
+      content: event.content,
+      questionId: event.questionId,
+      source: event.source,
+      modality: event.modality,
+      receivedAt: event.at,
+      usedIn: null,
+    });
     this.liveInputs = inputs;
     this.input.onEmit?.({ type: 'live_input', seq: inputs.length });
     return inputs.length;

@@ -23,7 +23,11 @@ export class ResponseCache {
   // Written but not yet committed: a repeat request in that window still hits.
   private readonly pending = new Map<string, CachedAnswer>();
 
-  constructor(store: Store, private readonly clock: Clock, private readonly ttlMs: number) {
+  constructor(
+    store: Store,
+    private readonly clock: Clock,
+    private readonly ttlMs: number,
+  ) {
     this.table = store.table<CachedAnswer>('chat_cache');
   }
 

@@ -32,12 +32,26 @@ export function toPassFailure(err: unknown): PassFailure {
 
 const VISIBLE = new Set(['answer', 'draft']);
 
-function runChoice(port: CompletionPort, input: RunPassInput, choice: number, signal: AbortSignal): Promise<PassChoiceResult> {
+function runChoice(
+  port: CompletionPort,
+  input: RunPassInput,
+  choice: number,
+  signal: AbortSignal,
+): Promise<PassChoiceResult> {
   const visible = VISIBLE.has(input.pass);
-  const request: ChatBackendRequest = { ...port.base, messages: input.choices[choice]!, maxTokens: input.maxTokens, choiceIndex: choice, signal };
+  const request: ChatBackendRequest = {
+    ...port.base,
+    messages: input.choices[choice]!,
+    maxTokens: input.maxTokens,
+    choiceIndex: choice,
+    signal,
+  };
   return collectAnswer(port.backend.stream(request), signal, (event) => {
     if (event.type === 'delta') port.partial[choice] += event.text;
-    if (visible) port.relay(event.type === 'delta' ? { type: 'delta', choice, text: event.text } : { ...event, type: 'tool_call', choice });
+    if (visible)
+      port.relay(
+        event.type === 'delta' ? { type: 'delta', choice, text: event.text } : { ...event, type: 'tool_call', choice },
+      );
     return port.ready();
   });
 }

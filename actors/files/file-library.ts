@@ -59,7 +59,13 @@ export class FileLibrary implements FileTextSource {
    * Stores what `writer` holds as a file of `accountId`: moves the bytes into place, extracts and
    * indexes the text, and commits the metadata. With `fileId` (a resumed assembly) it is idempotent.
    */
-  async save(input: { accountId: string; filename: string; purpose: string; writer: BlobWriter; fileId?: string }): Promise<FileRecord> {
+  async save(input: {
+    accountId: string;
+    filename: string;
+    purpose: string;
+    writer: BlobWriter;
+    fileId?: string;
+  }): Promise<FileRecord> {
     const id = input.fileId ?? newFileId();
     const sha256 = input.writer.digest();
     const bytes = input.writer.bytes;
@@ -75,21 +81,43 @@ export class FileLibrary implements FileTextSource {
   }
 
   /** Sniffs the type, extracts and indexes the text, and commits the metadata of bytes already in place. */
-  private async extractAndCommit(input: { accountId: string; filename: string; purpose: string }, blob: { id: string; sha256: string; bytes: number; path: string }): Promise<FileRecord> {
+  private async extractAndCommit(
+    input: { accountId: string; filename: string; purpose: string },
+    blob: { id: string; sha256: string; bytes: number; path: string },
+  ): Promise<FileRecord> {
     const { id, sha256, bytes, path } = blob;
     const contentType = contentTypeOf(input.filename, await this.blobs.readContentHead(id, 4096));
-    const result = await this.extractions.add(() => this.extractor.extract({ path, filename: input.filename, contentType, bytes }));
+    const result = await this.extractions.add(() =>
+      this.extractor.extract({ path, filename: input.filename, contentType, bytes }),
+    );
     let extraction: Extraction;
     let text = '';
     if (result.status === 'extracted') {
       text = result.text;
       await this.blobs.writeWhole(this.blobs.textPath(id), text);
-      extraction = { status: 'extracted', kind: result.kind, chars: text.length, truncated: result.truncated, ...(result.pages !== undefined && { pages: result.pages }) };
+      extraction = {
+        status: 'extracted',
+        kind: result.kind,
+        chars: text.length,
+        truncated: result.truncated,
+        ...(result.pages !== undefined && { pages: result.pages }),
+      };
     } else {
       extraction = result;
-      if (result.status === 'failed') this.logger.warn('text extraction failed', { file_id: id, reason: result.reason });
+      if (result.status === 'failed')
+        this.logger.warn('text extraction failed', { file_id: id, reason: result.reason });
     }
-    const record: FileRecord = { id, accountId: input.accountId, filename: input.filename, purpose: input.purpose, bytes, sha256, contentType, createdAt: this.clock.now(), extraction };
+    const record: FileRecord = {
+      id,
+      accountId: input.accountId,
+      filename: input.filename,
+      purpose: input.purpose,
+      bytes,
+      sha256,
+      contentType,
+      createdAt: this.clock.now(),
+      extraction,
+    };
     // Tokenise before the transaction: LMDB has one writer, and a large text must not hold it.
     const analyzed = text ? this.index.analyze(text) : null;
     await this.store.transaction(() => {
@@ -119,14 +147,22 @@ export class FileLibrary implements FileTextSource {
   async extractedText(accountId: string, fileId: string): Promise<ExtractedFileText | null> {
     const record = this.repo.get(accountId, fileId);
     if (!record) return null;
-    if (record.extraction.status !== 'extracted') return { filename: record.filename, text: `(no text could be extracted: ${record.extraction.reason})` };
+    if (record.extraction.status !== 'extracted')
+      return { filename: record.filename, text: `(no text could be extracted: ${record.extraction.reason})` };
     return { filename: record.filename, text: await this.blobs.readText(fileId) };
   }
 
   /** Ranked passages matching `query` in the account's files (or in one of them). */
-  async search(accountId: string, query: string, options: { fileId: string | null; maxHits: number }): Promise<FileSearchHit[]> {
+  async search(
+    accountId: string,
+    query: string,
+    options: { fileId: string | null; maxHits: number },
+  ): Promise<FileSearchHit[]> {
     const parsed = parseQuery(query);
-    const ranked = this.index.search(accountId, query, { ...(options.fileId !== null && { fileId: options.fileId }), maxFiles: options.maxHits });
+    const ranked = this.index.search(accountId, query, {
+      ...(options.fileId !== null && { fileId: options.fileId }),
+      maxFiles: options.maxHits,
+    });
     const hits: FileSearchHit[] = [];
     for (const { fileId, score } of ranked) {
       const record = this.repo.get(accountId, fileId);
@@ -137,7 +173,15 @@ export class FileLibrary implements FileTextSource {
       // A match past the snippet scan limit is still a hit: show the file's opening instead.
       if (found.length === 0) found.push(openingOf(text));
       for (const snippet of found) {
-        hits.push({ fileId, filename: record.filename, score, snippet: snippet.text, start: snippet.start, end: snippet.end, matches: snippet.matches });
+        hits.push({
+          fileId,
+          filename: record.filename,
+          score,
+          snippet: snippet.text,
+          start: snippet.start,
+          end: snippet.end,
+          matches: snippet.matches,
+        });
       }
       if (hits.length >= options.maxHits) break;
     }

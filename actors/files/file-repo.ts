@@ -63,7 +63,10 @@ export class FileRepo {
   }
 
   /** A page of the account's files, newest first (or oldest first), after the file `after` if given. */
-  list(accountId: string, options: { limit: number; order: 'asc' | 'desc'; after?: string; purpose?: string }): FilePage | undefined {
+  list(
+    accountId: string,
+    options: { limit: number; order: 'asc' | 'desc'; after?: string; purpose?: string },
+  ): FilePage | undefined {
     const desc = options.order === 'desc';
     let start: unknown[] = desc ? [accountId, Number.MAX_SAFE_INTEGER] : [accountId, 0];
     let skip: string | undefined;

@@ -1,6 +1,12 @@
 import type { ExtractedFileText, FileTextSource } from '../../backends/file-text-source.js';
 import { ApiError } from '../../protocols/errors.js';
-import { MultipartFileFieldsSchema, stripDataUrl, type FileSearchRequest, type ListFilesQuery, type UploadFileJson } from '../../protocols/files.js';
+import {
+  MultipartFileFieldsSchema,
+  stripDataUrl,
+  type FileSearchRequest,
+  type ListFilesQuery,
+  type UploadFileJson,
+} from '../../protocols/files.js';
 import { fieldError, parseOrThrow } from '../../protocols/validation.js';
 import type { BlobWriter } from '../../runtime/blobs/blob-store.js';
 import type { FileLibrary, FileSearchHit } from './file-library.js';
@@ -64,7 +70,11 @@ export class FileService implements FileTextSource {
   }
 
   /** Fills or checks `writer` with `prepare`, then saves it as a file; the blob is discarded on any failure. */
-  private async saveOrAbort(accountId: string, writer: BlobWriter, prepare: () => FileNaming | Promise<FileNaming>): Promise<FileRecord> {
+  private async saveOrAbort(
+    accountId: string,
+    writer: BlobWriter,
+    prepare: () => FileNaming | Promise<FileNaming>,
+  ): Promise<FileRecord> {
     try {
       const { filename, purpose } = await prepare();
       return await this.library.save({ accountId, filename, purpose, writer });

@@ -1,5 +1,10 @@
 import { ApiError } from '../../protocols/errors.js';
-import { MultipartError, MultipartParser, multipartBoundary, type MultipartPartHead } from '../../protocols/multipart.js';
+import {
+  MultipartError,
+  MultipartParser,
+  multipartBoundary,
+  type MultipartPartHead,
+} from '../../protocols/multipart.js';
 import { fieldError } from '../../protocols/validation.js';
 import type { BlobStore, BlobWriter } from '../../runtime/blobs/blob-store.js';
 
@@ -47,7 +52,8 @@ function addField(fields: Record<string, string | string[]>, name: string, value
  */
 export async function receiveFileForm(body: BodyStream, blobs: BlobStore, rules: FileFormRules): Promise<ReceivedForm> {
   const boundary = multipartBoundary(body.contentType);
-  if (!boundary) throw new ApiError('invalid_multipart', 'The multipart/form-data Content-Type has no usable boundary parameter.');
+  if (!boundary)
+    throw new ApiError('invalid_multipart', 'The multipart/form-data Content-Type has no usable boundary parameter.');
   let writer: BlobWriter | null = null;
   let filename = '';
   const fields = Object.create(null) as Record<string, string | string[]>;
@@ -74,7 +80,8 @@ export async function receiveFileForm(body: BodyStream, blobs: BlobStore, rules:
           return writer!.write(chunk);
         }
         fieldBytes += chunk.length;
-        if (fieldBytes > MAX_FIELD_BYTES) throw new ApiError('payload_too_large', `Form fields other than the file exceed ${MAX_FIELD_BYTES} bytes.`);
+        if (fieldBytes > MAX_FIELD_BYTES)
+          throw new ApiError('payload_too_large', `Form fields other than the file exceed ${MAX_FIELD_BYTES} bytes.`);
         field?.chunks.push(chunk);
         return undefined;
       },
@@ -96,7 +103,8 @@ export async function receiveFileForm(body: BodyStream, blobs: BlobStore, rules:
   } catch (err) {
     await writing.catch(() => undefined);
     await (writer as BlobWriter | null)?.abort();
-    if (err instanceof MultipartError) throw new ApiError('invalid_multipart', `The multipart body is malformed: ${err.message}`, { cause: err });
+    if (err instanceof MultipartError)
+      throw new ApiError('invalid_multipart', `The multipart body is malformed: ${err.message}`, { cause: err });
     throw err;
   }
   if (!writer) throw fieldError(['body', 'file'], rules.missing, 'missing');
@@ -108,7 +116,11 @@ export function receiveMultipartFile(body: BodyStream, blobs: BlobStore, maxByte
   return receiveFileForm(body, blobs, {
     maxBytes,
     maxParts: 20,
-    tooLarge: () => new ApiError('payload_too_large', `The file exceeds ${maxBytes} bytes; use a resumable upload (POST /v1/files/uploads).`),
+    tooLarge: () =>
+      new ApiError(
+        'payload_too_large',
+        `The file exceeds ${maxBytes} bytes; use a resumable upload (POST /v1/files/uploads).`,
+      ),
     missing: 'Field required: send the file as a part named "file" with a filename',
     unnamedFile: null,
   });

@@ -33,7 +33,11 @@ export interface SearchIndexLimits {
 }
 
 /** Default caps: 2,000,000 tokens per document (about 12 MB of prose), 10,000 positions per term and file, 20,000 phrase checks per query. */
-export const DEFAULT_SEARCH_LIMITS: SearchIndexLimits = { maxTokensPerDocument: 2_000_000, maxPositionsPerTerm: 10_000, maxPhraseChecks: 20_000 };
+export const DEFAULT_SEARCH_LIMITS: SearchIndexLimits = {
+  maxTokensPerDocument: 2_000_000,
+  maxPositionsPerTerm: 10_000,
+  maxPhraseChecks: 20_000,
+};
 
 /** Value of a posting: the term's count in the file and the file's length in tokens, for BM25. */
 type Posting = [tf: number, length: number];
@@ -156,7 +160,9 @@ function phraseCandidates(
   phrases: readonly { postings: readonly TermPostings[]; weight: number }[],
   avgLength: number,
 ): { fileId: string; length: number; freeScore: number; bound: number }[] {
-  const required = [...new Set(phrases.flatMap((phrase) => phrase.postings))].sort((a, b) => a.files.size - b.files.size);
+  const required = [...new Set(phrases.flatMap((phrase) => phrase.postings))].sort(
+    (a, b) => a.files.size - b.files.size,
+  );
   const candidates: { fileId: string; length: number; freeScore: number; bound: number }[] = [];
   for (const [fileId, [, length]] of required[0]!.files) {
     if (!required.every((p) => p.files.has(fileId))) continue;
@@ -196,7 +202,7 @@ class BestResults {
     const heap = this.heap;
     if (heap.length < this.size) {
       heap.push(result);
-      for (let at = heap.length - 1; at > 0; ) {
+      for (let at = heap.length - 1; at > 0;) {
         const parent = (at - 1) >> 1;
         if (!ranksBefore(heap[parent]!, heap[at]!)) break;
         [heap[at], heap[parent]] = [heap[parent]!, heap[at]!];
@@ -206,7 +212,7 @@ class BestResults {
     }
     if (!ranksBefore(result, heap[0]!)) return;
     heap[0] = result;
-    for (let at = 0; ; ) {
+    for (let at = 0; ;) {
       const left = 2 * at + 1;
       let worst = at;
       if (left < heap.length && ranksBefore(heap[worst]!, heap[left]!)) worst = left;
@@ -238,7 +244,10 @@ export class SearchIndex {
   private readonly docs: Table<DocumentRow>;
   private readonly stats: Table<SearchStats>;
 
-  constructor(store: Store, readonly limits: SearchIndexLimits = DEFAULT_SEARCH_LIMITS) {
+  constructor(
+    store: Store,
+    readonly limits: SearchIndexLimits = DEFAULT_SEARCH_LIMITS,
+  ) {
     this.postings = store.table<Posting>('search_postings');
     this.positions = store.table<Uint8Array>('search_positions');
     this.docs = store.table<DocumentRow>('search_docs');
@@ -309,7 +318,8 @@ export class SearchIndex {
     if (phrases.length === 0) {
       const scores = new Map<string, number>();
       for (const { files, weight } of free) {
-        for (const [fileId, [tf, length]] of files) scores.set(fileId, (scores.get(fileId) ?? 0) + bm25(tf, weight, length, avgLength));
+        for (const [fileId, [tf, length]] of files)
+          scores.set(fileId, (scores.get(fileId) ?? 0) + bm25(tf, weight, length, avgLength));
       }
       for (const [fileId, score] of scores) best.offer({ fileId, score });
       return best.sorted();
@@ -323,7 +333,10 @@ export class SearchIndex {
       if (checksPositions && checks++ >= this.limits.maxPhraseChecks) break;
       let score = freeScore;
       for (const phrase of phrases) {
-        const frequency = phrase.terms.length === 1 ? phrase.postings[0]!.files.get(fileId)![0] : this.phraseFrequency(accountId, fileId, phrase.terms);
+        const frequency =
+          phrase.terms.length === 1
+            ? phrase.postings[0]!.files.get(fileId)![0]
+            : this.phraseFrequency(accountId, fileId, phrase.terms);
         if (frequency === 0) continue candidates;
         score += bm25(frequency, phrase.weight, length, avgLength);
       }
@@ -351,7 +364,8 @@ export class SearchIndex {
     const decoded = new Map<string, number[]>();
     const positions = terms.map((term) => {
       let list = decoded.get(term);
-      if (!list) decoded.set(term, (list = decodePositions(this.positions.get([accountId, term, fileId]) ?? new Uint8Array())));
+      if (!list)
+        decoded.set(term, (list = decodePositions(this.positions.get([accountId, term, fileId]) ?? new Uint8Array())));
       return list;
     });
     return countPhrase(positions);

@@ -76,7 +76,12 @@ function charAt(text: string, index: number): string {
 }
 
 /** Finds every occurrence of the query's terms and phrases in the first `scanLimit` characters. */
-function findHits(text: string, query: ParsedQuery, scanLimit: number, maxHits: number): { hits: Hit[]; weights: number[] } {
+function findHits(
+  text: string,
+  query: ParsedQuery,
+  scanLimit: number,
+  maxHits: number,
+): { hits: Hit[]; weights: number[] } {
   const weights: number[] = [];
   const termUnits = new Map<string, number>();
   for (const term of query.terms) termUnits.set(term, weights.push(1) - 1);

@@ -36,7 +36,19 @@ const WORD_CHAR = `[[\\p{L}\\p{N}\\p{M}]--[${CJK}]]`;
 // lower-casing is its whole normalisation), otherwise any other word.
 const TOKEN_SOURCE = `([${CJK}])|([A-Za-z0-9]+(?!${WORD_CHAR}))|${WORD_CHAR}+`;
 const NOT_LETTER_OR_DIGIT = /[^\p{L}\p{N}]+/gu;
-const FOLDS: Record<string, string> = { ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', đ: 'd', ł: 'l', þ: 'th', ð: 'd', ı: 'i', ς: 'σ', ĸ: 'q' };
+const FOLDS: Record<string, string> = {
+  ß: 'ss',
+  æ: 'ae',
+  œ: 'oe',
+  ø: 'o',
+  đ: 'd',
+  ł: 'l',
+  þ: 'th',
+  ð: 'd',
+  ı: 'i',
+  ς: 'σ',
+  ĸ: 'q',
+};
 const FOLDABLE = /[ßæœøđłþðıςĸ]/gu;
 const QUOTES = /["“”„]/;
 const CONTINUES_WORD = new RegExp(`^${WORD_CHAR}$`, 'v');

@@ -1,5 +1,10 @@
 import { ApiError } from '../../protocols/errors.js';
-import { MultipartError, MultipartParser, multipartBoundary, type MultipartPartHead } from '../../protocols/multipart.js';
+import {
+  MultipartError,
+  MultipartParser,
+  multipartBoundary,
+  type MultipartPartHead,
+} from '../../protocols/multipart.js';
 import type { BodyStream } from '../files/receive-multipart.js';
 
 /** One file part of a form, whole in memory (media forms are bounded). */
@@ -35,7 +40,8 @@ const MAX_FIELD_BYTES = 256 * 1024;
  */
 export async function receiveForm(body: BodyStream, limits: FormLimits): Promise<ReceivedForm> {
   const boundary = multipartBoundary(body.contentType);
-  if (!boundary) throw new ApiError('invalid_multipart', 'The multipart/form-data Content-Type has no usable boundary parameter.');
+  if (!boundary)
+    throw new ApiError('invalid_multipart', 'The multipart/form-data Content-Type has no usable boundary parameter.');
   const form: ReceivedForm = { fields: new Map(), files: [] };
   let part: { head: MultipartPartHead; chunks: Buffer[]; bytes: number } | null = null;
   let fieldBytes = 0;
@@ -50,16 +56,21 @@ export async function receiveForm(body: BodyStream, limits: FormLimits): Promise
         current.bytes += chunk.length;
         if (current.head.filename === null) {
           fieldBytes += chunk.length;
-          if (fieldBytes > MAX_FIELD_BYTES) throw new ApiError('payload_too_large', `Form fields other than files exceed ${MAX_FIELD_BYTES} bytes.`);
+          if (fieldBytes > MAX_FIELD_BYTES)
+            throw new ApiError('payload_too_large', `Form fields other than files exceed ${MAX_FIELD_BYTES} bytes.`);
         } else if (current.bytes > limits.maxFileBytes) {
-          throw new ApiError('payload_too_large', `The file in part "${current.head.name.slice(0, 64)}" exceeds ${limits.maxFileBytes} bytes.`);
+          throw new ApiError(
+            'payload_too_large',
+            `The file in part "${current.head.name.slice(0, 64)}" exceeds ${limits.maxFileBytes} bytes.`,
+          );
         }
         current.chunks.push(chunk);
       },
       partEnd() {
         const { head, chunks } = part!;
         const data = Buffer.concat(chunks);
-        if (head.filename !== null) form.files.push({ field: head.name, filename: head.filename, contentType: head.contentType, data });
+        if (head.filename !== null)
+          form.files.push({ field: head.name, filename: head.filename, contentType: head.contentType, data });
         else form.fields.set(head.name, [...(form.fields.get(head.name) ?? []), data.toString('utf8')]);
         part = null;
       },
@@ -70,7 +81,8 @@ export async function receiveForm(body: BodyStream, limits: FormLimits): Promise
     await body.pipeBody((chunk) => parser.write(chunk), limits.maxBytes);
     parser.end();
   } catch (err) {
-    if (err instanceof MultipartError) throw new ApiError('invalid_multipart', `The multipart body is malformed: ${err.message}`, { cause: err });
+    if (err instanceof MultipartError)
+      throw new ApiError('invalid_multipart', `The multipart body is malformed: ${err.message}`, { cause: err });
     throw err;
   }
   return form;
@@ -91,7 +103,10 @@ function scalar(text: string): unknown {
  * numbers when they look like integers (the schema judges the rest), `true`/`false` become
  * booleans for `booleans`. The last of repeated plain fields wins.
  */
-export function formBody(fields: ReadonlyMap<string, readonly string[]>, options: { integers: readonly string[]; booleans?: readonly string[] }): Record<string, unknown> {
+export function formBody(
+  fields: ReadonlyMap<string, readonly string[]>,
+  options: { integers: readonly string[]; booleans?: readonly string[] },
+): Record<string, unknown> {
   const body: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   for (const [name, values] of fields) {
     const list = /^([A-Za-z0-9_]{1,64})\[\]$/.exec(name);

@@ -16,7 +16,10 @@ export function imageEstimator(backend: ImageBackend, modality: 'image' | 'image
   return (body) => {
     const request = parseOrThrow(ImageGenerationRequestSchema, body);
     const model = requireModel(request.model);
-    const plan = planImages(request, { costMicros: (tier, { width, height }) => backend.costMicros({ tier, width, height }), randomSeed: () => 0 });
+    const plan = planImages(request, {
+      costMicros: (tier, { width, height }) => backend.costMicros({ tier, width, height }),
+      randomSeed: () => 0,
+    });
     const most = plan.n * (1 + plan.maxRepairs);
     const estimate: MediaEstimateObject = {
       object: 'estimate',
@@ -25,7 +28,10 @@ export function imageEstimator(backend: ImageBackend, modality: 'image' | 'image
       pricing_version: PRICING_VERSION,
       backend: backend.name,
       units: { basis: `images (${plan.geometry.width}x${plan.geometry.height} ${plan.tier})`, min: plan.n, max: most },
-      our_cost_usd: { min: microsToUsd(plan.n * plan.attemptCostMicros), max: microsToUsd(most * plan.attemptCostMicros) },
+      our_cost_usd: {
+        min: microsToUsd(plan.n * plan.attemptCostMicros),
+        max: microsToUsd(most * plan.attemptCostMicros),
+      },
       cost_usd: { min: microsToUsd(plan.n * plan.attemptPriceMicros), max: microsToUsd(plan.holdMicros) },
       markup_percent: MEDIA_MARKUP_PERCENT,
       hold_usd: microsToUsd(plan.holdMicros),

@@ -1,4 +1,11 @@
-import { DEFAULT_IMAGE_SIZE, IMAGE_GEOMETRY, resolveGeometry, type Geometry, type ImageGenerationRequest, type ImageTier } from '../../protocols/images.js';
+import {
+  DEFAULT_IMAGE_SIZE,
+  IMAGE_GEOMETRY,
+  resolveGeometry,
+  type Geometry,
+  type ImageGenerationRequest,
+  type ImageTier,
+} from '../../protocols/images.js';
 import { mediaPriceMicros } from '../../protocols/pricing.js';
 import { fieldError } from '../../protocols/validation.js';
 
@@ -36,7 +43,21 @@ export interface ImagePlan {
 /** The fields a plan reads (generations and edits share them). */
 export type PlanInput = Pick<
   ImageGenerationRequest,
-  'model' | 'n' | 'size' | 'aspect_ratio' | 'resolution' | 'quality' | 'input_fidelity' | 'output_format' | 'output_compression' | 'background' | 'response_format' | 'text_policy' | 'expected_text' | 'max_repairs' | 'seed'
+  | 'model'
+  | 'n'
+  | 'size'
+  | 'aspect_ratio'
+  | 'resolution'
+  | 'quality'
+  | 'input_fidelity'
+  | 'output_format'
+  | 'output_compression'
+  | 'background'
+  | 'response_format'
+  | 'text_policy'
+  | 'expected_text'
+  | 'max_repairs'
+  | 'seed'
 >;
 
 /**
@@ -44,7 +65,10 @@ export type PlanInput = Pick<
  * standard, whatever else the request says; otherwise an exact-text policy, more than
  * 1536×1536 pixels or `input_fidelity: high` make it premium, and anything else is standard.
  */
-export function imageTier(request: Pick<PlanInput, 'quality' | 'text_policy' | 'expected_text' | 'input_fidelity'>, geometry: Geometry): ImageTier {
+export function imageTier(
+  request: Pick<PlanInput, 'quality' | 'text_policy' | 'expected_text' | 'input_fidelity'>,
+  geometry: Geometry,
+): ImageTier {
   if (request.quality === 'high' || request.quality === 'hd') return 'premium';
   if (request.quality === 'low' || request.quality === 'standard') return 'standard';
   const exact = request.text_policy === 'exact' || (!request.text_policy && Boolean(request.expected_text?.length));
@@ -56,8 +80,14 @@ export function imageTier(request: Pick<PlanInput, 'quality' | 'text_policy' | '
 function policyOf(request: PlanInput): { policy: TextPolicy; expectedText: string[] } {
   const lines = request.expected_text ?? [];
   const policy: TextPolicy = request.text_policy ?? (lines.length > 0 ? 'exact' : 'none');
-  if (policy === 'exact' && lines.length === 0) throw fieldError(['body', 'expected_text'], 'required when text_policy is exact: the lines of text the image must show', 'missing');
-  if (policy !== 'exact' && lines.length > 0) throw fieldError(['body', 'expected_text'], `must be left out when text_policy is ${policy}`);
+  if (policy === 'exact' && lines.length === 0)
+    throw fieldError(
+      ['body', 'expected_text'],
+      'required when text_policy is exact: the lines of text the image must show',
+      'missing',
+    );
+  if (policy !== 'exact' && lines.length > 0)
+    throw fieldError(['body', 'expected_text'], `must be left out when text_policy is ${policy}`);
   return { policy, expectedText: lines };
 }
 
@@ -74,12 +104,20 @@ function reportedQuality(quality: PlanInput['quality'], tier: ImageTier): ImageP
  * random one when absent, reported back) and money: one attempt's cost and price, and the hold
  * for `n` images with every repair. Every contradiction is a 422 naming its field.
  */
-export function planImages(request: PlanInput, options: { fallback?: Geometry; costMicros: (tier: ImageTier, geometry: Geometry) => number; randomSeed: () => number }): ImagePlan {
+export function planImages(
+  request: PlanInput,
+  options: {
+    fallback?: Geometry;
+    costMicros: (tier: ImageTier, geometry: Geometry) => number;
+    randomSeed: () => number;
+  },
+): ImagePlan {
   const geometry = resolveGeometry(request, options.fallback ?? DEFAULT_IMAGE_SIZE, IMAGE_GEOMETRY);
   const { policy, expectedText } = policyOf(request);
   const format = request.output_format ?? 'png';
   const background = request.background === 'transparent' ? 'transparent' : 'opaque';
-  if (background === 'transparent' && format === 'jpeg') throw fieldError(['body', 'background'], 'transparent needs output_format png or webp (JPEG has no alpha channel)');
+  if (background === 'transparent' && format === 'jpeg')
+    throw fieldError(['body', 'background'], 'transparent needs output_format png or webp (JPEG has no alpha channel)');
   const tier = imageTier(request, geometry);
   const maxRepairs = policy === 'none' ? 0 : request.max_repairs;
   const attemptCostMicros = options.costMicros(tier, geometry);

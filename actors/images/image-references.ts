@@ -22,21 +22,31 @@ export interface ReferenceFiles {
 /** Checks that `data` is a PNG, JPEG, GIF or WebP within the size limit; 422 at `loc` otherwise. */
 export function checkReference(data: Buffer, loc: (string | number)[]): ReferenceImage {
   if (data.length === 0) throw fieldError(['body', ...loc], 'the image is empty');
-  if (data.length > MAX_REFERENCE_BYTES) throw fieldError(['body', ...loc], `the image is larger than ${MAX_REFERENCE_BYTES} bytes`);
+  if (data.length > MAX_REFERENCE_BYTES)
+    throw fieldError(['body', ...loc], `the image is larger than ${MAX_REFERENCE_BYTES} bytes`);
   const header = readImageHeader(data);
   if (!header) throw fieldError(['body', ...loc], 'not a PNG, JPEG, GIF or WebP image');
   return { data, header };
 }
 
-async function readFile(files: ReferenceFiles, accountId: string, fileId: string, loc: (string | number)[]): Promise<Buffer> {
+async function readFile(
+  files: ReferenceFiles,
+  accountId: string,
+  fileId: string,
+  loc: (string | number)[],
+): Promise<Buffer> {
   let content: ReturnType<ReferenceFiles['content']>;
   try {
     content = files.content(accountId, fileId);
   } catch (err) {
-    if (err instanceof ApiError && err.code === 'not_found') throw new ApiError('not_found', `No file ${fileId.slice(0, 100)} (in ${loc.join('.')}).`, { param: loc.join('.') });
+    if (err instanceof ApiError && err.code === 'not_found')
+      throw new ApiError('not_found', `No file ${fileId.slice(0, 100)} (in ${loc.join('.')}).`, {
+        param: loc.join('.'),
+      });
     throw err;
   }
-  if (content.record.bytes > MAX_REFERENCE_BYTES) throw fieldError(['body', ...loc], `file ${fileId} is larger than ${MAX_REFERENCE_BYTES} bytes`);
+  if (content.record.bytes > MAX_REFERENCE_BYTES)
+    throw fieldError(['body', ...loc], `file ${fileId} is larger than ${MAX_REFERENCE_BYTES} bytes`);
   const chunks: Buffer[] = [];
   for await (const chunk of content.body.chunks) chunks.push(chunk);
   return Buffer.concat(chunks);
@@ -49,12 +59,28 @@ async function readFile(files: ReferenceFiles, accountId: string, fileId: string
  */
 export async function loadReference(
   reference: InputReference,
-  context: { accountId: string; files: ReferenceFiles; fetch: RemoteFetchLimits; signal: AbortSignal; loc: (string | number)[] },
+  context: {
+    accountId: string;
+    files: ReferenceFiles;
+    fetch: RemoteFetchLimits;
+    signal: AbortSignal;
+    loc: (string | number)[];
+  },
 ): Promise<ReferenceImage> {
   const { loc } = context;
-  if (reference.file_id !== undefined) return checkReference(await readFile(context.files, context.accountId, reference.file_id, [...loc, 'file_id']), [...loc, 'file_id']);
+  if (reference.file_id !== undefined)
+    return checkReference(await readFile(context.files, context.accountId, reference.file_id, [...loc, 'file_id']), [
+      ...loc,
+      'file_id',
+    ]);
   const url = typeof reference.image_url === 'string' ? reference.image_url : reference.image_url!.url;
   const param = [...loc, 'image_url'].join('.');
-  const loaded = await loadMedia(url, { kind: 'image', label: `the image in ${param}`, param, limits: { ...context.fetch, maxBytes: Math.min(context.fetch.maxBytes, MAX_REFERENCE_BYTES) }, signal: context.signal });
+  const loaded = await loadMedia(url, {
+    kind: 'image',
+    label: `the image in ${param}`,
+    param,
+    limits: { ...context.fetch, maxBytes: Math.min(context.fetch.maxBytes, MAX_REFERENCE_BYTES) },
+    signal: context.signal,
+  });
   return checkReference(loaded.bytes, [...loc, 'image_url']);
 }

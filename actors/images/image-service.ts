@@ -3,7 +3,15 @@ import { RetryableError, TerminalError } from '../../backends/errors.js';
 import type { GeneratedImage, ImageBackend, ImageText } from '../../backends/image-generation.js';
 import type { OcrBackend } from '../../backends/ocr.js';
 import { ApiError } from '../../protocols/errors.js';
-import { DEFAULT_IMAGE_SIZE, IMAGE_FORM_INTEGERS, IMAGE_GEOMETRY, ImageGenerationRequestSchema, resolveGeometry, type ImageEditJson, type ImageGenerationRequest } from '../../protocols/images.js';
+import {
+  DEFAULT_IMAGE_SIZE,
+  IMAGE_FORM_INTEGERS,
+  IMAGE_GEOMETRY,
+  ImageGenerationRequestSchema,
+  resolveGeometry,
+  type ImageEditJson,
+  type ImageGenerationRequest,
+} from '../../protocols/images.js';
 import { requireModel } from '../../protocols/models.js';
 import { microsToUsd } from '../../protocols/money.js';
 import { fieldError, parseOrThrow } from '../../protocols/validation.js';
@@ -67,7 +75,11 @@ type ImageRequest = ImageGenerationRequest;
 
 /** Thrown inside a run when an image's text policy failed after every repair. */
 class PolicyUnmet extends Error {
-  constructor(readonly image: number, readonly read: string, readonly tries: number) {
+  constructor(
+    readonly image: number,
+    readonly read: string,
+    readonly tries: number,
+  ) {
     super('text policy unmet');
   }
 }
@@ -114,11 +126,19 @@ export class ImageService {
 
   /** POST /v1/images/edits as the SDK sends it: `image` or `image[]` file parts, an optional `mask` part, the rest as fields. */
   async editForm(caller: ImageCaller, form: ReceivedForm): Promise<ImageResult> {
-    const request = parseOrThrow(ImageGenerationRequestSchema, formBody(form.fields, { integers: IMAGE_FORM_INTEGERS, booleans: ['stream'] }));
+    const request = parseOrThrow(
+      ImageGenerationRequestSchema,
+      formBody(form.fields, { integers: IMAGE_FORM_INTEGERS, booleans: ['stream'] }),
+    );
     requireModel(request.model);
     resolveGeometry(request, DEFAULT_IMAGE_SIZE, IMAGE_GEOMETRY);
     const images = form.files.filter((file) => file.field === 'image' || file.field === 'image[]');
-    if (images.length === 0) throw fieldError(['body', 'image'], 'Field required: send the image(s) to edit as file parts named image or image[]', 'missing');
+    if (images.length === 0)
+      throw fieldError(
+        ['body', 'image'],
+        'Field required: send the image(s) to edit as file parts named image or image[]',
+        'missing',
+      );
     if (images.length > 16) throw fieldError(['body', 'image'], 'at most 16 images');
     const references = images.map((file, i) => checkReference(file.data, ['image', i]));
     const maskFile = form.files.find((file) => file.field === 'mask');
@@ -127,10 +147,20 @@ export class ImageService {
   }
 
   private referenceContext(caller: ImageCaller, loc: (string | number)[]) {
-    return { accountId: caller.accountId, files: this.options.files, fetch: this.options.fetch, signal: caller.signal, loc };
+    return {
+      accountId: caller.accountId,
+      files: this.options.files,
+      fetch: this.options.fetch,
+      signal: caller.signal,
+      loc,
+    };
   }
 
-  private loadAll(caller: ImageCaller, list: ImageGenerationRequest['input_references'] & object, field: string): Promise<ReferenceImage[]> {
+  private loadAll(
+    caller: ImageCaller,
+    list: ImageGenerationRequest['input_references'] & object,
+    field: string,
+  ): Promise<ReferenceImage[]> {
     return Promise.all(list.map((reference, i) => loadReference(reference, this.referenceContext(caller, [field, i]))));
   }
 
@@ -145,10 +175,20 @@ export class ImageService {
     });
   }
 
-  private async run(caller: ImageCaller, request: ImageRequest, references: ReferenceImage[], mask: ReferenceImage | null): Promise<ImageResult> {
+  private async run(
+    caller: ImageCaller,
+    request: ImageRequest,
+    references: ReferenceImage[],
+    mask: ReferenceImage | null,
+  ): Promise<ImageResult> {
     const { billing, ocr } = this.options;
     const plan = this.plan(request, references);
-    if (plan.policy !== 'none' && !ocr) throw new ApiError('ocr_unavailable', `text_policy ${plan.policy} needs OCR, and this server has no OCR engine (tesseract). Nothing was charged.`, { param: 'text_policy' });
+    if (plan.policy !== 'none' && !ocr)
+      throw new ApiError(
+        'ocr_unavailable',
+        `text_policy ${plan.policy} needs OCR, and this server has no OCR engine (tesseract). Nothing was charged.`,
+        { param: 'text_policy' },
+      );
     const hold = billing.hold({ accountId: caller.accountId, tokenId: caller.tokenId, amount: plan.holdMicros });
     const attempts: ImageAttempt[] = [];
     const controller = new AbortController();
@@ -157,16 +197,33 @@ export class ImageService {
     try {
       const made = await Promise.all(
         Array.from({ length: plan.n }, (_, i) =>
-          this.makeImage({ request, plan, image: i, references, mask, attempts, signal: controller.signal }).catch((err: unknown) => {
-            controller.abort(err);
-            throw err;
-          }),
+          this.makeImage({ request, plan, image: i, references, mask, attempts, signal: controller.signal }).catch(
+            (err: unknown) => {
+              controller.abort(err);
+              throw err;
+            },
+          ),
         ),
       );
       const urlExpiresAt = plan.responseFormat === 'url' ? this.options.clock.now() + this.options.urlTtlMs : null;
-      const images = await Promise.all(made.map(async (image) => ({ bytes: image.bytes, contentType: image.contentType, mediaId: urlExpiresAt === null ? null : await this.store(caller, image, urlExpiresAt) })));
+      const images = await Promise.all(
+        made.map(async (image) => ({
+          bytes: image.bytes,
+          contentType: image.contentType,
+          mediaId: urlExpiresAt === null ? null : await this.store(caller, image, urlExpiresAt),
+        })),
+      );
       const charged = await this.charge(hold, caller, plan, attempts);
-      return { created: Math.floor(this.options.clock.now() / 1000), plan, backend: this.backendName, images, urlExpiresAt, attempts: sorted(attempts), costMicros: sum(attempts, 'costMicros'), priceMicros: charged };
+      return {
+        created: Math.floor(this.options.clock.now() / 1000),
+        plan,
+        backend: this.backendName,
+        images,
+        urlExpiresAt,
+        attempts: sorted(attempts),
+        costMicros: sum(attempts, 'costMicros'),
+        priceMicros: charged,
+      };
     } catch (err) {
       throw await this.failed(hold, caller, plan, attempts, err);
     } finally {
@@ -175,14 +232,34 @@ export class ImageService {
   }
 
   private async store(caller: ImageCaller, image: GeneratedImage, expiresAt: number): Promise<string> {
-    const record = await this.options.links.put({ id: newId('img'), ownerId: caller.accountId, kind: 'image', contentType: image.contentType, expiresAt, data: image.bytes });
+    const record = await this.options.links.put({
+      id: newId('img'),
+      ownerId: caller.accountId,
+      kind: 'image',
+      contentType: image.contentType,
+      expiresAt,
+      data: image.bytes,
+    });
     return record.id;
   }
 
   /** One image: attempts until its text policy passes or the repairs run out. */
-  private async makeImage(input: { request: ImageRequest; plan: ImagePlan; image: number; references: ReferenceImage[]; mask: ReferenceImage | null; attempts: ImageAttempt[]; signal: AbortSignal }): Promise<GeneratedImage> {
+  private async makeImage(input: {
+    request: ImageRequest;
+    plan: ImagePlan;
+    image: number;
+    references: ReferenceImage[];
+    mask: ReferenceImage | null;
+    attempts: ImageAttempt[];
+    signal: AbortSignal;
+  }): Promise<GeneratedImage> {
     const { request, plan, image, signal } = input;
-    const text: ImageText = plan.policy === 'exact' ? { mode: 'exact', lines: plan.expectedText } : plan.policy === 'no_text' ? { mode: 'none' } : null;
+    const text: ImageText =
+      plan.policy === 'exact'
+        ? { mode: 'exact', lines: plan.expectedText }
+        : plan.policy === 'no_text'
+          ? { mode: 'none' }
+          : null;
     let repairOf: string | null = null;
     for (let attempt = 0; ; attempt++) {
       signal.throwIfAborted();
@@ -205,7 +282,14 @@ export class ImageService {
         script: scriptOf(request.metadata),
         signal,
       });
-      const record: ImageAttempt = { image, attempt, outcome: 'accepted', ocrText: null, costMicros: made.costMicros, priceMicros: plan.attemptPriceMicros };
+      const record: ImageAttempt = {
+        image,
+        attempt,
+        outcome: 'accepted',
+        ocrText: null,
+        costMicros: made.costMicros,
+        priceMicros: plan.attemptPriceMicros,
+      };
       input.attempts.push(record);
       if (plan.policy === 'none') return made;
       const ocr = this.options.ocr!;
@@ -219,7 +303,12 @@ export class ImageService {
   }
 
   /** Charges the attempts made (each at its price, never above the hold); returns the charge. */
-  private async charge(hold: Hold, caller: ImageCaller, plan: ImagePlan, attempts: readonly ImageAttempt[]): Promise<number> {
+  private async charge(
+    hold: Hold,
+    caller: ImageCaller,
+    plan: ImagePlan,
+    attempts: readonly ImageAttempt[],
+  ): Promise<number> {
     const price = sum(attempts, 'priceMicros');
     const { width, height } = plan.geometry;
     const entry = await this.options.billing.settle(hold, {
@@ -234,15 +323,34 @@ export class ImageService {
   }
 
   /** The error a run ends with: policy unmet and client gone charge the attempts made; a failing backend charges nothing. */
-  private async failed(hold: Hold, caller: ImageCaller, plan: ImagePlan, attempts: readonly ImageAttempt[], err: unknown): Promise<unknown> {
+  private async failed(
+    hold: Hold,
+    caller: ImageCaller,
+    plan: ImagePlan,
+    attempts: readonly ImageAttempt[],
+    err: unknown,
+  ): Promise<unknown> {
     if (err instanceof PolicyUnmet) {
       const charged = await this.charge(hold, caller, plan, attempts);
-      const what = plan.policy === 'exact' ? `should read "${plan.expectedText.join(' / ')}" but OCR read "${err.read}"` : `should show no text but OCR read "${err.read}"`;
-      return new ApiError('text_policy_unmet', `Image ${err.image} ${what} after ${err.tries} attempt${err.tries === 1 ? '' : 's'} (max_repairs ${plan.maxRepairs}). $${microsToUsd(charged).toFixed(6)} was charged for the ${attempts.length} attempts made.`, {
-        param: plan.policy === 'exact' ? 'expected_text' : 'text_policy',
-        headers: { ...noRetry, 'x-svc-price-usd': microsToUsd(charged).toFixed(6) },
-        detail: [{ loc: ['body', plan.policy === 'exact' ? 'expected_text' : 'text_policy'], msg: `image ${err.image}: OCR read ${JSON.stringify(err.read)}`, type: 'text_policy_unmet' }],
-      });
+      const what =
+        plan.policy === 'exact'
+          ? `should read "${plan.expectedText.join(' / ')}" but OCR read "${err.read}"`
+          : `should show no text but OCR read "${err.read}"`;
+      return new ApiError(
+        'text_policy_unmet',
+        `Image ${err.image} ${what} after ${err.tries} attempt${err.tries === 1 ? '' : 's'} (max_repairs ${plan.maxRepairs}). $${microsToUsd(charged).toFixed(6)} was charged for the ${attempts.length} attempts made.`,
+        {
+          param: plan.policy === 'exact' ? 'expected_text' : 'text_policy',
+          headers: { ...noRetry, 'x-svc-price-usd': microsToUsd(charged).toFixed(6) },
+          detail: [
+            {
+              loc: ['body', plan.policy === 'exact' ? 'expected_text' : 'text_policy'],
+              msg: `image ${err.image}: OCR read ${JSON.stringify(err.read)}`,
+              type: 'text_policy_unmet',
+            },
+          ],
+        },
+      );
     }
     if (caller.signal.aborted) {
       await this.charge(hold, caller, plan, attempts);
@@ -251,8 +359,12 @@ export class ImageService {
     this.options.billing.release(hold);
     if (err instanceof TerminalError || err instanceof RetryableError) {
       const headers: Record<string, string> = {};
-      if (err instanceof RetryableError && err.retryAfterMs) headers['retry-after'] = String(Math.ceil(err.retryAfterMs / 1000));
-      return new ApiError(err.kind, `Image generation failed: ${err.message}. Nothing was charged.`, { headers, cause: err });
+      if (err instanceof RetryableError && err.retryAfterMs)
+        headers['retry-after'] = String(Math.ceil(err.retryAfterMs / 1000));
+      return new ApiError(err.kind, `Image generation failed: ${err.message}. Nothing was charged.`, {
+        headers,
+        cause: err,
+      });
     }
     return err;
   }

@@ -115,11 +115,24 @@ export class MediaLinks {
    */
   async open(id: string, expires: string | undefined, signature: string | undefined): Promise<MediaContent> {
     const seconds = expires !== undefined && /^\d{1,12}$/.test(expires) ? Number(expires) : null;
-    if (seconds === null || !signature) throw new ApiError('url_signature_invalid', 'This media URL is not signed: use the URL exactly as the API returned it.', { param: 'signature' });
+    if (seconds === null || !signature)
+      throw new ApiError(
+        'url_signature_invalid',
+        'This media URL is not signed: use the URL exactly as the API returned it.',
+        { param: 'signature' },
+      );
     const expected = Buffer.from(this.signature(id, seconds));
     const given = Buffer.from(signature);
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new ApiError('url_signature_invalid', 'The signature of this media URL does not match: use the URL exactly as the API returned it.', { param: 'signature' });
-    if (seconds * 1000 <= this.clock.now()) throw new ApiError('url_expired', 'This media URL has expired: fetch the resource again for a fresh URL.', { param: 'expires' });
+    if (given.length !== expected.length || !timingSafeEqual(given, expected))
+      throw new ApiError(
+        'url_signature_invalid',
+        'The signature of this media URL does not match: use the URL exactly as the API returned it.',
+        { param: 'signature' },
+      );
+    if (seconds * 1000 <= this.clock.now())
+      throw new ApiError('url_expired', 'This media URL has expired: fetch the resource again for a fresh URL.', {
+        param: 'expires',
+      });
     const record = this.records.get(id);
     const content = record ? await this.contentOf(record) : undefined;
     if (!content) throw new ApiError('not_found', 'This media no longer exists.', { param: 'media_id' });
@@ -130,7 +143,8 @@ export class MediaLinks {
   async sweepExpired(): Promise<number> {
     const now = this.clock.now();
     const expired: string[] = [];
-    for (const { value } of this.records.getRange()) if (value.expiresAt !== null && value.expiresAt <= now) expired.push(value.id);
+    for (const { value } of this.records.getRange())
+      if (value.expiresAt !== null && value.expiresAt <= now) expired.push(value.id);
     for (const id of expired) await this.remove(id);
     return expired.length;
   }

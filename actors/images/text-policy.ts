@@ -34,7 +34,16 @@ export function readText(reading: OcrReading, policy: TextPolicy): string {
     policy === 'no_text'
       ? (word: OcrWord) => word.confidence >= NO_TEXT_MIN_CONFIDENCE && hasAlnum(word, 2)
       : (word: OcrWord) => word.confidence >= EXACT_MIN_CONFIDENCE && (hasAlnum(word, 1) || word.confidence >= 90);
-  return normaliseText(reading.lines.map((line) => line.filter(keep).map((word) => word.text).join(' ')).join(' '));
+  return normaliseText(
+    reading.lines
+      .map((line) =>
+        line
+          .filter(keep)
+          .map((word) => word.text)
+          .join(' '),
+      )
+      .join(' '),
+  );
 }
 
 /** Edit distance of two texts (for choosing which pass's reading to report). */
@@ -42,7 +51,8 @@ function distance(a: string, b: string): number {
   let row = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const next = [i];
-    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    for (let j = 1; j <= b.length; j++)
+      next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
     row = next;
   }
   return row[b.length]!;
@@ -55,7 +65,11 @@ function distance(a: string, b: string): number {
  * text and accepts only when none does. Returns the reading that decided (for a mismatch, the one
  * closest to the expected text), for the repair and the report.
  */
-export async function judgeText(policy: Exclude<TextPolicy, 'none'>, expected: readonly string[], read: (pass: OcrPass) => Promise<OcrReading>): Promise<{ outcome: PolicyOutcome; read: string }> {
+export async function judgeText(
+  policy: Exclude<TextPolicy, 'none'>,
+  expected: readonly string[],
+  read: (pass: OcrPass) => Promise<OcrReading>,
+): Promise<{ outcome: PolicyOutcome; read: string }> {
   const want = normaliseText(expected.join(' '));
   let closest: string | null = null;
   for (const pass of OCR_PASSES) {

@@ -30,7 +30,8 @@ export class ListingRepo {
   /** Every listing (of `category` when given), in id order. */
   list(category?: string): ListingRecord[] {
     const out: ListingRecord[] = [];
-    for (const { value } of this.listings.getRange()) if (category === undefined || value.category === category) out.push(value);
+    for (const { value } of this.listings.getRange())
+      if (category === undefined || value.category === category) out.push(value);
     return out;
   }
 }

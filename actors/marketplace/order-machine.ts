@@ -63,7 +63,12 @@ export type OrderEvent =
   | { type: 'TIMER'; name: string };
 
 const pendingIs = (context: OrderContext, event: OrderEvent, action: OrderAction) =>
-  'approvalId' in event && 'at' in event && context.pending !== null && context.pending.id === event.approvalId && context.pending.action === action && event.at <= context.pending.expiresAt;
+  'approvalId' in event &&
+  'at' in event &&
+  context.pending !== null &&
+  context.pending.id === event.approvalId &&
+  context.pending.action === action &&
+  event.at <= context.pending.expiresAt;
 
 const settleInputOf = (context: OrderContext): OrderSettleInput => ({
   orderId: context.id,
@@ -90,8 +95,12 @@ export const orderMachine = setup({
     emitted: {} as { type: string; [key: string]: unknown },
   },
   actors: {
-    settleCharge: fromPromise<{ chargedMicros: number }, OrderSettleInput>(() => Promise.reject(new Error('settleCharge must be provided by the runtime'))),
-    releaseHold: fromPromise<void, { orderId: string }>(() => Promise.reject(new Error('releaseHold must be provided by the runtime'))),
+    settleCharge: fromPromise<{ chargedMicros: number }, OrderSettleInput>(() =>
+      Promise.reject(new Error('settleCharge must be provided by the runtime')),
+    ),
+    releaseHold: fromPromise<void, { orderId: string }>(() =>
+      Promise.reject(new Error('releaseHold must be provided by the runtime')),
+    ),
   },
   guards: {
     approvesOrder: ({ context, event }) => event.type === 'APPROVE' && pendingIs(context, event, 'order'),
@@ -105,12 +114,23 @@ export const orderMachine = setup({
     requestApproval: assign(({ context, event }) => {
       if (event.type !== 'REQUEST') return {};
       const expiresAt = event.at + context.approvalTtlMs;
-      return { pending: { id: event.approvalId, action: event.action, expiresAt, reason: event.reason }, deadlines: { pending: expiresAt } };
+      return {
+        pending: { id: event.approvalId, action: event.action, expiresAt, reason: event.reason },
+        deadlines: { pending: expiresAt },
+      };
     }),
-    emitRequested: emit(({ context }) => ({ type: 'approval_requested', approval_id: context.pending?.id, action: context.pending?.action, expires_at: context.pending?.expiresAt })),
+    emitRequested: emit(({ context }) => ({
+      type: 'approval_requested',
+      approval_id: context.pending?.id,
+      action: context.pending?.action,
+      expires_at: context.pending?.expiresAt,
+    })),
     carryOut: assign(({ context }) => ({
       carriedOut: context.pending ? [...context.carriedOut, context.pending.id] : context.carriedOut,
-      cancelReason: context.pending?.action === 'cancel' ? (context.pending.reason ?? 'cancelled by the buyer') : context.cancelReason,
+      cancelReason:
+        context.pending?.action === 'cancel'
+          ? (context.pending.reason ?? 'cancelled by the buyer')
+          : context.cancelReason,
       pending: null,
       deadlines: {},
       lastError: null,
@@ -119,7 +139,10 @@ export const orderMachine = setup({
     hold: assign(({ context }) => ({ heldMicros: context.priceMicros })),
     lapse: assign({ cancelReason: () => 'approval_expired', pending: () => null, deadlines: () => ({}) }),
     decline: assign({ cancelReason: () => 'declined', pending: () => null, deadlines: () => ({}) }),
-    recordCharge: assign(({ event }) => ({ chargedMicros: (event as unknown as { output: { chargedMicros: number } }).output.chargedMicros, heldMicros: 0 })),
+    recordCharge: assign(({ event }) => ({
+      chargedMicros: (event as unknown as { output: { chargedMicros: number } }).output.chargedMicros,
+      heldMicros: 0,
+    })),
     recordRelease: assign({ heldMicros: () => 0 }),
     recordFailure: assign(({ event }) => {
       const error = (event as { error?: unknown }).error;
@@ -144,10 +167,19 @@ export const orderMachine = setup({
   initial: 'pending_approval',
   states: {
     pending_approval: {
-      entry: emit(({ context }) => ({ type: 'proposed', listing_id: context.listingId, quantity: context.quantity, price_micros: context.priceMicros, approval_id: context.pending?.id })),
+      entry: emit(({ context }) => ({
+        type: 'proposed',
+        listing_id: context.listingId,
+        quantity: context.quantity,
+        price_micros: context.priceMicros,
+        approval_id: context.pending?.id,
+      })),
       on: {
         APPROVE: { guard: 'approvesOrder', target: 'placed', actions: ['touch', 'carryOut', 'hold'] },
-        REQUEST: { guard: ({ event }) => event.action === 'cancel', actions: ['touch', 'requestApproval', 'emitRequested'] },
+        REQUEST: {
+          guard: ({ event }) => event.action === 'cancel',
+          actions: ['touch', 'requestApproval', 'emitRequested'],
+        },
         CONFIRM: { guard: 'confirmsCancel', target: 'cancelled', actions: ['touch', 'carryOut'] },
         DECLINE: { guard: 'declinesPending', target: 'cancelled', actions: ['touch', 'decline'] },
         TIMER: { guard: 'isPendingTimer', target: 'cancelled', actions: 'lapse' },
@@ -174,9 +206,17 @@ export const orderMachine = setup({
       },
     },
     releasing: {
-      invoke: { src: 'releaseHold', input: ({ context }) => ({ orderId: context.id }), onDone: { target: 'cancelled', actions: 'recordRelease' }, onError: { target: 'cancelled', actions: 'recordRelease' } },
+      invoke: {
+        src: 'releaseHold',
+        input: ({ context }) => ({ orderId: context.id }),
+        onDone: { target: 'cancelled', actions: 'recordRelease' },
+        onError: { target: 'cancelled', actions: 'recordRelease' },
+      },
     },
-    accepted: { type: 'final', entry: emit(({ context }) => ({ type: 'accepted', charged_micros: context.chargedMicros })) },
+    accepted: {
+      type: 'final',
+      entry: emit(({ context }) => ({ type: 'accepted', charged_micros: context.chargedMicros })),
+    },
     cancelled: { type: 'final', entry: emit(({ context }) => ({ type: 'cancelled', reason: context.cancelReason })) },
   },
 });
@@ -185,4 +225,8 @@ export const orderMachine = setup({
 export type OrderMachineState = 'pending_approval' | 'placed' | 'accepting' | 'releasing' | 'accepted' | 'cancelled';
 
 /** States in which an order holds money. */
-export const HOLDING_ORDER_STATES: readonly string[] = ['placed', 'accepting', 'releasing'] satisfies OrderMachineState[];
+export const HOLDING_ORDER_STATES: readonly string[] = [
+  'placed',
+  'accepting',
+  'releasing',
+] satisfies OrderMachineState[];

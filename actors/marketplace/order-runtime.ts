@@ -2,7 +2,13 @@ import { fromPromise } from 'xstate';
 import type { ActorRecord, HostedMachine } from '../../runtime/host/actor-host.js';
 import type { Billing } from '../billing/billing.js';
 import type { Hold } from '../billing/ledger.js';
-import { HOLDING_ORDER_STATES, ORDER_MACHINE, orderMachine, type OrderContext, type OrderSettleInput } from './order-machine.js';
+import {
+  HOLDING_ORDER_STATES,
+  ORDER_MACHINE,
+  orderMachine,
+  type OrderContext,
+  type OrderSettleInput,
+} from './order-machine.js';
 
 /**
  * The money side of orders: the hold of a placed order, its once-only charge when accepted, and
@@ -18,7 +24,12 @@ export class OrderRuntime {
   /** Holds an order's price (402 when the balance cannot cover it); null when it already holds. */
   hold(context: Pick<OrderContext, 'id' | 'accountId' | 'tokenId' | 'priceMicros'>, force = false): Hold | null {
     if (this.holds.has(context.id)) return null;
-    const hold = this.billing.hold({ accountId: context.accountId, tokenId: context.tokenId, amount: context.priceMicros, force });
+    const hold = this.billing.hold({
+      accountId: context.accountId,
+      tokenId: context.tokenId,
+      amount: context.priceMicros,
+      force,
+    });
     this.holds.set(context.id, hold);
     return hold;
   }
@@ -67,7 +78,8 @@ export class OrderRuntime {
       }),
       onRehydrate: (record: ActorRecord) => {
         const snapshot = record.snapshot as { value: unknown; context: OrderContext };
-        if (typeof snapshot.value === 'string' && HOLDING_ORDER_STATES.includes(snapshot.value)) this.hold(snapshot.context, true);
+        if (typeof snapshot.value === 'string' && HOLDING_ORDER_STATES.includes(snapshot.value))
+          this.hold(snapshot.context, true);
       },
     };
   }

@@ -7,7 +7,13 @@ import type { Store, Table } from '../../runtime/store/store.js';
 import type { Billing } from '../billing/billing.js';
 import type { ListingRecord } from './listings-fixture.js';
 import { ListingRepo } from './listing-repo.js';
-import { ORDER_MACHINE, type OrderContext, type OrderEvent, type OrderInput, type OrderMachineState } from './order-machine.js';
+import {
+  ORDER_MACHINE,
+  type OrderContext,
+  type OrderEvent,
+  type OrderInput,
+  type OrderMachineState,
+} from './order-machine.js';
 import { OrderRuntime } from './order-runtime.js';
 
 /** Who acts on orders: the account, and the API token the charge counts against (null for OAuth callers). */
@@ -63,9 +69,15 @@ function publicState(value: OrderMachineState): OrderState {
 function assertMatches(order: OrderContext, approval: ApprovalRecord, expected: ConfirmExpectation): void {
   const same =
     expected.action === approval.action &&
-    (expected.action === 'order' ? expected.listingId === order.listingId && expected.quantity === order.quantity : expected.orderId === order.id);
+    (expected.action === 'order'
+      ? expected.listingId === order.listingId && expected.quantity === order.quantity
+      : expected.orderId === order.id);
   if (!same) {
-    throw new ApiError('approval_mismatch', 'The approval was given for another call: repeat the first call\'s arguments exactly, or call again without approval_id.', { param: 'approval_id', headers: noRetry });
+    throw new ApiError(
+      'approval_mismatch',
+      "The approval was given for another call: repeat the first call's arguments exactly, or call again without approval_id.",
+      { param: 'approval_id', headers: noRetry },
+    );
   }
 }
 
@@ -127,7 +139,11 @@ export class OrderService {
   async propose(caller: OrderCaller, listingId: string, quantity: number): Promise<ProposedAction> {
     const { host, clock, approvalTtlMs } = this.options;
     const listing = this.listing(listingId);
-    if (!listing.available) throw new ApiError('conflict', `Listing ${listingId} is not available to order now.`, { param: 'listing_id', headers: noRetry });
+    if (!listing.available)
+      throw new ApiError('conflict', `Listing ${listingId} is not available to order now.`, {
+        param: 'listing_id',
+        headers: noRetry,
+      });
     const id = newId('ord');
     const approvalId = newId('act');
     await this.approvals.put(approvalId, { orderId: id, accountId: caller.accountId, action: 'order' });
@@ -149,7 +165,12 @@ export class OrderService {
   }
 
   /** Asks to accept or cancel an order: a pending action on it, nothing else changes. */
-  async requestChange(caller: OrderCaller, orderId: string, action: 'accept' | 'cancel', reason: string | null): Promise<ProposedAction> {
+  async requestChange(
+    caller: OrderCaller,
+    orderId: string,
+    action: 'accept' | 'cancel',
+    reason: string | null,
+  ): Promise<ProposedAction> {
     const { host, clock } = this.options;
     const record = this.load(caller.accountId, orderId);
     const approvalId = newId('act');
@@ -172,9 +193,19 @@ export class OrderService {
     assertMatches(order, approval, expected);
     if (order.carriedOut.includes(approvalId)) return this.settled(caller.accountId, record.id);
     const pending = order.pending;
-    if (!pending || pending.id !== approvalId) throw new ApiError('approval_expired', `Approval ${approvalId} was superseded or has lapsed; call again without approval_id for a new one.`, { param: 'approval_id', headers: noRetry });
+    if (!pending || pending.id !== approvalId)
+      throw new ApiError(
+        'approval_expired',
+        `Approval ${approvalId} was superseded or has lapsed; call again without approval_id for a new one.`,
+        { param: 'approval_id', headers: noRetry },
+      );
     const at = clock.now();
-    if (at > pending.expiresAt) throw new ApiError('approval_expired', `Approval ${approvalId} expired at ${new Date(pending.expiresAt).toISOString()}; call again without approval_id for a new one.`, { param: 'approval_id', headers: noRetry });
+    if (at > pending.expiresAt)
+      throw new ApiError(
+        'approval_expired',
+        `Approval ${approvalId} expired at ${new Date(pending.expiresAt).toISOString()}; call again without approval_id for a new one.`,
+        { param: 'approval_id', headers: noRetry },
+      );
     if (pending.action === 'order') {
       const event: OrderEvent = { type: 'APPROVE', approvalId, at };
       if (!host.accepts(record.id, event)) throw this.notNow(record, 'order');
@@ -203,7 +234,10 @@ export class OrderService {
 
   /** The order once its money step (charge or release) has ended. */
   private async settled(accountId: string, orderId: string): Promise<OrderView> {
-    await this.options.host.waitFor(orderId, (snapshot) => snapshot.value !== 'accepting' && snapshot.value !== 'releasing');
+    await this.options.host.waitFor(
+      orderId,
+      (snapshot) => snapshot.value !== 'accepting' && snapshot.value !== 'releasing',
+    );
     const view = this.get(accountId, orderId);
     if (view.order.lastError) throw new Error(`order ${orderId} could not be charged: ${view.order.lastError}`);
     return view;
@@ -211,18 +245,24 @@ export class OrderService {
 
   private approvedOrder(accountId: string, approvalId: string): { record: ActorRecord; approval: ApprovalRecord } {
     const approval = this.approvals.get(approvalId);
-    if (!approval || approval.accountId !== accountId) throw new ApiError('not_found', `No pending action ${approvalId}.`, { param: 'approval_id' });
+    if (!approval || approval.accountId !== accountId)
+      throw new ApiError('not_found', `No pending action ${approvalId}.`, { param: 'approval_id' });
     return { record: this.load(accountId, approval.orderId), approval };
   }
 
   private notNow(record: ActorRecord, action: OrderAction): ApiError {
     const { status } = orderOf(record);
-    return new ApiError('conflict', `Order ${record.id} is ${status}: it cannot be ${action === 'order' ? 'placed' : action === 'accept' ? 'accepted' : 'cancelled'} now.`, { headers: noRetry });
+    return new ApiError(
+      'conflict',
+      `Order ${record.id} is ${status}: it cannot be ${action === 'order' ? 'placed' : action === 'accept' ? 'accepted' : 'cancelled'} now.`,
+      { headers: noRetry },
+    );
   }
 
   private load(accountId: string, orderId: string): ActorRecord {
     const record = this.options.host.find(orderId, accountId);
-    if (!record || record.machine !== ORDER_MACHINE) throw new ApiError('not_found', `No order ${orderId}.`, { param: 'order_id' });
+    if (!record || record.machine !== ORDER_MACHINE)
+      throw new ApiError('not_found', `No order ${orderId}.`, { param: 'order_id' });
     return record;
   }
 }

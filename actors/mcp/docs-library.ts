@@ -23,7 +23,11 @@ export interface DocHit {
   snippet: string;
 }
 
-const STOP_WORDS = new Set('a an and are as at be by for from has in is it its of on or that the this to was were will with not no do does'.split(' '));
+const STOP_WORDS = new Set(
+  'a an and are as at be by for from has in is it its of on or that the this to was were will with not no do does'.split(
+    ' ',
+  ),
+);
 const BM25_K1 = 1.2;
 const BM25_B = 0.75;
 /** A word of a heading counts as this many words of text. */
@@ -32,7 +36,9 @@ const SNIPPET_CHARS = 240;
 
 /** Lower-case words of `text` without stop words. */
 export function termsOf(text: string): string[] {
-  return (text.toLowerCase().match(/[a-z0-9][a-z0-9_.-]*[a-z0-9]|[a-z0-9]/g) ?? []).filter((term) => !STOP_WORDS.has(term));
+  return (text.toLowerCase().match(/[a-z0-9][a-z0-9_.-]*[a-z0-9]|[a-z0-9]/g) ?? []).filter(
+    (term) => !STOP_WORDS.has(term),
+  );
 }
 
 function countTerms(terms: readonly string[], into: Map<string, number>, weight: number): void {
@@ -55,7 +61,14 @@ function sectionsOf(page: DocPage): Section[] {
     const textTerms = termsOf(text);
     countTerms(headingTerms, terms, HEADING_WEIGHT);
     countTerms(textTerms, terms, 1);
-    out.push({ path: page.path, pageTitle: title, heading, text, terms, length: textTerms.length + HEADING_WEIGHT * headingTerms.length });
+    out.push({
+      path: page.path,
+      pageTitle: title,
+      heading,
+      text,
+      terms,
+      length: textTerms.length + HEADING_WEIGHT * headingTerms.length,
+    });
   };
   for (const line of lines) {
     if (line.startsWith('```')) fenced = !fenced;
@@ -86,7 +99,8 @@ export function snippetOf(text: string, terms: readonly string[]): string {
       if (bestCount === terms.length) break;
     }
   }
-  if (best === -1) return flat.length > SNIPPET_CHARS ? `${flat.slice(0, SNIPPET_CHARS).replace(/\s+\S*$/, '')}…` : flat;
+  if (best === -1)
+    return flat.length > SNIPPET_CHARS ? `${flat.slice(0, SNIPPET_CHARS).replace(/\s+\S*$/, '')}…` : flat;
   const start = Math.max(0, best - SNIPPET_CHARS / 3);
   const end = Math.min(flat.length, start + SNIPPET_CHARS);
   let cut = flat.slice(start, end);
@@ -101,7 +115,12 @@ export function snippetOf(text: string, terms: readonly string[]): string {
  * around the words that matched.
  */
 export class DocsLibrary {
-  private loaded: Promise<{ pages: DocPage[]; sections: Section[]; documentFrequency: Map<string, number>; averageLength: number }> | null = null;
+  private loaded: Promise<{
+    pages: DocPage[];
+    sections: Section[];
+    documentFrequency: Map<string, number>;
+    averageLength: number;
+  }> | null = null;
 
   constructor(private readonly load: () => Promise<DocPage[]>) {}
 
@@ -109,7 +128,8 @@ export class DocsLibrary {
     this.loaded ??= this.load().then((pages) => {
       const sections = pages.flatMap(sectionsOf);
       const documentFrequency = new Map<string, number>();
-      for (const section of sections) for (const term of section.terms.keys()) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
+      for (const section of sections)
+        for (const term of section.terms.keys()) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
       const averageLength = sections.reduce((sum, s) => sum + s.length, 0) / Math.max(1, sections.length);
       return { pages, sections, documentFrequency, averageLength };
     });
@@ -119,7 +139,10 @@ export class DocsLibrary {
   /** Every page's path and title. */
   async pages(): Promise<{ path: string; title: string }[]> {
     const { pages } = await this.index();
-    return pages.map((page) => ({ path: page.path, title: (page.text.split('\n').find((line) => line.startsWith('# ')) ?? page.path).replace(/^#\s+/, '') }));
+    return pages.map((page) => ({
+      path: page.path,
+      title: (page.text.split('\n').find((line) => line.startsWith('# ')) ?? page.path).replace(/^#\s+/, ''),
+    }));
   }
 
   /** A page by its path (`docs/chat.md`) or short name (`chat`); undefined when there is none. */
@@ -128,7 +151,12 @@ export class DocsLibrary {
     const wanted = name.trim().replace(/^\/+/, '').toLowerCase();
     return pages.find((page) => {
       const path = page.path.toLowerCase();
-      return path === wanted || path === `docs/${wanted}` || path === `docs/${wanted}.md` || path.replace(/\.md$/, '') === wanted;
+      return (
+        path === wanted ||
+        path === `docs/${wanted}` ||
+        path === `docs/${wanted}.md` ||
+        path.replace(/\.md$/, '') === wanted
+      );
     });
   }
 

@@ -1,4 +1,9 @@
-import type { ListingObject, OrderActionResult, OrderObject, PendingActionObject } from '../../protocols/marketplace.js';
+import type {
+  ListingObject,
+  OrderActionResult,
+  OrderObject,
+  PendingActionObject,
+} from '../../protocols/marketplace.js';
 import { microsToUsd } from '../../protocols/money.js';
 import type { ListingRecord } from '../marketplace/listings-fixture.js';
 import type { OrderView, ProposedAction } from '../marketplace/order-service.js';
@@ -83,10 +88,26 @@ export function orderObject(view: OrderView): OrderObject {
 
 /** A first call's answer: nothing done yet, the pending action to confirm. */
 export function approvalRequired(proposed: ProposedAction): OrderActionResult {
-  return { object: 'marketplace.order_action', status: 'approval_required', action: proposed.action, order: orderObject(proposed), pending_action: pendingObject(proposed) };
+  return {
+    object: 'marketplace.order_action',
+    status: 'approval_required',
+    action: proposed.action,
+    order: orderObject(proposed),
+    pending_action: pendingObject(proposed),
+  };
 }
 
 /** A carried-out (or declined) action's answer. */
-export function actionResult(status: 'done' | 'declined', action: ProposedAction['action'], view: OrderView): OrderActionResult {
-  return { object: 'marketplace.order_action', status, action, order: orderObject(view), pending_action: pendingObject(view) };
+export function actionResult(
+  status: 'done' | 'declined',
+  action: ProposedAction['action'],
+  view: OrderView,
+): OrderActionResult {
+  return {
+    object: 'marketplace.order_action',
+    status,
+    action,
+    order: orderObject(view),
+    pending_action: pendingObject(view),
+  };
 }

@@ -1,6 +1,11 @@
 import { AccessTokenError, type IssuerCheckResult, type OidcIssuer } from '../../backends/oidc.js';
 import { ApiError } from '../../protocols/errors.js';
-import { MCP_SCOPES, type McpScope, type OAuthStatusObject, type ProtectedResourceMetadata } from '../../protocols/mcp.js';
+import {
+  MCP_SCOPES,
+  type McpScope,
+  type OAuthStatusObject,
+  type ProtectedResourceMetadata,
+} from '../../protocols/mcp.js';
 import type { Clock, TimerHandle } from '../../runtime/clock.js';
 import type { Logger } from '../../runtime/logger.js';
 import type { AccountRecord } from '../accounts/account-repo.js';
@@ -87,9 +92,19 @@ export class McpAccess {
     if (!issuer) return Promise.resolve(null);
     this.running ??= issuer
       .check()
-      .catch((err: unknown): IssuerCheckResult => ({ checkedAt: clock.now(), ok: false, durationMs: 0, checks: [{ name: 'check', ok: false, detail: err instanceof Error ? err.message : String(err) }] }))
+      .catch((err: unknown): IssuerCheckResult => ({
+        checkedAt: clock.now(),
+        ok: false,
+        durationMs: 0,
+        checks: [{ name: 'check', ok: false, detail: err instanceof Error ? err.message : String(err) }],
+      }))
       .then((result) => {
-        if (result.ok !== this.lastCheck?.ok) logger[result.ok ? 'info' : 'warn']('oauth issuer check', { issuer: issuer.issuer, ok: result.ok, failed: result.checks.filter((c) => !c.ok).map((c) => c.name) });
+        if (result.ok !== this.lastCheck?.ok)
+          logger[result.ok ? 'info' : 'warn']('oauth issuer check', {
+            issuer: issuer.issuer,
+            ok: result.ok,
+            failed: result.checks.filter((c) => !c.ok).map((c) => c.name),
+          });
         this.lastCheck = result;
         return result;
       })
@@ -136,7 +151,14 @@ export class McpAccess {
       issuer_reachable: check ? (discovery?.ok ?? false) : null,
       metadata_published: check?.ok === true,
       api_tokens_accepted: true,
-      last_check: check ? { checked_at: Math.floor(check.checkedAt / 1000), ok: check.ok, duration_ms: check.durationMs, checks: check.checks } : null,
+      last_check: check
+        ? {
+            checked_at: Math.floor(check.checkedAt / 1000),
+            ok: check.ok,
+            duration_ms: check.durationMs,
+            checks: check.checks,
+          }
+        : null,
       next_check_at: issuer && this.nextCheckAt !== null ? Math.floor(this.nextCheckAt / 1000) : null,
     };
   }
@@ -159,7 +181,10 @@ export class McpAccess {
    * The `WWW-Authenticate` value of a refusal: the resource metadata URL while it is published,
    * and the OAuth error (`invalid_token`, `insufficient_scope` with the scope needed) when given.
    */
-  challenge(metadataUrl: string, error?: { code: 'invalid_token' | 'insufficient_scope'; description: string; scope?: string }): string {
+  challenge(
+    metadataUrl: string,
+    error?: { code: 'invalid_token' | 'insufficient_scope'; description: string; scope?: string },
+  ): string {
     const parts: string[] = [];
     if (this.oauthConfigured && this.lastCheck?.ok) parts.push(`resource_metadata=${quote(metadataUrl)}`);
     if (error) {
@@ -179,15 +204,33 @@ export class McpAccess {
   async authenticate(authorization: string | undefined, metadataUrl: string): Promise<McpCaller> {
     const secret = bearerOf(authorization);
     if (secret === null) {
-      throw new ApiError('missing_authorization', 'Missing Authorization header: send "Authorization: Bearer <API token or OAuth access token>".', { headers: { 'www-authenticate': this.challenge(metadataUrl) } });
+      throw new ApiError(
+        'missing_authorization',
+        'Missing Authorization header: send "Authorization: Bearer <API token or OAuth access token>".',
+        { headers: { 'www-authenticate': this.challenge(metadataUrl) } },
+      );
     }
-    if (secret === '') throw new ApiError('invalid_api_key', 'Malformed Authorization header: expected "Bearer <token>".', { headers: { 'www-authenticate': this.challenge(metadataUrl) } });
+    if (secret === '')
+      throw new ApiError('invalid_api_key', 'Malformed Authorization header: expected "Bearer <token>".', {
+        headers: { 'www-authenticate': this.challenge(metadataUrl) },
+      });
     if (isApiTokenValue(secret)) {
       const caller = this.options.auth.apiToken(secret);
-      return { account: caller.account, tokenId: caller.token.id, via: 'api_token', scopes: 'all', key: `token:${caller.token.id}` };
+      return {
+        account: caller.account,
+        tokenId: caller.token.id,
+        via: 'api_token',
+        scopes: 'all',
+        key: `token:${caller.token.id}`,
+      };
     }
     const { issuer } = this.options;
-    if (!issuer) throw new ApiError('invalid_api_key', 'Invalid API token (OAuth access tokens are not accepted: no issuer is configured).', { headers: { 'www-authenticate': this.challenge(metadataUrl) } });
+    if (!issuer)
+      throw new ApiError(
+        'invalid_api_key',
+        'Invalid API token (OAuth access tokens are not accepted: no issuer is configured).',
+        { headers: { 'www-authenticate': this.challenge(metadataUrl) } },
+      );
     return this.oauthCaller(issuer, secret, metadataUrl);
   }
 
@@ -202,7 +245,11 @@ export class McpAccess {
     } catch (err) {
       if (err instanceof AccessTokenError && err.failure === 'unavailable') {
         this.options.logger.warn('oauth issuer unavailable for a token check', { issuer: issuer.issuer, err });
-        throw new ApiError('upstream_unavailable', 'The OAuth issuer cannot be reached to verify the access token; retry later.', { headers: { 'retry-after': '5' } });
+        throw new ApiError(
+          'upstream_unavailable',
+          'The OAuth issuer cannot be reached to verify the access token; retry later.',
+          { headers: { 'retry-after': '5' } },
+        );
       }
       throw refuse(err instanceof AccessTokenError ? err.message : 'the token could not be verified');
     }

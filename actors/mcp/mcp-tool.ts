@@ -45,13 +45,20 @@ export interface McpTool {
 }
 
 /** Defines a tool whose `run` gets its arguments typed by its schema. */
-export function defineTool<S extends z.ZodType>(tool: Omit<McpTool, 'input' | 'run'> & { input: S; run(args: z.output<S>, ctx: ToolContext): Promise<ToolResult> }): McpTool {
+export function defineTool<S extends z.ZodType>(
+  tool: Omit<McpTool, 'input' | 'run'> & { input: S; run(args: z.output<S>, ctx: ToolContext): Promise<ToolResult> },
+): McpTool {
   // The endpoint parses the arguments with `input` before it calls `run`.
   return { ...tool, run: (args, ctx) => tool.run(args as z.output<S>, ctx) };
 }
 
 /** Annotations of a tool that only reads. */
-export const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+export const READ_ONLY: ToolAnnotations = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
 
 /** The caller of a product tool; the endpoint never runs one without. */
 export function callerOf(ctx: ToolContext): McpCaller {

@@ -55,13 +55,21 @@ async function approvable(
   const who = { accountId: caller.account.id, tokenId: caller.tokenId };
   const done = (status: 'done' | 'declined', action: OrderAction, view: OrderView): ToolResult => {
     const result = actionResult(status, action, view);
-    return { structured: result, summary: status === 'declined' ? `Declined: order ${view.order.id} is ${view.status}.` : `Done: order ${view.order.id} is ${view.status}.` };
+    return {
+      structured: result,
+      summary:
+        status === 'declined'
+          ? `Declined: order ${view.order.id} is ${view.status}.`
+          : `Done: order ${view.order.id} is ${view.status}.`,
+    };
   };
-  if (approvalId !== undefined) return done('done', expectation.action, await orders.confirm(who, approvalId, expectation));
+  if (approvalId !== undefined)
+    return done('done', expectation.action, await orders.confirm(who, approvalId, expectation));
   const proposed = await propose();
   const pending = approvalRequired(proposed);
   const answer = await ctx.confirm(`${pending.pending_action?.summary ?? ''} Approve?`);
-  if (answer === 'accept') return done('done', proposed.action, await orders.confirm(who, proposed.approvalId, expectation));
+  if (answer === 'accept')
+    return done('done', proposed.action, await orders.confirm(who, proposed.approvalId, expectation));
   if (answer === 'decline') return done('declined', proposed.action, await orders.decline(who, proposed.approvalId));
   return {
     structured: pending,
@@ -86,7 +94,8 @@ export function productTools(deps: ProductToolsDeps): McpTool[] {
     defineTool({
       name: 'invoke_pro1',
       title: 'Invoke pro-1',
-      description: 'Runs one chat completion on pro-1 (not streamed) and returns the chat.completion object. Billed exactly like POST /v1/chat/completions; the svc block states the charge.',
+      description:
+        'Runs one chat completion on pro-1 (not streamed) and returns the chat.completion object. Billed exactly like POST /v1/chat/completions; the svc block states the charge.',
       input: InvokeInputSchema,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
       scope: 'pro1:invoke',
@@ -94,9 +103,21 @@ export function productTools(deps: ProductToolsDeps): McpTool[] {
         const caller = callerOf(ctx);
         const request = parseOrThrow(ChatCompletionRequestSchema, { ...args, stream: false });
         const model = requireModel(request.model);
-        const result = await completions.complete({ accountId: caller.account.id, tokenId: caller.tokenId, requestId: ctx.requestId, request, model, signal: ctx.signal });
+        const result = await completions.complete({
+          accountId: caller.account.id,
+          tokenId: caller.tokenId,
+          requestId: ctx.requestId,
+          request,
+          model,
+          signal: ctx.signal,
+        });
         const { outcome } = result;
-        const svc = runSvc(outcome.priceMicros, { cached: result.cached, depth: result.depth, status: outcome.status, cancelReason: outcome.cancelReason });
+        const svc = runSvc(outcome.priceMicros, {
+          cached: result.cached,
+          depth: result.depth,
+          status: outcome.status,
+          cancelReason: outcome.cancelReason,
+        });
         const completion = completionObject(result.head, outcome.choices, outcome.usage, svc);
         const text = completion.choices[0]?.message.content ?? '';
         return { structured: completion, summary: `${text}\n\n(${completion.id}, charged ${usd(svc.price_usd)})` };
@@ -105,25 +126,36 @@ export function productTools(deps: ProductToolsDeps): McpTool[] {
     defineTool({
       name: 'list_models',
       title: 'List models',
-      description: 'The models the API serves: the moving id pro-1 and its immutable dated snapshots, with version and readiness.',
+      description:
+        'The models the API serves: the moving id pro-1 and its immutable dated snapshots, with version and readiness.',
       input: ListModelsInputSchema,
       annotations: READ_ONLY,
       scope: 'pro1:invoke',
       run() {
-        return Promise.resolve({ structured: { object: 'list', data: [...MODEL_CATALOGUE] }, summary: MODEL_CATALOGUE.map((m) => `${m.id} (${m.version}, ${m.readiness})`).join(', ') });
+        return Promise.resolve({
+          structured: { object: 'list', data: [...MODEL_CATALOGUE] },
+          summary: MODEL_CATALOGUE.map((m) => `${m.id} (${m.version}, ${m.readiness})`).join(', '),
+        });
       },
     }),
     defineTool({
       name: 'estimate',
       title: 'Estimate a request',
-      description: 'What a request would cost and take, and what it would hold, as POST /v1/estimate: a chat request (messages may be left out) or, with modality, a media request. Calls no model and needs no balance.',
+      description:
+        'What a request would cost and take, and what it would hold, as POST /v1/estimate: a chat request (messages may be left out) or, with modality, a media request. Calls no model and needs no balance.',
       input: EstimateInputSchema,
       annotations: READ_ONLY,
       scope: 'pro1:invoke',
       run(args) {
         const { modality, ...body } = args;
-        const estimate = modality !== undefined && modality !== 'chat' ? deps.media.estimate(modality, body) : estimateChat({ model: 'pro-1', ...body }, deps.latency);
-        return Promise.resolve({ structured: estimate, summary: `${usd(estimate.cost_usd.min)} to ${usd(estimate.cost_usd.max)}; hold ${usd(estimate.hold_usd)}.` });
+        const estimate =
+          modality !== undefined && modality !== 'chat'
+            ? deps.media.estimate(modality, body)
+            : estimateChat({ model: 'pro-1', ...body }, deps.latency);
+        return Promise.resolve({
+          structured: estimate,
+          summary: `${usd(estimate.cost_usd.min)} to ${usd(estimate.cost_usd.max)}; hold ${usd(estimate.hold_usd)}.`,
+        });
       },
     }),
     defineTool({
@@ -142,13 +174,16 @@ export function productTools(deps: ProductToolsDeps): McpTool[] {
     defineTool({
       name: 'list_orders',
       title: 'List my orders',
-      description: 'Your marketplace orders, newest first, each with its state and any action waiting for your approval.',
+      description:
+        'Your marketplace orders, newest first, each with its state and any action waiting for your approval.',
       input: ListOrdersInputSchema,
       annotations: READ_ONLY,
       scope: 'orders:read',
       run({ status, limit }, ctx) {
         const caller = marketplace(ctx);
-        const data = orders.list(caller.account.id, { ...(status !== undefined && { status }), limit }).map(orderObject);
+        const data = orders
+          .list(caller.account.id, { ...(status !== undefined && { status }), limit })
+          .map(orderObject);
         return Promise.resolve({ structured: { object: 'list', data }, summary: `${data.length} order(s).` });
       },
     }),
@@ -162,33 +197,45 @@ export function productTools(deps: ProductToolsDeps): McpTool[] {
       scope: 'orders:write',
       run({ listing_id: listingId, quantity, approval_id: approvalId }, ctx) {
         const caller = marketplace(ctx);
-        return approvable(ctx, orders, approvalId, { action: 'order', listingId, quantity }, () => orders.propose({ accountId: caller.account.id, tokenId: caller.tokenId }, listingId, quantity));
+        return approvable(ctx, orders, approvalId, { action: 'order', listingId, quantity }, () =>
+          orders.propose({ accountId: caller.account.id, tokenId: caller.tokenId }, listingId, quantity),
+        );
       },
     }),
     defineTool({
       name: 'accept_order',
       title: 'Accept an order',
-      description: 'Accepts a placed order: its price is charged, once. Needs explicit approval: the first call returns a pending action; call again with its approval_id to accept.',
+      description:
+        'Accepts a placed order: its price is charged, once. Needs explicit approval: the first call returns a pending action; call again with its approval_id to accept.',
       input: AcceptOrderInputSchema,
       annotations: APPROVED_WRITE,
       scope: 'orders:write',
       run({ order_id: orderId, approval_id: approvalId }, ctx) {
         const caller = marketplace(ctx);
-        return approvable(ctx, orders, approvalId, { action: 'accept', orderId }, () => orders.requestChange({ accountId: caller.account.id, tokenId: caller.tokenId }, orderId, 'accept', null));
+        return approvable(ctx, orders, approvalId, { action: 'accept', orderId }, () =>
+          orders.requestChange({ accountId: caller.account.id, tokenId: caller.tokenId }, orderId, 'accept', null),
+        );
       },
     }),
     defineTool({
       name: 'cancel_order',
       title: 'Cancel an order',
-      description: 'Cancels an order that is not accepted: nothing is charged and what it holds is given back. Needs explicit approval: the first call returns a pending action; call again with its approval_id to cancel.',
+      description:
+        'Cancels an order that is not accepted: nothing is charged and what it holds is given back. Needs explicit approval: the first call returns a pending action; call again with its approval_id to cancel.',
       input: CancelOrderInputSchema,
       annotations: { ...APPROVED_WRITE, destructiveHint: true },
       scope: 'orders:write',
       run({ order_id: orderId, reason, approval_id: approvalId }, ctx) {
         const caller = marketplace(ctx);
-        return approvable(ctx, orders, approvalId, { action: 'cancel', orderId }, () => orders.requestChange({ accountId: caller.account.id, tokenId: caller.tokenId }, orderId, 'cancel', reason ?? null));
+        return approvable(ctx, orders, approvalId, { action: 'cancel', orderId }, () =>
+          orders.requestChange(
+            { accountId: caller.account.id, tokenId: caller.tokenId },
+            orderId,
+            'cancel',
+            reason ?? null,
+          ),
+        );
       },
     }),
   ];
 }
-

@@ -32,7 +32,18 @@ export class CheckoutService {
     const amountCents = Math.round(request.amount_usd * 100);
     const { successUrl, cancelUrl } = returnUrls(this.context);
     const checkout = await callProvider(this.context, 'open the checkout', () =>
-      provider.createTopUpCheckout({ accountId, customerId, amountCents, successUrl, cancelUrl, idempotencyKey: providerIdempotencyKey('topup', accountId, idempotencyKey && `${idempotencyKey}\u0000${amountCents}`) }),
+      provider.createTopUpCheckout({
+        accountId,
+        customerId,
+        amountCents,
+        successUrl,
+        cancelUrl,
+        idempotencyKey: providerIdempotencyKey(
+          'topup',
+          accountId,
+          idempotencyKey && `${idempotencyKey}\u0000${amountCents}`,
+        ),
+      }),
     );
     return { ...checkout, amountMicros: usdToMicros(amountCents / 100) };
   }

@@ -34,9 +34,24 @@ export interface PaymentDeps {
 
 /** Builds the payments facades and registers the subscription machine with the host. */
 export function createPaymentFacades(deps: PaymentDeps): PaymentFacades {
-  const repo = new PaymentRepo(deps.services.store, deps.clock, { accounts: deps.services.accounts, ledger: deps.services.ledger });
-  const context: PaymentsContext = { provider: deps.provider, repo, accounts: deps.services.accounts, clock: deps.clock, logger: deps.logger, publicUrl: deps.publicUrl };
+  const repo = new PaymentRepo(deps.services.store, deps.clock, {
+    accounts: deps.services.accounts,
+    ledger: deps.services.ledger,
+  });
+  const context: PaymentsContext = {
+    provider: deps.provider,
+    repo,
+    accounts: deps.services.accounts,
+    clock: deps.clock,
+    logger: deps.logger,
+    publicUrl: deps.publicUrl,
+  };
   deps.host.register(new SubscriptionRuntime(deps.services.accounts, repo).hosted());
   const subscriptions = new SubscriptionService(context, deps.host);
-  return { checkout: new CheckoutService(context), subscriptions, webhooks: new WebhookService(context, subscriptions), configured: deps.provider !== null };
+  return {
+    checkout: new CheckoutService(context),
+    subscriptions,
+    webhooks: new WebhookService(context, subscriptions),
+    configured: deps.provider !== null,
+  };
 }

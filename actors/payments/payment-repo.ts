@@ -33,10 +33,17 @@ export interface TopUpRecord {
 export type Reversal = ReversalFact & { eventId: string; paymentIntentId: string };
 
 /** What a refund or dispute event did: `micros` moved out of the balance (negative: given back). */
-export type ReversalOutcome = { kind: 'reversed'; micros: number; accountId: string; entry: LedgerEntry | null } | { kind: 'duplicate_event' } | { kind: 'unknown_payment' };
+export type ReversalOutcome =
+  | { kind: 'reversed'; micros: number; accountId: string; entry: LedgerEntry | null }
+  | { kind: 'duplicate_event' }
+  | { kind: 'unknown_payment' };
 
 /** What a top-up event did. */
-export type TopUpOutcome = { kind: 'credited'; entry: LedgerEntry } | { kind: 'duplicate_event' } | { kind: 'duplicate_checkout' } | { kind: 'rejected'; why: string };
+export type TopUpOutcome =
+  | { kind: 'credited'; entry: LedgerEntry }
+  | { kind: 'duplicate_event' }
+  | { kind: 'duplicate_checkout' }
+  | { kind: 'rejected'; why: string };
 
 /**
  * The payments feature's tables: provider customers by account (and back), handled events,
@@ -98,7 +105,14 @@ export class PaymentRepo {
    * top-up record are written. A redelivered event or a second event for the same checkout
    * credits nothing.
    */
-  creditTopUp(input: { eventId: string; checkoutId: string; accountId: string; amountMicros: number; description: string; paymentIntentId?: string | null }): Promise<TopUpOutcome> {
+  creditTopUp(input: {
+    eventId: string;
+    checkoutId: string;
+    accountId: string;
+    amountMicros: number;
+    description: string;
+    paymentIntentId?: string | null;
+  }): Promise<TopUpOutcome> {
     const { accounts, ledger } = this.money;
     return this.store.transaction((): TopUpOutcome => {
       if (this.events.doesExist(input.eventId)) return { kind: 'duplicate_event' };
@@ -114,7 +128,14 @@ export class PaymentRepo {
       }
       const account = accounts.get(input.accountId)!;
       accounts.putInTransaction({ ...account, paidMicros: (account.paidMicros ?? 0) + input.amountMicros });
-      void this.topups.put(input.checkoutId, { accountId: input.accountId, eventId: input.eventId, amountMicros: input.amountMicros, entryId: entry.id, at: receivedAt, paymentIntentId: input.paymentIntentId ?? null });
+      void this.topups.put(input.checkoutId, {
+        accountId: input.accountId,
+        eventId: input.eventId,
+        amountMicros: input.amountMicros,
+        entryId: entry.id,
+        at: receivedAt,
+        paymentIntentId: input.paymentIntentId ?? null,
+      });
       if (input.paymentIntentId) void this.topupsByIntent.put(input.paymentIntentId, input.checkoutId);
       void this.events.put(input.eventId, { kind: 'topup_paid', receivedAt, outcome: 'credited' });
       return { kind: 'credited', entry };
@@ -141,11 +162,22 @@ export class PaymentRepo {
       }
       const { state, micros } = applyReversalFact(readReversalState(record), reversal);
       const what = reversal.kind === 'refund' ? 'refund' : `dispute ${reversal.disputeId} ${reversal.status}`;
-      const entry = micros === 0 ? null : ledger.reverseInTransaction(record.accountId, micros, `${what} of top-up ${checkoutId}`);
+      const entry =
+        micros === 0 ? null : ledger.reverseInTransaction(record.accountId, micros, `${what} of top-up ${checkoutId}`);
       const account = accounts.get(record.accountId);
-      if (entry && account) accounts.putInTransaction({ ...account, paidMicros: Math.max(0, (account.paidMicros ?? 0) - micros) });
-      void this.topups.put(checkoutId, { ...record, refundedMicros: state.refundedMicros, disputes: state.disputes, reversedMicros: state.reversedMicros });
-      void this.events.put(reversal.eventId, { kind: reversal.kind, receivedAt, outcome: micros === 0 ? 'nothing_to_reverse' : 'reversed' });
+      if (entry && account)
+        accounts.putInTransaction({ ...account, paidMicros: Math.max(0, (account.paidMicros ?? 0) - micros) });
+      void this.topups.put(checkoutId, {
+        ...record,
+        refundedMicros: state.refundedMicros,
+        disputes: state.disputes,
+        reversedMicros: state.reversedMicros,
+      });
+      void this.events.put(reversal.eventId, {
+        kind: reversal.kind,
+        receivedAt,
+        outcome: micros === 0 ? 'nothing_to_reverse' : 'reversed',
+      });
       return { kind: 'reversed', micros, accountId: record.accountId, entry };
     });
   }

@@ -19,7 +19,11 @@ export interface PaymentsContext {
 
 /** The provider, or 503 `payments_not_configured`. */
 export function requireProvider(context: PaymentsContext): PaymentProvider {
-  if (!context.provider) throw new ApiError('payments_not_configured', 'Payments are not configured on this server (SVC_STRIPE_SECRET_KEY); ask the operator to fund the account.');
+  if (!context.provider)
+    throw new ApiError(
+      'payments_not_configured',
+      'Payments are not configured on this server (SVC_STRIPE_SECRET_KEY); ask the operator to fund the account.',
+    );
   return context.provider;
 }
 
@@ -28,8 +32,13 @@ export async function callProvider<T>(context: PaymentsContext, action: string, 
   try {
     return await call();
   } catch (err) {
-    context.logger.warn('payment provider call failed', { action, err: err instanceof Error ? { name: err.name, message: err.message } : String(err) });
-    throw new ApiError('payment_provider_error', `The payment provider could not ${action}; try again shortly.`, { cause: err });
+    context.logger.warn('payment provider call failed', {
+      action,
+      err: err instanceof Error ? { name: err.name, message: err.message } : String(err),
+    });
+    throw new ApiError('payment_provider_error', `The payment provider could not ${action}; try again shortly.`, {
+      cause: err,
+    });
   }
 }
 
@@ -40,12 +49,18 @@ export async function ensureCustomer(context: PaymentsContext, accountId: string
   const account = context.accounts.get(accountId);
   if (!account) throw new ApiError('invalid_api_key', 'Invalid or expired session token.');
   const provider = requireProvider(context);
-  const { customerId } = await callProvider(context, 'create the customer', () => provider.createCustomer({ accountId, email: account.email }));
+  const { customerId } = await callProvider(context, 'create the customer', () =>
+    provider.createCustomer({ accountId, email: account.email }),
+  );
   return context.repo.linkCustomer(accountId, customerId);
 }
 
 /** Where the provider sends the payer back (`{CHECKOUT_SESSION_ID}` is filled in by Stripe). */
 export function returnUrls(context: PaymentsContext): { successUrl: string; cancelUrl: string; portalReturn: string } {
   const base = `${context.publicUrl.replace(/\/+$/, '')}/account/billing`;
-  return { successUrl: `${base}?checkout=success&session_id={CHECKOUT_SESSION_ID}`, cancelUrl: `${base}?checkout=cancelled`, portalReturn: base };
+  return {
+    successUrl: `${base}?checkout=success&session_id={CHECKOUT_SESSION_ID}`,
+    cancelUrl: `${base}?checkout=cancelled`,
+    portalReturn: base,
+  };
 }

@@ -75,7 +75,10 @@ const PAST_DUE_STATUSES: readonly ProviderSubscriptionStatus[] = ['past_due', 'u
 const SEEN_KEPT = 20;
 
 /** The grants a subscription in `context` gives: its plan until the paid period (plus grace when past due) ends. */
-export function grantsOf(context: SubscriptionContext, state: 'active' | 'cancel_at_period_end' | 'past_due' | 'ended'): GrantsInput {
+export function grantsOf(
+  context: SubscriptionContext,
+  state: 'active' | 'cancel_at_period_end' | 'past_due' | 'ended',
+): GrantsInput {
   const base = { accountId: context.accountId, subscriptionId: context.id };
   if (state === 'ended' || !context.plan || context.currentPeriodEnd === null) return { ...base, plan: null };
   const until = state === 'past_due' ? context.currentPeriodEnd + PAST_DUE_GRACE_MS : context.currentPeriodEnd;
@@ -84,7 +87,10 @@ export function grantsOf(context: SubscriptionContext, state: 'active' | 'cancel
 
 const applySnapshot = (context: SubscriptionContext, snapshot: ProviderSnapshot): Partial<SubscriptionContext> => {
   const pending = context.pending;
-  const confirmed = pending && ((pending.action === 'cancel' && snapshot.cancelAtPeriodEnd) || (pending.action === 'change' && snapshot.plan === pending.plan));
+  const confirmed =
+    pending &&
+    ((pending.action === 'cancel' && snapshot.cancelAtPeriodEnd) ||
+      (pending.action === 'change' && snapshot.plan === pending.plan));
   return {
     plan: snapshot.plan ?? context.plan,
     providerStatus: snapshot.status,
@@ -100,7 +106,15 @@ const applySnapshot = (context: SubscriptionContext, snapshot: ProviderSnapshot)
 
 const snapshotOf = (event: SubscriptionEvent): ProviderSnapshot | null => {
   if (event.type !== 'PROVIDER_SNAPSHOT') return null;
-  return { eventId: event.eventId, created: event.created, plan: event.plan, status: event.status, cancelAtPeriodEnd: event.cancelAtPeriodEnd, currentPeriodEnd: event.currentPeriodEnd, deleted: event.deleted };
+  return {
+    eventId: event.eventId,
+    created: event.created,
+    plan: event.plan,
+    status: event.status,
+    cancelAtPeriodEnd: event.cancelAtPeriodEnd,
+    currentPeriodEnd: event.currentPeriodEnd,
+    deleted: event.deleted,
+  };
 };
 
 /** Where `syncing` goes once the grants are written: the state the provider's view calls for. */
@@ -128,10 +142,15 @@ export const subscriptionMachine = setup({
     emitted: {} as { type: string; [key: string]: unknown },
   },
   actors: {
-    applyGrants: fromPromise<void, GrantsInput>(() => Promise.reject(new Error('applyGrants must be provided by the runtime'))),
+    applyGrants: fromPromise<void, GrantsInput>(() =>
+      Promise.reject(new Error('applyGrants must be provided by the runtime')),
+    ),
   },
   guards: {
-    isFresh: ({ context, event }) => event.type === 'PROVIDER_SNAPSHOT' && !context.seenEvents.includes(event.eventId) && event.created >= context.lastEventAt,
+    isFresh: ({ context, event }) =>
+      event.type === 'PROVIDER_SNAPSHOT' &&
+      !context.seenEvents.includes(event.eventId) &&
+      event.created >= context.lastEventAt,
     isEnded: ({ context }) => context.ended,
     isPastDue: ({ context }) => PAST_DUE_STATUSES.includes(context.providerStatus),
     isCancelling: ({ context }) => context.cancelAtPeriodEnd,
@@ -142,12 +161,23 @@ export const subscriptionMachine = setup({
       const snapshot = snapshotOf(event);
       return snapshot ? applySnapshot(context, snapshot) : {};
     }),
-    recordRequest: assign(({ event }) => (event.type === 'REQUESTED' ? { pending: { action: event.action, plan: event.plan, at: event.at } } : {})),
+    recordRequest: assign(({ event }) =>
+      event.type === 'REQUESTED' ? { pending: { action: event.action, plan: event.plan, at: event.at } } : {},
+    ),
     lapse: assign(({ context }) => ({ ended: true, updatedAt: context.deadlines.lapses ?? context.updatedAt })),
     clearDeadlines: assign({ deadlines: () => ({}) }),
     armPeriodEnd: assign(({ context }) => ({ deadlines: { lapses: context.currentPeriodEnd } })),
-    armGrace: assign(({ context }) => ({ deadlines: { lapses: context.currentPeriodEnd === null ? null : context.currentPeriodEnd + PAST_DUE_GRACE_MS } })),
-    emitState: emit(({ context }) => ({ type: 'subscription_state', plan: context.plan, provider_status: context.providerStatus, cancel_at_period_end: context.cancelAtPeriodEnd, current_period_end: context.currentPeriodEnd, ended: context.ended })),
+    armGrace: assign(({ context }) => ({
+      deadlines: { lapses: context.currentPeriodEnd === null ? null : context.currentPeriodEnd + PAST_DUE_GRACE_MS },
+    })),
+    emitState: emit(({ context }) => ({
+      type: 'subscription_state',
+      plan: context.plan,
+      provider_status: context.providerStatus,
+      cancel_at_period_end: context.cancelAtPeriodEnd,
+      current_period_end: context.currentPeriodEnd,
+      ended: context.ended,
+    })),
   },
 }).createMachine({
   id: 'subscription',
@@ -182,7 +212,13 @@ export const subscriptionMachine = setup({
       invoke: {
         src: 'applyGrants',
         input: ({ context }): GrantsInput => {
-          const state = context.ended ? 'ended' : PAST_DUE_STATUSES.includes(context.providerStatus) ? 'past_due' : context.cancelAtPeriodEnd ? 'cancel_at_period_end' : 'active';
+          const state = context.ended
+            ? 'ended'
+            : PAST_DUE_STATUSES.includes(context.providerStatus)
+              ? 'past_due'
+              : context.cancelAtPeriodEnd
+                ? 'cancel_at_period_end'
+                : 'active';
           return grantsOf(context, state);
         },
         onDone: SETTLE,

@@ -11,7 +11,10 @@ import { SUBSCRIPTION_MACHINE, subscriptionMachine, type GrantsInput } from './s
  * Idempotent: a write cut short by a crash simply runs again after rehydration.
  */
 export class SubscriptionRuntime {
-  constructor(private readonly accounts: AccountRepo, private readonly repo: PaymentRepo) {}
+  constructor(
+    private readonly accounts: AccountRepo,
+    private readonly repo: PaymentRepo,
+  ) {}
 
   private async applyGrants(input: GrantsInput): Promise<void> {
     if (this.repo.currentSubscription(input.accountId) !== input.subscriptionId) return;

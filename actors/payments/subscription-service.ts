@@ -6,7 +6,12 @@ import { newId } from '../../runtime/ids.js';
 import { KeyedMutex } from '../../runtime/keyed-mutex.js';
 import { providerIdempotencyKey } from './checkout-service.js';
 import { callProvider, ensureCustomer, requireProvider, returnUrls, type PaymentsContext } from './payments-context.js';
-import { SUBSCRIPTION_MACHINE, type ProviderSnapshot, type SubscriptionContext, type SubscriptionInput } from './subscription-machine.js';
+import {
+  SUBSCRIPTION_MACHINE,
+  type ProviderSnapshot,
+  type SubscriptionContext,
+  type SubscriptionInput,
+} from './subscription-machine.js';
 
 /** A subscription's state as callers see it: the machine's state and its context. */
 export interface SubscriptionState {
@@ -26,7 +31,8 @@ function visibleState(record: ActorRecord): SubscriptionState {
   const snapshot = record.snapshot as { value: string; context: SubscriptionContext };
   const { context } = snapshot;
   if (record.done || context.ended) return { state: 'ended', context };
-  if (snapshot.value === 'active' || snapshot.value === 'cancel_at_period_end' || snapshot.value === 'past_due') return { state: snapshot.value, context };
+  if (snapshot.value === 'active' || snapshot.value === 'cancel_at_period_end' || snapshot.value === 'past_due')
+    return { state: snapshot.value, context };
   const pastDue = ['past_due', 'unpaid', 'incomplete', 'paused'].includes(context.providerStatus);
   return { state: pastDue ? 'past_due' : context.cancelAtPeriodEnd ? 'cancel_at_period_end' : 'active', context };
 }
@@ -41,7 +47,10 @@ function visibleState(record: ActorRecord): SubscriptionState {
 export class SubscriptionService {
   private readonly spawning = new KeyedMutex();
 
-  constructor(private readonly context: PaymentsContext, private readonly host: ActorHost) {}
+  constructor(
+    private readonly context: PaymentsContext,
+    private readonly host: ActorHost,
+  ) {}
 
   /** The account's current subscription (ended ones included until a new one starts), or null. */
   current(accountId: string): SubscriptionState | null {
@@ -55,13 +64,28 @@ export class SubscriptionService {
     const plan = this.plan(planId);
     const live = this.current(accountId);
     if (live && live.state !== 'ended') {
-      throw new ApiError('subscription_exists', 'This account already has a subscription: change its plan (POST /v1/account/subscription/change) instead.', { headers: noRetry });
+      throw new ApiError(
+        'subscription_exists',
+        'This account already has a subscription: change its plan (POST /v1/account/subscription/change) instead.',
+        { headers: noRetry },
+      );
     }
     const provider = requireProvider(this.context);
     const customerId = await ensureCustomer(this.context, accountId);
     const { successUrl, cancelUrl } = returnUrls(this.context);
     const checkout = await callProvider(this.context, 'open the checkout', () =>
-      provider.createSubscriptionCheckout({ accountId, customerId, plan: plan.id, successUrl, cancelUrl, idempotencyKey: providerIdempotencyKey('subscribe', accountId, idempotencyKey && `${idempotencyKey}\u0000${plan.id}`) }),
+      provider.createSubscriptionCheckout({
+        accountId,
+        customerId,
+        plan: plan.id,
+        successUrl,
+        cancelUrl,
+        idempotencyKey: providerIdempotencyKey(
+          'subscribe',
+          accountId,
+          idempotencyKey && `${idempotencyKey}\u0000${plan.id}`,
+        ),
+      }),
     );
     return { ...checkout, plan };
   }
@@ -72,7 +96,9 @@ export class SubscriptionService {
     if (live.context.cancelAtPeriodEnd || live.context.pending?.action === 'cancel') return live;
     const provider = requireProvider(this.context);
     const { id, providerSubscriptionId } = live.context;
-    await callProvider(this.context, 'cancel the subscription', () => provider.cancelSubscription({ subscriptionId: providerSubscriptionId, idempotencyKey: `svc-cancel-${id}` }));
+    await callProvider(this.context, 'cancel the subscription', () =>
+      provider.cancelSubscription({ subscriptionId: providerSubscriptionId, idempotencyKey: `svc-cancel-${id}` }),
+    );
     await this.host.send(id, { type: 'REQUESTED', action: 'cancel', plan: null, at: this.context.clock.now() });
     return this.current(accountId)!;
   }
@@ -84,7 +110,13 @@ export class SubscriptionService {
     if (live.context.plan === plan.id && !live.context.cancelAtPeriodEnd) return live;
     const provider = requireProvider(this.context);
     const { id, providerSubscriptionId } = live.context;
-    await callProvider(this.context, 'change the plan', () => provider.changeSubscription({ subscriptionId: providerSubscriptionId, plan: plan.id, idempotencyKey: `svc-change-${id}-${plan.id}-${this.context.clock.now()}` }));
+    await callProvider(this.context, 'change the plan', () =>
+      provider.changeSubscription({
+        subscriptionId: providerSubscriptionId,
+        plan: plan.id,
+        idempotencyKey: `svc-change-${id}-${plan.id}-${this.context.clock.now()}`,
+      }),
+    );
     await this.host.send(id, { type: 'REQUESTED', action: 'change', plan: plan.id, at: this.context.clock.now() });
     return this.current(accountId)!;
   }
@@ -92,9 +124,16 @@ export class SubscriptionService {
   /** A hosted portal session; 409 until the account has a provider customer (after its first checkout). */
   async portal(accountId: string): Promise<{ url: string }> {
     const customerId = this.context.repo.customerOf(accountId);
-    if (!customerId) throw new ApiError('billing_account_required', 'This account has no billing account yet: it is created with the first checkout.', { headers: noRetry });
+    if (!customerId)
+      throw new ApiError(
+        'billing_account_required',
+        'This account has no billing account yet: it is created with the first checkout.',
+        { headers: noRetry },
+      );
     const provider = requireProvider(this.context);
-    return callProvider(this.context, 'open the portal', () => provider.createPortalSession({ customerId, returnUrl: returnUrls(this.context).portalReturn }));
+    return callProvider(this.context, 'open the portal', () =>
+      provider.createPortalSession({ customerId, returnUrl: returnUrls(this.context).portalReturn }),
+    );
   }
 
   /**
@@ -104,7 +143,15 @@ export class SubscriptionService {
    */
   apply(eventId: string, created: number, subscription: ProviderSubscription, deleted: boolean): Promise<string> {
     return this.spawning.run(subscription.id, async () => {
-      const snapshot: ProviderSnapshot = { eventId, created, plan: subscription.plan, status: subscription.status, cancelAtPeriodEnd: subscription.cancelAtPeriodEnd, currentPeriodEnd: subscription.currentPeriodEnd, deleted };
+      const snapshot: ProviderSnapshot = {
+        eventId,
+        created,
+        plan: subscription.plan,
+        status: subscription.status,
+        cancelAtPeriodEnd: subscription.cancelAtPeriodEnd,
+        currentPeriodEnd: subscription.currentPeriodEnd,
+        deleted,
+      };
       const existing = this.context.repo.subscriptionOfProvider(subscription.id);
       if (existing !== undefined) {
         if (!this.host.isLive(existing)) return 'ignored:ended';
@@ -113,9 +160,17 @@ export class SubscriptionService {
       }
       const accountId = this.accountOf(subscription);
       if (!accountId) return 'rejected:unknown_account';
-      if (deleted || subscription.status === 'canceled' || subscription.status === 'incomplete_expired') return 'ignored:never_live';
+      if (deleted || subscription.status === 'canceled' || subscription.status === 'incomplete_expired')
+        return 'ignored:never_live';
       const id = newId('sub');
-      const input: SubscriptionInput = { id, accountId, providerSubscriptionId: subscription.id, customerId: subscription.customerId, first: snapshot, at: this.context.clock.now() };
+      const input: SubscriptionInput = {
+        id,
+        accountId,
+        providerSubscriptionId: subscription.id,
+        customerId: subscription.customerId,
+        first: snapshot,
+        at: this.context.clock.now(),
+      };
       await this.context.repo.linkSubscription(accountId, subscription.id, id);
       if (subscription.customerId) await this.context.repo.linkCustomer(accountId, subscription.customerId);
       await this.host.spawn(SUBSCRIPTION_MACHINE, { id, ownerId: accountId, input });
@@ -126,7 +181,9 @@ export class SubscriptionService {
 
   /** The account a provider subscription belongs to: its metadata, checked against the customer link. */
   private accountOf(subscription: ProviderSubscription): string | null {
-    const byCustomer = subscription.customerId ? this.context.repo.accountOfCustomer(subscription.customerId) : undefined;
+    const byCustomer = subscription.customerId
+      ? this.context.repo.accountOfCustomer(subscription.customerId)
+      : undefined;
     const claimed = subscription.accountId ?? byCustomer ?? null;
     if (!claimed || !this.context.accounts.get(claimed)) return null;
     // A customer already linked to another account does not move.
@@ -136,13 +193,18 @@ export class SubscriptionService {
 
   private plan(planId: string): PlanDefinition {
     const plan = planDefinition(planId);
-    if (!plan) throw new ApiError('validation_error', `Unknown plan ${planId}.`, { param: 'plan', detail: [{ loc: ['body', 'plan'], msg: 'unknown plan', type: 'enum' }] });
+    if (!plan)
+      throw new ApiError('validation_error', `Unknown plan ${planId}.`, {
+        param: 'plan',
+        detail: [{ loc: ['body', 'plan'], msg: 'unknown plan', type: 'enum' }],
+      });
     return plan;
   }
 
   private requireLive(accountId: string): SubscriptionState {
     const live = this.current(accountId);
-    if (!live || live.state === 'ended') throw new ApiError('subscription_required', 'This account has no live subscription.', { headers: noRetry });
+    if (!live || live.state === 'ended')
+      throw new ApiError('subscription_required', 'This account has no live subscription.', { headers: noRetry });
     return live;
   }
 }

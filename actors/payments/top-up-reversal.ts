@@ -52,7 +52,8 @@ export function reversalTarget(facts: ReversalFacts): number {
 
 function withFact(facts: ReversalFacts, fact: ReversalFact): ReversalFacts {
   const credited = facts.creditedMicros;
-  if (fact.kind === 'refund') return { ...facts, refundedMicros: Math.max(facts.refundedMicros, Math.min(fact.refundedMicros, credited)) };
+  if (fact.kind === 'refund')
+    return { ...facts, refundedMicros: Math.max(facts.refundedMicros, Math.min(fact.refundedMicros, credited)) };
   const known = disputeOf(facts.disputes, fact.disputeId);
   // A closed dispute stays closed: a late or redelivered `opened` does not reopen it.
   const status = known && known.status !== 'opened' ? known.status : fact.status;
@@ -75,9 +76,17 @@ export function readReversalState(record: StoredReversalFacts): ReversalState {
   const disputes = Object.fromEntries(
     Object.entries(record.disputes ?? {}).map(([id, value]): [string, TopUpDispute] => [
       id,
-      typeof value !== 'number' ? value : value > 0 ? { amountMicros: value, status: 'opened' } : { amountMicros: 0, status: 'won' },
+      typeof value !== 'number'
+        ? value
+        : value > 0
+          ? { amountMicros: value, status: 'opened' }
+          : { amountMicros: 0, status: 'won' },
     ]),
   );
-  const facts: ReversalFacts = { creditedMicros: record.amountMicros, refundedMicros: Math.min(record.refundedMicros ?? 0, record.amountMicros), disputes };
+  const facts: ReversalFacts = {
+    creditedMicros: record.amountMicros,
+    refundedMicros: Math.min(record.refundedMicros ?? 0, record.amountMicros),
+    disputes,
+  };
   return { ...facts, reversedMicros: record.reversedMicros ?? reversalTarget(facts) };
 }

@@ -28,7 +28,10 @@ function isCentAmount(cents: number): boolean {
  * acknowledged only once what it changed is on disk.
  */
 export class WebhookService {
-  constructor(private readonly context: PaymentsContext, private readonly subscriptions: SubscriptionService) {}
+  constructor(
+    private readonly context: PaymentsContext,
+    private readonly subscriptions: SubscriptionService,
+  ) {}
 
   /** Whether webhooks can be received (payments configured). */
   get enabled(): boolean {
@@ -63,7 +66,8 @@ export class WebhookService {
         return this.record(event.eventId, 'subscription', outcome);
       }
       case 'subscription_checkout':
-        if (event.accountId && event.customerId && this.context.accounts.get(event.accountId)) await this.context.repo.linkCustomer(event.accountId, event.customerId);
+        if (event.accountId && event.customerId && this.context.accounts.get(event.accountId))
+          await this.context.repo.linkCustomer(event.accountId, event.customerId);
         return this.record(event.eventId, 'subscription_checkout', 'linked');
       case 'refund':
       case 'dispute':
@@ -77,13 +81,35 @@ export class WebhookService {
     const problem = this.topUpProblem(event);
     if (problem) {
       // Verified, so genuinely the provider's: kept as handled (no retry storm) and logged loudly for the operator.
-      this.context.logger.error('paid top-up not credited', { event_id: event.eventId, checkout_id: event.checkoutId, reason: problem });
+      this.context.logger.error('paid top-up not credited', {
+        event_id: event.eventId,
+        checkout_id: event.checkoutId,
+        reason: problem,
+      });
       return this.record(event.eventId, 'topup_paid', `rejected:${problem}`);
     }
     const amountMicros = event.amountCents * MICROS_PER_CENT;
-    const result = await this.context.repo.creditTopUp({ eventId: event.eventId, checkoutId: event.checkoutId, accountId: event.accountId!, amountMicros, description: `top-up via checkout ${event.checkoutId}`, paymentIntentId: event.paymentIntentId });
-    if (result.kind === 'credited') this.context.logger.info('top-up credited', { event_id: event.eventId, account_id: event.accountId, amount_micros: amountMicros, entry_id: result.entry.id });
-    if (result.kind === 'rejected') this.context.logger.error('paid top-up not credited', { event_id: event.eventId, checkout_id: event.checkoutId, reason: result.why });
+    const result = await this.context.repo.creditTopUp({
+      eventId: event.eventId,
+      checkoutId: event.checkoutId,
+      accountId: event.accountId!,
+      amountMicros,
+      description: `top-up via checkout ${event.checkoutId}`,
+      paymentIntentId: event.paymentIntentId,
+    });
+    if (result.kind === 'credited')
+      this.context.logger.info('top-up credited', {
+        event_id: event.eventId,
+        account_id: event.accountId,
+        amount_micros: amountMicros,
+        entry_id: result.entry.id,
+      });
+    if (result.kind === 'rejected')
+      this.context.logger.error('paid top-up not credited', {
+        event_id: event.eventId,
+        checkout_id: event.checkoutId,
+        reason: result.why,
+      });
     return { duplicate: result.kind === 'duplicate_event', outcome: result.kind };
   }
 
@@ -93,24 +119,49 @@ export class WebhookService {
     if (!isCentAmount(cents)) {
       // Verified, so genuinely the provider's, yet no payment has such an amount: kept as handled
       // (no retry storm) and logged loudly for the operator, like a top-up that cannot be credited.
-      this.context.logger.error('refund or dispute not applied', { event_id: event.eventId, kind: event.kind, reason: 'amount', amount_cents: cents });
+      this.context.logger.error('refund or dispute not applied', {
+        event_id: event.eventId,
+        kind: event.kind,
+        reason: 'amount',
+        amount_cents: cents,
+      });
       return this.record(event.eventId, event.kind, 'rejected:amount');
     }
     if (!event.paymentIntentId) return this.record(event.eventId, event.kind, 'ignored:no_payment');
     const reversal: Reversal =
       event.kind === 'refund'
-        ? { kind: 'refund', eventId: event.eventId, paymentIntentId: event.paymentIntentId, refundedMicros: event.refundedCents * MICROS_PER_CENT }
-        : { kind: 'dispute', eventId: event.eventId, paymentIntentId: event.paymentIntentId, disputeId: event.disputeId, amountMicros: event.amountCents * MICROS_PER_CENT, status: event.status };
+        ? {
+            kind: 'refund',
+            eventId: event.eventId,
+            paymentIntentId: event.paymentIntentId,
+            refundedMicros: event.refundedCents * MICROS_PER_CENT,
+          }
+        : {
+            kind: 'dispute',
+            eventId: event.eventId,
+            paymentIntentId: event.paymentIntentId,
+            disputeId: event.disputeId,
+            amountMicros: event.amountCents * MICROS_PER_CENT,
+            status: event.status,
+          };
     const result = await this.context.repo.reverseTopUp(reversal);
-    if (result.kind === 'reversed' && result.micros !== 0) this.context.logger.warn('top-up reversed', { event_id: event.eventId, account_id: result.accountId, kind: event.kind, micros: result.micros });
-    if (result.kind === 'unknown_payment') this.context.logger.warn('refund or dispute of an unknown payment', { event_id: event.eventId });
+    if (result.kind === 'reversed' && result.micros !== 0)
+      this.context.logger.warn('top-up reversed', {
+        event_id: event.eventId,
+        account_id: result.accountId,
+        kind: event.kind,
+        micros: result.micros,
+      });
+    if (result.kind === 'unknown_payment')
+      this.context.logger.warn('refund or dispute of an unknown payment', { event_id: event.eventId });
     return { duplicate: result.kind === 'duplicate_event', outcome: result.kind };
   }
 
   /** Why a paid top-up cannot be credited as it stands; null when it can. */
   private topUpProblem(event: Extract<PaymentEvent, { kind: 'topup_paid' }>): string | null {
     if (event.currency.toLowerCase() !== 'usd') return 'currency';
-    if (!isCentAmount(event.amountCents) || event.amountCents <= 0 || event.amountCents > TOPUP_MAX_USD * 100) return 'amount';
+    if (!isCentAmount(event.amountCents) || event.amountCents <= 0 || event.amountCents > TOPUP_MAX_USD * 100)
+      return 'amount';
     if (!event.accountId || !this.context.accounts.get(event.accountId)) return 'unknown_account';
     const linked = event.customerId ? this.context.repo.accountOfCustomer(event.customerId) : undefined;
     if (linked !== undefined && linked !== event.accountId) return 'customer_of_another_account';

@@ -1,4 +1,14 @@
-import type { CallEmitted, CallItem, CallUsage, CancelReason, CloseReason, EndingReason, Modality, ResponseStatus, ResponseUsage } from './call-events.js';
+import type {
+  CallEmitted,
+  CallItem,
+  CallUsage,
+  CancelReason,
+  CloseReason,
+  EndingReason,
+  Modality,
+  ResponseStatus,
+  ResponseUsage,
+} from './call-events.js';
 import type { CallSession, SessionChange } from './call-session.js';
 import type { FarewellVerdict } from './farewell.js';
 
@@ -168,7 +178,5 @@ export type CallEvent =
   | ResponseFinished
   | { type: 'TIMER'; name: string };
 
-
 /** A refusal the machine emits. */
 export type RejectionCode = Extract<CallEmitted, { type: 'rejected' }>['code'];
-

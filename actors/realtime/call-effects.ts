@@ -10,7 +10,14 @@ import type { Logger } from '../../runtime/logger.js';
 import type { Billing } from '../billing/billing.js';
 import type { Hold } from '../billing/ledger.js';
 import { audioMs, type CallLine } from './call-line.js';
-import type { RespondInput, ResponseFinished, SettleCallInput, TopUpInput, TranscribeInput, TranscriptionResult } from './call-context.js';
+import type {
+  RespondInput,
+  ResponseFinished,
+  SettleCallInput,
+  TopUpInput,
+  TranscribeInput,
+  TranscriptionResult,
+} from './call-context.js';
 import { runFixedLine, runResponse, type ResponseResult, type ResponseSink } from './respond.js';
 import { conversationMessages } from './turn-plan.js';
 
@@ -18,7 +25,6 @@ import { conversationMessages } from './turn-plan.js';
 export const MIN_CALL_HOLD_MICROS = 10_000;
 /** A transcription taking longer than this fails the turn. */
 const TRANSCRIBE_TIMEOUT_MS = 60_000;
-
 
 /** The ports the call's effects work through. */
 export interface CallEffectPorts {
@@ -69,7 +75,9 @@ export class CallEffects {
   /** The named actors the call machine runs. */
   actors() {
     return {
-      transcribe: fromPromise<TranscriptionResult[], TranscribeInput>(({ input, signal }) => this.transcribe(input, signal)),
+      transcribe: fromPromise<TranscriptionResult[], TranscribeInput>(({ input, signal }) =>
+        this.transcribe(input, signal),
+      ),
       respond: fromCallback<{ type: 'CANCEL' }, RespondInput>(({ input, sendBack, receive }) => {
         const abort = new AbortController();
         let finished = false;
@@ -80,7 +88,15 @@ export class CallEffects {
           .catch((err: unknown): ResponseFinished => {
             // A bug, not a backend failure (those are reported by `respond`): the machine still hears the end.
             this.ports.logger.error('realtime response effect failed', { call_id: input.callId, err });
-            return { type: 'RESPONSE_FINISHED', responseId: input.responseId, status: 'failed', text: '', usage: { promptTokens: 0, completionTokens: 0, audioOutMs: 0 }, failure: 'internal error', at: this.ports.clock.now() };
+            return {
+              type: 'RESPONSE_FINISHED',
+              responseId: input.responseId,
+              status: 'failed',
+              text: '',
+              usage: { promptTokens: 0, completionTokens: 0, audioOutMs: 0 },
+              failure: 'internal error',
+              at: this.ports.clock.now(),
+            };
           })
           .then((result) => {
             finished = true;
@@ -92,8 +108,12 @@ export class CallEffects {
         };
       }),
       // A promise so a refusal (402) arrives as the actor's error, like every other effect's failure.
-      topUp: fromPromise<{ holdMicros: number }, TopUpInput>(({ input }) => Promise.resolve().then(() => this.topUp(input))),
-      settle: fromPromise<{ micros: number; entryId: string | null }, SettleCallInput>(({ input }) => this.settle(input)),
+      topUp: fromPromise<{ holdMicros: number }, TopUpInput>(({ input }) =>
+        Promise.resolve().then(() => this.topUp(input)),
+      ),
+      settle: fromPromise<{ micros: number; entryId: string | null }, SettleCallInput>(({ input }) =>
+        this.settle(input),
+      ),
     };
   }
 
@@ -115,7 +135,12 @@ export class CallEffects {
         break;
       }
       try {
-        const transcript = await this.ports.transcription.transcribe({ audio, format: 'pcm16', language: input.language, signal: AbortSignal.any([signal, AbortSignal.timeout(TRANSCRIBE_TIMEOUT_MS)]) });
+        const transcript = await this.ports.transcription.transcribe({
+          audio,
+          format: 'pcm16',
+          language: input.language,
+          signal: AbortSignal.any([signal, AbortSignal.timeout(TRANSCRIBE_TIMEOUT_MS)]),
+        });
         results.push({ ok: true, text: transcript.text, durationSeconds: transcript.durationSeconds });
       } catch (err) {
         results.push({ ok: false, message: err instanceof Error ? err.message : 'transcription failed' });
@@ -132,7 +157,12 @@ export class CallEffects {
    */
   private async respond(input: RespondInput, signal: AbortSignal): Promise<ResponseFinished> {
     const line = this.ports.lines.get(input.callId);
-    const finished = (status: ResponseFinished['status'], text: string, usage: ResponseFinished['usage'], failure: string | null): ResponseFinished => ({
+    const finished = (
+      status: ResponseFinished['status'],
+      text: string,
+      usage: ResponseFinished['usage'],
+      failure: string | null,
+    ): ResponseFinished => ({
       type: 'RESPONSE_FINISHED',
       responseId: input.responseId,
       status,
@@ -158,7 +188,14 @@ export class CallEffects {
         line.stream({ type: 'responseAudio', responseId, itemId, audio: frame });
       },
     };
-    const plan = { responseId, itemId, modalities: input.modalities, voice: input.voice, language: input.language, signal };
+    const plan = {
+      responseId,
+      itemId,
+      modalities: input.modalities,
+      voice: input.voice,
+      language: input.language,
+      signal,
+    };
     try {
       // Nothing is produced before the response's opening is durable and sent: no delta waits, none bursts.
       await line.durable(signal);
@@ -168,7 +205,11 @@ export class CallEffects {
           : await runResponse(this.ports.chat, this.ports.speech, this.chatRequest(input.request, line), plan, sink);
       return finished('completed', result.text, result.usage, null);
     } catch (err) {
-      const usage = { promptTokens: input.promptTokens, completionTokens: countTokens(text), audioOutMs: audioMs(audioBytes) };
+      const usage = {
+        promptTokens: input.promptTokens,
+        completionTokens: countTokens(text),
+        audioOutMs: audioMs(audioBytes),
+      };
       if (signal.aborted) return finished('cancelled', text, usage, null);
       this.ports.logger.warn('realtime response failed', { call_id: input.callId, err });
       return finished('failed', text, usage, err instanceof Error ? err.message : 'the response failed');
@@ -176,7 +217,10 @@ export class CallEffects {
   }
 
   /** The chat request of a model answer: its settings, and the call's conversation as it is now. */
-  private chatRequest(request: NonNullable<RespondInput['request']>, line: CallLine): Omit<ChatBackendRequest, 'signal' | 'choiceIndex'> {
+  private chatRequest(
+    request: NonNullable<RespondInput['request']>,
+    line: CallLine,
+  ): Omit<ChatBackendRequest, 'signal' | 'choiceIndex'> {
     return {
       model: request.model,
       messages: conversationMessages(request.instructions, line.conversation()),
@@ -199,7 +243,8 @@ export class CallEffects {
     if (input.neededMicros <= held) return { holdMicros: held };
     const state = this.ports.billing.state(input.accountId);
     const available = this.ports.lines.has(input.callId) ? Math.max(0, state.balance - state.held) : 0;
-    if (held + available < input.neededMicros) throw new ApiError('insufficient_balance', 'The balance cannot cover the call any longer.');
+    if (held + available < input.neededMicros)
+      throw new ApiError('insufficient_balance', 'The balance cannot cover the call any longer.');
     const amount = Math.min(available, Math.max(input.neededMicros - held, this.ports.holdStepMicros));
     const holds = this.holds.get(input.callId) ?? [];
     holds.push(this.ports.billing.hold({ accountId: input.accountId, tokenId: input.tokenId, amount }));

@@ -34,7 +34,8 @@ export interface ResponseUsage {
 export type Modality = 'text' | 'audio';
 
 /** One content part of an item as it is announced (the audio itself is never repeated). */
-export type ItemContent = { type: 'input_text' | 'output_text' | 'text'; text: string } | { type: 'input_audio'; transcript: string | null };
+export type ItemContent =
+  { type: 'input_text' | 'output_text' | 'text'; text: string } | { type: 'input_audio'; transcript: string | null };
 
 /** An item as `itemAdded` / `itemDone` announce it. */
 export interface ItemView {

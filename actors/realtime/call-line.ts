@@ -59,13 +59,20 @@ export class CallLine {
 
   /** Appended PCM16: run through the VAD (or kept for a manual commit) while the call listens. */
   append(pcm: Buffer, clientEventId: string | null): void {
-    if (pcm.length % 2 !== 0) return this.reject('invalid_audio', 'Audio must be 16-bit PCM: an even number of bytes.', 'audio', clientEventId);
+    if (pcm.length % 2 !== 0)
+      return this.reject('invalid_audio', 'Audio must be 16-bit PCM: an even number of bytes.', 'audio', clientEventId);
     // Once the call is ending nothing said can change it: audio is accepted and ignored.
     const snapshot = this.listening();
     if (!snapshot || pcm.length === 0) return;
     const vad = this.configure(snapshot.context.session);
     if (!vad) {
-      if (this.manualBytes + pcm.length > MAX_MANUAL_BYTES) return this.reject('input_audio_buffer_full', 'The input audio buffer holds at most 15 minutes; commit or clear it.', null, clientEventId);
+      if (this.manualBytes + pcm.length > MAX_MANUAL_BYTES)
+        return this.reject(
+          'input_audio_buffer_full',
+          'The input audio buffer holds at most 15 minutes; commit or clear it.',
+          null,
+          clientEventId,
+        );
       this.manual.push(pcm);
       this.manualBytes += pcm.length;
       return;
@@ -80,7 +87,14 @@ export class CallLine {
       } else {
         const itemId = this.speechItemId ?? newItemId();
         this.speechItemId = null;
-        this.actor.send({ type: 'SPEECH_STOPPED', itemId, audioEndMs: event.audioEndMs, audioKey: this.park(event.audio), audioMs: audioMs(event.audio.length), at: this.clock.now() });
+        this.actor.send({
+          type: 'SPEECH_STOPPED',
+          itemId,
+          audioEndMs: event.audioEndMs,
+          audioKey: this.park(event.audio),
+          audioMs: audioMs(event.audio.length),
+          at: this.clock.now(),
+        });
       }
     }
   }
@@ -95,11 +109,22 @@ export class CallLine {
     this.manualBytes = 0;
     const length = audioMs(audio.length);
     if (length < MIN_COMMIT_MS) {
-      return this.reject('input_audio_buffer_commit_empty', `Buffer too small: at least ${MIN_COMMIT_MS} ms of audio is needed, ${length} ms was appended.`, null, clientEventId);
+      return this.reject(
+        'input_audio_buffer_commit_empty',
+        `Buffer too small: at least ${MIN_COMMIT_MS} ms of audio is needed, ${length} ms was appended.`,
+        null,
+        clientEventId,
+      );
     }
     const itemId = this.speechItemId ?? newItemId();
     this.speechItemId = null;
-    this.actor.send({ type: 'AUDIO_COMMITTED', itemId, audioKey: this.park(audio), audioMs: length, at: this.clock.now() });
+    this.actor.send({
+      type: 'AUDIO_COMMITTED',
+      itemId,
+      audioKey: this.park(audio),
+      audioMs: length,
+      at: this.clock.now(),
+    });
   }
 
   /** The client drops the buffered audio. */
@@ -157,7 +182,11 @@ export class CallLine {
     this.configuredFrom = session;
     const detection = session.turnDetection;
     if (!detection) return (this.vad = null);
-    const settings = { threshold: detection.threshold, prefixPaddingMs: detection.prefixPaddingMs, silenceDurationMs: detection.silenceDurationMs };
+    const settings = {
+      threshold: detection.threshold,
+      prefixPaddingMs: detection.prefixPaddingMs,
+      silenceDurationMs: detection.silenceDurationMs,
+    };
     if (this.vad) this.vad.update(settings);
     else this.vad = new EnergyVad(settings);
     return this.vad;

@@ -1,7 +1,18 @@
 import { assign, emit, enqueueActions, fromCallback, fromPromise, setup, type SnapshotFrom } from 'xstate';
 import { findModel } from '../../protocols/models.js';
 import type { CallEmitted, CallItem, CancelReason, CloseReason } from './call-events.js';
-import type { CallContext, CallEvent, CallInput, RejectionCode, RespondInput, SettleCallInput, TopUpInput, TranscribeInput, TranscriptionResult, TurnJob } from './call-context.js';
+import type {
+  CallContext,
+  CallEvent,
+  CallInput,
+  RejectionCode,
+  RespondInput,
+  SettleCallInput,
+  TopUpInput,
+  TranscribeInput,
+  TranscriptionResult,
+  TurnJob,
+} from './call-context.js';
 import { applySessionChange } from './call-session.js';
 import { goodbyeLine } from './farewell.js';
 import {
@@ -51,46 +62,70 @@ export const realtimeCallMachine = setup({
     emitted: {} as CallEmitted,
   },
   actors: {
-    transcribe: fromPromise<TranscriptionResult[], TranscribeInput>(() => Promise.reject(new Error('transcribe must be provided'))),
+    transcribe: fromPromise<TranscriptionResult[], TranscribeInput>(() =>
+      Promise.reject(new Error('transcribe must be provided')),
+    ),
     respond: fromCallback<{ type: 'CANCEL' }, RespondInput>(() => {
       throw new Error('respond must be provided');
     }),
     topUp: fromPromise<{ holdMicros: number }, TopUpInput>(() => Promise.reject(new Error('topUp must be provided'))),
-    settle: fromPromise<{ micros: number; entryId: string | null }, SettleCallInput>(() => Promise.reject(new Error('settle must be provided'))),
+    settle: fromPromise<{ micros: number; entryId: string | null }, SettleCallInput>(() =>
+      Promise.reject(new Error('settle must be provided')),
+    ),
   },
   guards: {
     sessionTypeLocked: ({ context, event }) =>
-      event.type === 'SESSION_UPDATE' && event.change.type !== undefined && event.change.type !== context.session.type && (isStreaming(context) || context.ending !== null),
-    unknownModel: ({ event }) => event.type === 'SESSION_UPDATE' && event.change.model !== undefined && !findModel(event.change.model),
+      event.type === 'SESSION_UPDATE' &&
+      event.change.type !== undefined &&
+      event.change.type !== context.session.type &&
+      (isStreaming(context) || context.ending !== null),
+    unknownModel: ({ event }) =>
+      event.type === 'SESSION_UPDATE' && event.change.model !== undefined && !findModel(event.change.model),
     listening: ({ context }) => context.ending === null && context.closeReason === null,
-    bargeIn: ({ context }) => context.ending === null && context.closeReason === null && isStreaming(context) && context.session.turnDetection?.interruptResponse === true,
+    bargeIn: ({ context }) =>
+      context.ending === null &&
+      context.closeReason === null &&
+      isStreaming(context) &&
+      context.session.turnDetection?.interruptResponse === true,
     transcriptionSession: ({ context }) => context.session.type === 'transcription',
     callEnding: ({ context }) => context.ending !== null,
     responseInFlight: ({ context }) => isStreaming(context),
-    cancellable: ({ context, event }) => event.type === 'RESPONSE_CANCEL' && isStreaming(context) && (event.responseId === null || event.responseId === context.response?.id),
+    cancellable: ({ context, event }) =>
+      event.type === 'RESPONSE_CANCEL' &&
+      isStreaming(context) &&
+      (event.responseId === null || event.responseId === context.response?.id),
     readyToClose: ({ context }) => context.closeReason !== null && !isStreaming(context),
     endReady: ({ context }) => context.ending?.ready === true,
-    isGraceTimer: ({ context, event }) => event.type === 'TIMER' && event.name === 'endGrace' && context.ending?.ready === true,
+    isGraceTimer: ({ context, event }) =>
+      event.type === 'TIMER' && event.name === 'endGrace' && context.ending?.ready === true,
     nextIsAudioTurn: ({ context }) => nextJob(context)?.kind === 'audio',
     nextIsItemToTranscribe: ({ context }) => {
       const job = nextJob(context);
-      return job?.kind === 'item' && job.draft.content.some((part) => part.type === 'input_audio' && part.transcript === null);
+      return (
+        job?.kind === 'item' &&
+        job.draft.content.some((part) => part.type === 'input_audio' && part.transcript === null)
+      );
     },
     nextIsItem: ({ context }) => nextJob(context)?.kind === 'item',
     nextIsResponse: ({ context }) => nextJob(context)?.kind === 'response',
     closeRequested: ({ context }) => context.closeReason !== null,
     usageBeyondHold: ({ context }) => priceOf(context.usage) > context.holdMicros,
     turnEndsCall: ({ context }) => context.turn?.farewell != null && context.ending === null,
-    turnWantsAnswer: ({ context }) => context.turn?.answer === true && context.session.type === 'realtime' && context.ending === null,
+    turnWantsAnswer: ({ context }) =>
+      context.turn?.answer === true && context.session.type === 'realtime' && context.ending === null,
     worstCovered: ({ context }) => (context.response?.worstMicros ?? 0) <= context.holdMicros,
-    currentResponse: ({ context, event }) => event.type === 'RESPONSE_FINISHED' && event.responseId === context.response?.id,
+    currentResponse: ({ context, event }) =>
+      event.type === 'RESPONSE_FINISHED' && event.responseId === context.response?.id,
     wasGoodbye: ({ context }) => context.response?.line != null && context.ending !== null,
     transcriptionFailed: ({ event }) => outputOf<TranscriptionResult[]>(event).some((result) => !result.ok),
   },
   actions: {
     touch: assign(({ context, event }) => ({ updatedAt: 'at' in event ? event.at : context.updatedAt })),
     reject: emit(({ event, context }, params: { code: RejectionCode; param?: string }) =>
-      rejection(params.code, refusalMessage(params.code, context), { param: params.param, clientEventId: clientEventIdOf(event) }),
+      rejection(params.code, refusalMessage(params.code, context), {
+        param: params.param,
+        clientEventId: clientEventIdOf(event),
+      }),
     ),
     applySession: enqueueActions(({ enqueue, context, event }) => {
       if (event.type !== 'SESSION_UPDATE') return;
@@ -103,23 +138,56 @@ export const realtimeCallMachine = setup({
       if (event.type !== 'SPEECH_STOPPED' && event.type !== 'AUDIO_COMMITTED') return;
       const { itemId } = event;
       const previousItemId = context.lastItemId;
-      enqueue.emit({ type: 'audioCommitted', itemId, previousItemId, audioEndMs: event.type === 'SPEECH_STOPPED' ? event.audioEndMs : null });
+      enqueue.emit({
+        type: 'audioCommitted',
+        itemId,
+        previousItemId,
+        audioEndMs: event.type === 'SPEECH_STOPPED' ? event.audioEndMs : null,
+      });
       const createResponse = context.session.turnDetection?.createResponse;
       const answer = event.type === 'SPEECH_STOPPED' ? (createResponse ?? true) : (createResponse ?? false);
-      const job: TurnJob = { kind: 'audio', itemId, previousItemId, audioKey: event.audioKey, audioMs: event.audioMs, answer };
-      const work = params.start ? { turn: { job, itemId, text: null, answer, farewell: null } } : { queue: [...context.queue, job] };
+      const job: TurnJob = {
+        kind: 'audio',
+        itemId,
+        previousItemId,
+        audioKey: event.audioKey,
+        audioMs: event.audioMs,
+        answer,
+      };
+      const work = params.start
+        ? { turn: { job, itemId, text: null, answer, farewell: null } }
+        : { queue: [...context.queue, job] };
       enqueue.assign({ lastItemId: itemId, updatedAt: event.at, ...work });
     }),
-    enqueueItem: assign(({ context, event }) => (event.type === 'ITEM_CREATE' ? { queue: [...context.queue, { kind: 'item', draft: event.item, clientEventId: event.clientEventId } satisfies TurnJob] } : {})),
+    enqueueItem: assign(({ context, event }) =>
+      event.type === 'ITEM_CREATE'
+        ? {
+            queue: [
+              ...context.queue,
+              { kind: 'item', draft: event.item, clientEventId: event.clientEventId } satisfies TurnJob,
+            ],
+          }
+        : {},
+    ),
     enqueueResponse: assign(({ context, event }) =>
-      event.type === 'RESPONSE_CREATE' ? { queue: [...context.queue, { kind: 'response', request: event.request, clientEventId: event.clientEventId } satisfies TurnJob] } : {},
+      event.type === 'RESPONSE_CREATE'
+        ? {
+            queue: [
+              ...context.queue,
+              { kind: 'response', request: event.request, clientEventId: event.clientEventId } satisfies TurnJob,
+            ],
+          }
+        : {},
     ),
     takeJob: assign(({ context }) => {
       const [job, ...queue] = context.queue;
       if (!job) return {};
-      if (job.kind === 'audio') return { queue, turn: { job, itemId: job.itemId, text: null, answer: job.answer, farewell: null } };
-      if (job.kind === 'response') return { queue, turn: { job, itemId: '', text: null, answer: false, farewell: null } };
-      if (job.draft.id !== null) return { queue, turn: { job, itemId: job.draft.id, text: null, answer: false, farewell: null } };
+      if (job.kind === 'audio')
+        return { queue, turn: { job, itemId: job.itemId, text: null, answer: job.answer, farewell: null } };
+      if (job.kind === 'response')
+        return { queue, turn: { job, itemId: '', text: null, answer: false, farewell: null } };
+      if (job.draft.id !== null)
+        return { queue, turn: { job, itemId: job.draft.id, text: null, answer: false, farewell: null } };
       const [itemId, idCount] = allocate(context, 'item');
       return { queue, idCount, turn: { job, itemId, text: null, answer: false, farewell: null } };
     }),
@@ -134,9 +202,17 @@ export const realtimeCallMachine = setup({
       enqueue.assign({ response: cut });
       enqueue.sendTo('respond', { type: 'CANCEL' });
     }),
-    requestClose: assign(({ context }, params: { reason: CloseReason }) => ({ closeReason: context.closeReason ?? params.reason, deadlines: {} })),
+    requestClose: assign(({ context }, params: { reason: CloseReason }) => ({
+      closeReason: context.closeReason ?? params.reason,
+      deadlines: {},
+    })),
     exhaust: enqueueActions(({ enqueue, context }) => {
-      enqueue.emit(rejection('insufficient_balance', 'The balance cannot cover the call any longer; it ends now. Top up the account to continue.'));
+      enqueue.emit(
+        rejection(
+          'insufficient_balance',
+          'The balance cannot cover the call any longer; it ends now. Top up the account to continue.',
+        ),
+      );
       const cut = cancelled(context, 'insufficient_balance');
       if (cut) {
         enqueue.assign({ response: cut });
@@ -153,33 +229,81 @@ export const realtimeCallMachine = setup({
       enqueue.assign({
         ending: { reason, language: verdict.language, ready: false },
         idCount,
-        response: planLine({ session: context.session, usage: context.usage, line: goodbyeLine(verdict.language), language: verdict.language, id, itemId }),
+        response: planLine({
+          session: context.session,
+          usage: context.usage,
+          line: goodbyeLine(verdict.language),
+          language: verdict.language,
+          id,
+          itemId,
+        }),
       });
       enqueue.emit({ type: 'ending', reason, language: verdict.language });
     }),
     planAnswer: assign(({ context }) => {
-      const request = context.turn?.job.kind === 'response' ? context.turn.job.request : { outputModalities: null, instructions: null, maxOutputTokens: null, metadata: null };
+      const request =
+        context.turn?.job.kind === 'response'
+          ? context.turn.job.request
+          : { outputModalities: null, instructions: null, maxOutputTokens: null, metadata: null };
       const [id, afterResponse] = allocate(context, 'resp');
       const [itemId, idCount] = allocate({ ...context, idCount: afterResponse }, 'item');
-      return { idCount, response: planModelResponse({ session: context.session, items: context.items, usage: context.usage, request, id, itemId }) };
+      return {
+        idCount,
+        response: planModelResponse({
+          session: context.session,
+          items: context.items,
+          usage: context.usage,
+          request,
+          id,
+          itemId,
+        }),
+      };
     }),
     startResponse: enqueueActions(({ enqueue, context }) => {
       if (!context.response) return;
       enqueue.assign({ response: { ...context.response, stage: 'streaming' } });
-      enqueue.emit({ type: 'responseStarted', responseId: context.response.id, itemId: context.response.itemId, modalities: context.response.modalities });
+      enqueue.emit({
+        type: 'responseStarted',
+        responseId: context.response.id,
+        itemId: context.response.itemId,
+        modalities: context.response.modalities,
+      });
     }),
     finishResponse: enqueueActions(({ enqueue, context, event }) => {
       if (event.type !== 'RESPONSE_FINISHED' || !context.response) return;
       const response = context.response;
-      const item: CallItem | null = event.text ? { id: response.itemId, role: 'assistant', text: event.text, audioMs: event.usage.audioOutMs } : null;
-      enqueue.assign({ response: { ...response, stage: 'finished' }, items: withItem(context.items, item), usage: usageAfter(context.usage, event.usage), updatedAt: event.at });
+      const item: CallItem | null = event.text
+        ? { id: response.itemId, role: 'assistant', text: event.text, audioMs: event.usage.audioOutMs }
+        : null;
+      enqueue.assign({
+        response: { ...response, stage: 'finished' },
+        items: withItem(context.items, item),
+        usage: usageAfter(context.usage, event.usage),
+        updatedAt: event.at,
+      });
       const cancelReason = event.status === 'cancelled' ? (response.cancelReason ?? 'client_cancelled') : null;
-      enqueue.emit({ type: 'responseDone', responseId: response.id, itemId: response.itemId, modalities: response.modalities, status: event.status, cancelReason, failure: event.failure, text: event.text, usage: event.usage });
-      if (event.status === 'failed') enqueue.emit(rejection('upstream_unavailable', `The model backend failed: ${event.failure ?? 'unknown error'}`));
+      enqueue.emit({
+        type: 'responseDone',
+        responseId: response.id,
+        itemId: response.itemId,
+        modalities: response.modalities,
+        status: event.status,
+        cancelReason,
+        failure: event.failure,
+        text: event.text,
+        usage: event.usage,
+      });
+      if (event.status === 'failed')
+        enqueue.emit(
+          rejection('upstream_unavailable', `The model backend failed: ${event.failure ?? 'unknown error'}`),
+        );
     }),
     becomeEndReady: enqueueActions(({ enqueue, context }) => {
       if (!context.ending) return;
-      enqueue.assign({ ending: { ...context.ending, ready: true }, deadlines: { endGrace: context.updatedAt + context.endGraceMs } });
+      enqueue.assign({
+        ending: { ...context.ending, ready: true },
+        deadlines: { endGrace: context.updatedAt + context.endGraceMs },
+      });
       enqueue.emit({ type: 'endReady', graceMs: context.endGraceMs });
     }),
     endTurn: assign({ turn: () => null, response: () => null }),
@@ -188,14 +312,28 @@ export const realtimeCallMachine = setup({
       enqueue.assign({ holdMicros: params.holdMicros });
       enqueue.emit({ type: 'holdRaised', holdMicros: params.holdMicros });
     }),
-    announceSession: emit(({ context }) => ({ type: 'sessionCreated', callId: context.id, session: context.session }) as const),
+    announceSession: emit(
+      ({ context }) => ({ type: 'sessionCreated', callId: context.id, session: context.session }) as const,
+    ),
     announceClosing: emit(({ context }) => ({ type: 'closing', reason: context.closeReason }) as const),
-    announceClosed: emit(({ context }) => ({ type: 'closed', reason: context.closeReason, usage: context.usage, priceMicros: context.charge?.micros ?? 0 }) as const),
+    announceClosed: emit(
+      ({ context }) =>
+        ({
+          type: 'closed',
+          reason: context.closeReason,
+          usage: context.usage,
+          priceMicros: context.charge?.micros ?? 0,
+        }) as const,
+    ),
     rejectModel: emit(({ event }) =>
-      rejection('model_not_found', `The model '${event.type === 'SESSION_UPDATE' ? (event.change.model ?? '') : ''}' does not exist. Use pro-1 or a dated snapshot listed by GET /v1/models.`, {
-        param: 'session.model',
-        clientEventId: clientEventIdOf(event),
-      }),
+      rejection(
+        'model_not_found',
+        `The model '${event.type === 'SESSION_UPDATE' ? (event.change.model ?? '') : ''}' does not exist. Use pro-1 or a dated snapshot listed by GET /v1/models.`,
+        {
+          param: 'session.model',
+          clientEventId: clientEventIdOf(event),
+        },
+      ),
     ),
     // The done and error events of the effects are not in the machine's event union: read through `outputOf` / `errorOf`.
     reportTranscriptions: enqueueActions(({ enqueue, context, event }) => {
@@ -235,7 +373,10 @@ export const realtimeCallMachine = setup({
     connecting: {
       on: {
         OPEN: { target: 'live', actions: ['touch', 'announceSession'] },
-        DISCONNECT: { target: 'closing', actions: ['touch', { type: 'requestClose', params: { reason: 'disconnected' } }] },
+        DISCONNECT: {
+          target: 'closing',
+          actions: ['touch', { type: 'requestClose', params: { reason: 'disconnected' } }],
+        },
       },
     },
     live: {
@@ -243,30 +384,51 @@ export const realtimeCallMachine = setup({
       always: { guard: 'readyToClose', target: 'closing' },
       on: {
         SESSION_UPDATE: [
-          { guard: 'sessionTypeLocked', actions: { type: 'reject', params: { code: 'session_type_locked', param: 'session.type' } } },
+          {
+            guard: 'sessionTypeLocked',
+            actions: { type: 'reject', params: { code: 'session_type_locked', param: 'session.type' } },
+          },
           { guard: 'unknownModel', actions: 'rejectModel' },
           { actions: ['touch', 'applySession'] },
         ],
         // Barge-in: the caller speaking over a response cuts it. The line sends this only when taken.
-        SPEECH_STARTED: { guard: 'bargeIn', actions: ['touch', { type: 'cancelResponse', params: { reason: 'turn_detected' } }] },
+        SPEECH_STARTED: {
+          guard: 'bargeIn',
+          actions: ['touch', { type: 'cancelResponse', params: { reason: 'turn_detected' } }],
+        },
         SPEECH_STOPPED: { guard: 'listening', actions: { type: 'commitAudio', params: { start: false } } },
         AUDIO_COMMITTED: { guard: 'listening', actions: { type: 'commitAudio', params: { start: false } } },
         ITEM_CREATE: { actions: ['touch', 'enqueueItem'] },
         RESPONSE_CREATE: [
           { guard: 'transcriptionSession', actions: { type: 'reject', params: { code: 'transcription_session' } } },
           { guard: 'callEnding', actions: { type: 'reject', params: { code: 'call_ending' } } },
-          { guard: 'responseInFlight', actions: { type: 'reject', params: { code: 'conversation_already_has_active_response' } } },
+          {
+            guard: 'responseInFlight',
+            actions: { type: 'reject', params: { code: 'conversation_already_has_active_response' } },
+          },
           { actions: ['touch', 'enqueueResponse'] },
         ],
         RESPONSE_CANCEL: [
-          { guard: 'cancellable', actions: ['touch', { type: 'cancelResponse', params: { reason: 'client_cancelled' } }] },
+          {
+            guard: 'cancellable',
+            actions: ['touch', { type: 'cancelResponse', params: { reason: 'client_cancelled' } }],
+          },
           { actions: { type: 'reject', params: { code: 'response_cancel_not_active' } } },
         ],
         // After the goodbye, the client acknowledges once its queued audio has played, or the grace runs out.
-        END_ACK: [{ guard: 'endReady', actions: ['touch', { type: 'requestClose', params: { reason: 'end_ack' } }] }, { actions: { type: 'reject', params: { code: 'end_ack_unexpected' } } }],
+        END_ACK: [
+          { guard: 'endReady', actions: ['touch', { type: 'requestClose', params: { reason: 'end_ack' } }] },
+          { actions: { type: 'reject', params: { code: 'end_ack_unexpected' } } },
+        ],
         TIMER: { guard: 'isGraceTimer', actions: { type: 'requestClose', params: { reason: 'grace' } } },
         // A response cut by the disconnect still reports what it produced before the call settles.
-        DISCONNECT: { actions: ['touch', { type: 'cancelResponse', params: { reason: 'disconnected' } }, { type: 'requestClose', params: { reason: 'disconnected' } }] },
+        DISCONNECT: {
+          actions: [
+            'touch',
+            { type: 'cancelResponse', params: { reason: 'disconnected' } },
+            { type: 'requestClose', params: { reason: 'disconnected' } },
+          ],
+        },
       },
       // One job at a time, in arrival order: transcribe and answer a turn, add an item, respond.
       states: {
@@ -279,15 +441,27 @@ export const realtimeCallMachine = setup({
           ],
           on: {
             // The common path, taken straight (the queue is empty when idle).
-            SPEECH_STOPPED: { guard: 'listening', target: 'transcribing', actions: { type: 'commitAudio', params: { start: true } } },
-            AUDIO_COMMITTED: { guard: 'listening', target: 'transcribing', actions: { type: 'commitAudio', params: { start: true } } },
+            SPEECH_STOPPED: {
+              guard: 'listening',
+              target: 'transcribing',
+              actions: { type: 'commitAudio', params: { start: true } },
+            },
+            AUDIO_COMMITTED: {
+              guard: 'listening',
+              target: 'transcribing',
+              actions: { type: 'commitAudio', params: { start: true } },
+            },
           },
         },
         transcribing: {
           invoke: {
             id: 'transcribe',
             src: 'transcribe',
-            input: ({ context }): TranscribeInput => ({ callId: context.id, audioKeys: audioKeysOf(context.turn?.job), language: context.session.transcription?.language ?? null }),
+            input: ({ context }): TranscribeInput => ({
+              callId: context.id,
+              audioKeys: audioKeysOf(context.turn?.job),
+              language: context.session.transcription?.language ?? null,
+            }),
             onDone: [
               { guard: 'transcriptionFailed', target: 'idle', actions: ['reportTranscriptions', 'endTurn'] },
               { target: 'afterTurn', actions: 'recordTranscribedTurn' },
@@ -310,8 +484,16 @@ export const realtimeCallMachine = setup({
           invoke: {
             id: 'topUp',
             src: 'topUp',
-            input: ({ context }): TopUpInput => ({ callId: context.id, accountId: context.accountId, tokenId: context.tokenId, neededMicros: priceOf(context.usage) }),
-            onDone: { target: 'afterTurn', actions: { type: 'setHold', params: ({ event }) => ({ holdMicros: event.output.holdMicros }) } },
+            input: ({ context }): TopUpInput => ({
+              callId: context.id,
+              accountId: context.accountId,
+              tokenId: context.tokenId,
+              neededMicros: priceOf(context.usage),
+            }),
+            onDone: {
+              target: 'afterTurn',
+              actions: { type: 'setHold', params: ({ event }) => ({ holdMicros: event.output.holdMicros }) },
+            },
             onError: { target: 'idle', actions: ['exhaust', 'endTurn'] },
           },
         },
@@ -327,8 +509,16 @@ export const realtimeCallMachine = setup({
           invoke: {
             id: 'topUp',
             src: 'topUp',
-            input: ({ context }): TopUpInput => ({ callId: context.id, accountId: context.accountId, tokenId: context.tokenId, neededMicros: context.response?.worstMicros ?? 0 }),
-            onDone: { target: 'responding', actions: { type: 'setHold', params: ({ event }) => ({ holdMicros: event.output.holdMicros }) } },
+            input: ({ context }): TopUpInput => ({
+              callId: context.id,
+              accountId: context.accountId,
+              tokenId: context.tokenId,
+              neededMicros: context.response?.worstMicros ?? 0,
+            }),
+            onDone: {
+              target: 'responding',
+              actions: { type: 'setHold', params: ({ event }) => ({ holdMicros: event.output.holdMicros }) },
+            },
             onError: { target: 'idle', actions: ['exhaust', 'endTurn'] },
           },
         },
@@ -348,8 +538,16 @@ export const realtimeCallMachine = setup({
           invoke: {
             id: 'topUp',
             src: 'topUp',
-            input: ({ context }): TopUpInput => ({ callId: context.id, accountId: context.accountId, tokenId: context.tokenId, neededMicros: priceOf(context.usage) }),
-            onDone: { target: 'afterResponse', actions: { type: 'setHold', params: ({ event }) => ({ holdMicros: event.output.holdMicros }) } },
+            input: ({ context }): TopUpInput => ({
+              callId: context.id,
+              accountId: context.accountId,
+              tokenId: context.tokenId,
+              neededMicros: priceOf(context.usage),
+            }),
+            onDone: {
+              target: 'afterResponse',
+              actions: { type: 'setHold', params: ({ event }) => ({ holdMicros: event.output.holdMicros }) },
+            },
             onError: { target: 'idle', actions: ['exhaust', 'endTurn'] },
           },
         },
@@ -360,7 +558,13 @@ export const realtimeCallMachine = setup({
       invoke: {
         id: 'settle',
         src: 'settle',
-        input: ({ context }): SettleCallInput => ({ callId: context.id, accountId: context.accountId, tokenId: context.tokenId, usage: context.usage, capMicros: context.holdMicros }),
+        input: ({ context }): SettleCallInput => ({
+          callId: context.id,
+          accountId: context.accountId,
+          tokenId: context.tokenId,
+          usage: context.usage,
+          capMicros: context.holdMicros,
+        }),
         onDone: { target: 'closed', actions: 'recordCharge' },
         // Nothing could be charged (the store failed): close anyway, saying so in the log.
         onError: { target: 'closed', actions: 'recordSettleFailure' },
@@ -373,13 +577,17 @@ export const realtimeCallMachine = setup({
   },
 });
 
-
 /** A call's snapshot, as the call's line and the runtime read it. */
 export type CallSnapshot = SnapshotFrom<typeof realtimeCallMachine>;
 
 /** Whether the call listens to audio: open (not ending, not closing). The line drops audio otherwise. */
 export function isListening(snapshot: CallSnapshot): boolean {
-  return snapshot.status === 'active' && snapshot.context.ending === null && snapshot.context.closeReason === null && snapshot.value !== 'connecting';
+  return (
+    snapshot.status === 'active' &&
+    snapshot.context.ending === null &&
+    snapshot.context.closeReason === null &&
+    snapshot.value !== 'connecting'
+  );
 }
 
 /** Whether the call still takes client messages (it has not started closing). */

@@ -40,7 +40,8 @@ export class CallRelay {
   committed(seq: number): void {
     if (seq <= this.committedSeq) return;
     this.committedSeq = seq;
-    while (this.waiting.length > 0 && this.mayPass(this.waiting[0]!.seq, this.waiting[0]!.event)) this.deliver(this.waiting.shift()!.event);
+    while (this.waiting.length > 0 && this.mayPass(this.waiting[0]!.seq, this.waiting[0]!.event))
+      this.deliver(this.waiting.shift()!.event);
     if (this.durableWaiters.length === 0) return;
     const ready = this.durableWaiters.filter((waiter) => waiter.seq <= seq);
     this.durableWaiters = this.durableWaiters.filter((waiter) => waiter.seq > seq);

@@ -27,7 +27,14 @@ export type CallCommand =
   | { type: 'clearAudio'; clientEventId: string | null }
   | {
       type: 'addItem';
-      item: { id: string | null; role: 'user' | 'assistant' | 'system'; content: ({ type: 'input_text' | 'output_text' | 'text'; text: string } | { type: 'input_audio'; audio: Buffer; transcript: string | null })[] };
+      item: {
+        id: string | null;
+        role: 'user' | 'assistant' | 'system';
+        content: (
+          | { type: 'input_text' | 'output_text' | 'text'; text: string }
+          | { type: 'input_audio'; audio: Buffer; transcript: string | null }
+        )[];
+      };
       clientEventId: string | null;
     }
   | { type: 'createResponse'; request: ResponseRequest; clientEventId: string | null }
@@ -120,11 +127,23 @@ export class CallRuntime {
    * Opens a call for `holder` on `model`: holds its opening amount (402 when the balance cannot
    * start a call), spawns its actor, follows it into `listener` and opens it (`sessionCreated`).
    */
-  async open(holder: { accountId: string; tokenId: string | null }, model: string, listener: CallListener): Promise<RealtimeCall> {
+  async open(
+    holder: { accountId: string; tokenId: string | null },
+    model: string,
+    listener: CallListener,
+  ): Promise<RealtimeCall> {
     const { host, clock, logger } = this.deps;
     const id = newId('rtc');
     const holdMicros = this.effects.openHold(id, holder.accountId, holder.tokenId);
-    const input: CallInput = { id, ...holder, session: defaultCallSession(model), holdMicros, endGraceMs: this.deps.endGraceMs, idSeed: randomBase62(14), at: clock.now() };
+    const input: CallInput = {
+      id,
+      ...holder,
+      session: defaultCallSession(model),
+      holdMicros,
+      endGraceMs: this.deps.endGraceMs,
+      idSeed: randomBase62(14),
+      at: clock.now(),
+    };
     let actor: AnyActorRef;
     try {
       actor = await host.spawn(CALL_MACHINE, { id, ownerId: holder.accountId, input });
@@ -133,7 +152,9 @@ export class CallRuntime {
       throw err;
     }
     const send = (event: CallEvent) => {
-      host.send(id, event).catch((err: unknown) => logger.error('realtime call event failed', { call_id: id, event: event.type, err }));
+      host
+        .send(id, event)
+        .catch((err: unknown) => logger.error('realtime call event failed', { call_id: id, event: event.type, err }));
     };
     const snapshot = () => (host.isLive(id) ? (actor.getSnapshot() as CallSnapshot) : undefined);
     // A failing listener (the edge) must not throw into the machine or the effects.
@@ -149,7 +170,12 @@ export class CallRuntime {
     const stream = guarded<CallStreamEvent>((event) => listener.stream(event));
     // Events go out in the machine's order, signals at once and what must be durable once committed.
     const relay = new CallRelay(guarded<CallEmitted>((event) => listener.event(event)));
-    const line = new CallLine(id, { snapshot, send, accepts: (event) => host.accepts(id, event), whenDurable: () => relay.whenDurable() }, clock, stream);
+    const line = new CallLine(
+      id,
+      { snapshot, send, accepts: (event) => host.accepts(id, event), whenDurable: () => relay.whenDurable() },
+      clock,
+      stream,
+    );
     this.lines.set(id, line);
     const emitted = actor.on('*', (event: CallEmitted) => relay.emitted(event));
     host.follow(id, 0, {
@@ -186,9 +212,19 @@ export class CallRuntime {
         // Audio parts wait on the line for their transcription; the machine sees keys and lengths.
         const content = command.item.content.map((part): DraftContent => {
           if (part.type !== 'input_audio') return part;
-          return { type: 'input_audio', transcript: part.transcript, audioMs: audioMs(part.audio.length), audioKey: part.transcript === null ? line.park(part.audio) : null };
+          return {
+            type: 'input_audio',
+            transcript: part.transcript,
+            audioMs: audioMs(part.audio.length),
+            audioKey: part.transcript === null ? line.park(part.audio) : null,
+          };
         });
-        return send({ type: 'ITEM_CREATE', item: { id: command.item.id, role: command.item.role, content }, clientEventId, at });
+        return send({
+          type: 'ITEM_CREATE',
+          item: { id: command.item.id, role: command.item.role, content },
+          clientEventId,
+          at,
+        });
       }
       case 'createResponse':
         return send({ type: 'RESPONSE_CREATE', request: command.request, clientEventId, at });

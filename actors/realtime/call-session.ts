@@ -44,7 +44,13 @@ export interface SessionChange {
 }
 
 /** Server VAD as a call starts with it. */
-export const DEFAULT_TURN_DETECTION: TurnDetection = { threshold: 0.5, prefixPaddingMs: 300, silenceDurationMs: 500, createResponse: true, interruptResponse: true };
+export const DEFAULT_TURN_DETECTION: TurnDetection = {
+  threshold: 0.5,
+  prefixPaddingMs: 300,
+  silenceDurationMs: 500,
+  createResponse: true,
+  interruptResponse: true,
+};
 
 /** The session a call starts with, on `model`. */
 export function defaultCallSession(model: string): CallSession {
@@ -65,11 +71,15 @@ export function defaultCallSession(model: string): CallSession {
 export function applySessionChange(session: CallSession, change: SessionChange): CallSession {
   let turnDetection = session.turnDetection;
   if (change.turnDetection === null) turnDetection = null;
-  else if (change.turnDetection) turnDetection = { ...(turnDetection ?? DEFAULT_TURN_DETECTION), ...definedOnly(change.turnDetection) };
+  else if (change.turnDetection)
+    turnDetection = { ...(turnDetection ?? DEFAULT_TURN_DETECTION), ...definedOnly(change.turnDetection) };
   let transcription = session.transcription;
   if (change.transcription === null) transcription = null;
   else if (change.transcription) {
-    transcription = { model: change.transcription.model ?? transcription?.model ?? 'sim', language: change.transcription.language ?? transcription?.language ?? null };
+    transcription = {
+      model: change.transcription.model ?? transcription?.model ?? 'sim',
+      language: change.transcription.language ?? transcription?.language ?? null,
+    };
   }
   return {
     type: change.type ?? session.type,

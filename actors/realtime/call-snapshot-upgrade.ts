@@ -13,7 +13,11 @@ const FIRST_MACHINE_STATES = ['connecting', 'active', 'responding', 'ending', 'e
  * of this machine are left alone.
  */
 export function upgradeCallSnapshot(snapshot: unknown): void {
-  const persisted = snapshot as { value?: unknown; context?: Partial<CallContext> & { session?: { model?: unknown } }; children?: Record<string, unknown> } | null;
+  const persisted = snapshot as {
+    value?: unknown;
+    context?: Partial<CallContext> & { session?: { model?: unknown } };
+    children?: Record<string, unknown>;
+  } | null;
   const context = persisted?.context;
   if (!persisted || !context || context.idSeed !== undefined) return;
   if (typeof persisted.value !== 'string' || !FIRST_MACHINE_STATES.includes(persisted.value)) return;

@@ -7,7 +7,14 @@
 // the phrase is not a lead-in. Quoted text is masked, and a question is not a farewell (though
 // "can you hang up?" is a request).
 
-import { TABLES, UNIVERSAL_FAREWELL, UNIVERSAL_LEAD, UNIVERSAL_TRAIL, type LanguageTable, type Reason } from './farewell-phrases.js';
+import {
+  TABLES,
+  UNIVERSAL_FAREWELL,
+  UNIVERSAL_LEAD,
+  UNIVERSAL_TRAIL,
+  type LanguageTable,
+  type Reason,
+} from './farewell-phrases.js';
 
 /** What a user turn says about ending the call. */
 export interface FarewellVerdict {
@@ -21,7 +28,22 @@ export interface FarewellVerdict {
 
 const LATIN_MARKS = /(\p{Script=Latin})\p{M}+/gu;
 const ARABIC_MARKS = /[\u064b-\u065f\u0670\u0640]/g; // harakat, dagger alif, tatweel
-const LETTER_MAP: Record<string, string> = { ß: 'ss', ł: 'l', ı: 'i', ø: 'o', æ: 'ae', œ: 'oe', đ: 'd', ё: 'е', أ: 'ا', إ: 'ا', آ: 'ا', ٱ: 'ا', ى: 'ي', ة: 'ه' };
+const LETTER_MAP: Record<string, string> = {
+  ß: 'ss',
+  ł: 'l',
+  ı: 'i',
+  ø: 'o',
+  æ: 'ae',
+  œ: 'oe',
+  đ: 'd',
+  ё: 'е',
+  أ: 'ا',
+  إ: 'ا',
+  آ: 'ا',
+  ٱ: 'ا',
+  ى: 'ي',
+  ة: 'ه',
+};
 const MAPPED_LETTERS = /[ßłıøæœđёأإآٱىة]/g;
 
 /** Case, accents (Latin only: kana voicing, Devanagari vowels and й must stay) and spelling variants folded. */
@@ -50,7 +72,17 @@ function foldWord(raw: string): string {
 
 const INVISIBLE = /[\u00ad\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g;
 // Quoted text is a mention ("he said 'goodbye'"), never a farewell: it becomes one opaque word.
-const QUOTED = [/"[^"]*(?:"|$)/g, /“[^“”]*(?:[“”]|$)/g, /„[^“”]*(?:[“”]|$)/g, /«[^»]*(?:»|$)/g, /‹[^›]*(?:›|$)/g, /「[^」]*(?:」|$)/g, /『[^』]*(?:』|$)/g, /‘[^’]*(?:’|$)/g, /(?<=^|[\s(])'[^']+'(?=$|[\s.,!?;:)])/g];
+const QUOTED = [
+  /"[^"]*(?:"|$)/g,
+  /“[^“”]*(?:[“”]|$)/g,
+  /„[^“”]*(?:[“”]|$)/g,
+  /«[^»]*(?:»|$)/g,
+  /‹[^›]*(?:›|$)/g,
+  /「[^」]*(?:」|$)/g,
+  /『[^』]*(?:』|$)/g,
+  /‘[^’]*(?:’|$)/g,
+  /(?<=^|[\s(])'[^']+'(?=$|[\s.,!?;:)])/g,
+];
 const MENTION = ' ⟨quote⟩ ';
 const SYMBOLS = /[\p{Extended_Pictographic}\p{So}\p{Emoji_Modifier}\ufe0f\u20e3]/gu;
 const EMOTICON = /(?<=^|\s)(?:[:;=8][-'^o]?[()[\]dDpP3oO|\\/*]+|\^_*\^|<3+)(?=$|\s)/g;
@@ -78,8 +110,7 @@ function clausesOf(text: string): Clause[] {
   for (let i = 0; i < parts.length; i += 2) {
     const before = parts[i - 1] ?? '';
     const after = parts[i + 1] ?? '';
-    const words = parts[i]!
-      .split(/\s+/)
+    const words = parts[i]!.split(/\s+/)
       .map((raw) => ({ raw, folded: foldWord(raw) }))
       .filter((word) => word.folded !== '');
     if (words.length === 0) continue;
@@ -130,9 +161,13 @@ function compile(table: LanguageTable): CompiledTable {
     loose: regex(`${any}${tail}`),
     looseAfterLead: regex(`(?:${lead}${sep})+${any}${tail}`),
     hang: regex(`(?:(?:${ask}|${lead})${sep})*${hang}(?:${sep}${trail})*`),
-    hangAsked: regex(`(?:(?:${ask}|${lead})${sep})*(?:${ask}${sep}(?:(?:${ask}|${lead})${sep})*${hang}|${hangAsking})(?:${sep}${trail})*`),
+    hangAsked: regex(
+      `(?:(?:${ask}|${lead})${sep})*(?:${ask}${sep}(?:(?:${ask}|${lead})${sep})*${hang}|${hangAsking})(?:${sep}${trail})*`,
+    ),
     trailOnly: regex(`${trail}(?:${sep}${trail})*`),
-    vocabulary: regex(`(?:(?:${lead}|${ask}|${trail}|${any}|${hang})${sep})*(?:${lead}|${ask}|${trail}|${any}|${hang})`),
+    vocabulary: regex(
+      `(?:(?:${lead}|${ask}|${trail}|${any}|${hang})${sep})*(?:${lead}|${ask}|${trail}|${any}|${hang})`,
+    ),
   };
 }
 
@@ -145,7 +180,9 @@ const MAX_UNSPACED_CHARS = 32;
 const NAME = /^\p{Lu}[\p{Ll}\p{M}'’]*\.?$/u;
 // Capitalised words that are not names: "Goodbye. Wait!" must not drop "Wait".
 const NOT_NAMES = new Set(
-  'no not never wait why what really maybe yes please stop hold hey hi hello sorry nein nicht warte halt non pas attends attendez espera espere nunca aspetta mai nao nee niet wacht nie czekaj hayir dur hola bonjour hallo ciao salut oh well'.split(' '),
+  'no not never wait why what really maybe yes please stop hold hey hi hello sorry nein nicht warte halt non pas attends attendez espera espere nunca aspetta mai nao nee niet wacht nie czekaj hayir dur hola bonjour hallo ciao salut oh well'.split(
+    ' ',
+  ),
 );
 
 const isName = (word: string) => NAME.test(word) && !NOT_NAMES.has(fold(word).replace(/\.$/, ''));
@@ -161,7 +198,8 @@ function variants(clause: Clause, unspaced: boolean): string[] {
   const out = [clause.folded];
   if (unspaced) return out;
   const words = clause.folded.split(' ');
-  for (let drop = 1; drop <= 2 && words.length - drop >= 1 && isName(clause.raw[words.length - drop]!); drop++) out.push(words.slice(0, -drop).join(' '));
+  for (let drop = 1; drop <= 2 && words.length - drop >= 1 && isName(clause.raw[words.length - drop]!); drop++)
+    out.push(words.slice(0, -drop).join(' '));
   return out;
 }
 
@@ -181,12 +219,14 @@ function judgeClause(table: CompiledTable, clauses: Clause[], index: number): Re
 function judge(table: CompiledTable, clauses: Clause[]): Reason | null {
   // Trailing "thanks", "for now", "everyone" and laughter do not end the turn's meaning.
   let index = clauses.length - 1;
-  while (index > 0 && fits(clauses[index]!.folded, table.unspaced) && table.trailOnly.test(clauses[index]!.folded)) index--;
+  while (index > 0 && fits(clauses[index]!.folded, table.unspaced) && table.trailOnly.test(clauses[index]!.folded))
+    index--;
   const reason = judgeClause(table, clauses, index);
   if (reason) return reason;
   // A name after a comma: "bye, Anna", "Tschüss, Frau Meier".
   const last = clauses[index]!;
-  if (index > 0 && last.afterComma && last.raw.length <= 2 && last.raw.every(isName)) return judgeClause(table, clauses, index - 1);
+  if (index > 0 && last.afterComma && last.raw.length <= 2 && last.raw.every(isName))
+    return judgeClause(table, clauses, index - 1);
   return null;
 }
 
@@ -209,7 +249,9 @@ export function detectFarewell(text: string): FarewellVerdict {
     if (!reason) continue;
     // "Danke, bye" is German and "obrigado, nos vemos" Portuguese: the language whose words make up
     // more of the turn's last clauses wins; a tie goes to the earlier table.
-    const score = clauses.slice(-EVIDENCE_CLAUSES).filter((c) => fits(c.folded, table.unspaced) && table.vocabulary.test(c.folded)).length;
+    const score = clauses
+      .slice(-EVIDENCE_CLAUSES)
+      .filter((c) => fits(c.folded, table.unspaced) && table.vocabulary.test(c.folded)).length;
     if (!best || score > best.score) best = { verdict: { ending: true, reason, language: table.language }, score };
   }
   return best?.verdict ?? NOT_ENDING;

@@ -38,12 +38,22 @@ export interface ResponseResult {
  * Speaks `segments` as they arrive, in order, framing the PCM into AUDIO_FRAME_BYTES frames.
  * Returns the ms of audio produced (frames dropped by backpressure count: they were produced).
  */
-async function speak(segments: AsyncIterable<string> | Iterable<string>, speech: SpeechBackend, plan: ResponsePlan, sink: ResponseSink): Promise<number> {
+async function speak(
+  segments: AsyncIterable<string> | Iterable<string>,
+  speech: SpeechBackend,
+  plan: ResponsePlan,
+  sink: ResponseSink,
+): Promise<number> {
   let bytes = 0;
   let pending: Buffer = Buffer.alloc(0);
   for await (const segment of segments) {
     sink.text(segment);
-    for await (const chunk of speech.synthesize({ text: segment, voice: plan.voice, language: plan.language, signal: plan.signal })) {
+    for await (const chunk of speech.synthesize({
+      text: segment,
+      voice: plan.voice,
+      language: plan.language,
+      signal: plan.signal,
+    })) {
       plan.signal.throwIfAborted();
       pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
       while (pending.length >= AUDIO_FRAME_BYTES) {
@@ -99,7 +109,13 @@ class SegmentQueue implements AsyncIterable<string> {
  * sentences that are synthesised while the model goes on, so the first audio frame leaves after
  * the first sentence rather than after the whole answer. Throws on abort or backend failure.
  */
-export async function runResponse(chat: ChatBackend, speech: SpeechBackend, request: Omit<ChatBackendRequest, 'signal' | 'choiceIndex'>, plan: ResponsePlan, sink: ResponseSink): Promise<ResponseResult> {
+export async function runResponse(
+  chat: ChatBackend,
+  speech: SpeechBackend,
+  request: Omit<ChatBackendRequest, 'signal' | 'choiceIndex'>,
+  plan: ResponsePlan,
+  sink: ResponseSink,
+): Promise<ResponseResult> {
   const withAudio = plan.modalities.includes('audio');
   const queue = new SegmentQueue();
   const spoken = withAudio ? speak(queue, speech, plan, sink) : Promise.resolve(0);
@@ -123,7 +139,12 @@ export async function runResponse(chat: ChatBackend, speech: SpeechBackend, requ
 }
 
 /** A fixed line spoken (or written) by the service itself, such as the goodbye: audio only, no tokens. */
-export async function runFixedLine(line: string, speech: SpeechBackend, plan: ResponsePlan, sink: ResponseSink): Promise<ResponseResult> {
+export async function runFixedLine(
+  line: string,
+  speech: SpeechBackend,
+  plan: ResponsePlan,
+  sink: ResponseSink,
+): Promise<ResponseResult> {
   if (!plan.modalities.includes('audio')) {
     sink.text(line);
     return { text: line, usage: { promptTokens: 0, completionTokens: 0, audioOutMs: 0 } };

@@ -2,7 +2,17 @@ import type { ChatMessage } from '../../protocols/chat.js';
 import { realtimePriceMicros } from '../../protocols/pricing.js';
 import { countPromptTokens } from '../../protocols/tokens.js';
 import type { CallEmitted, CallItem, CallUsage, CancelReason, ItemContent, ItemView, Modality } from './call-events.js';
-import type { CallContext, CallEvent, RejectionCode, RespondInput, ResponsePlan, ResponseRequest, TranscriptionResult, Turn, TurnJob } from './call-context.js';
+import type {
+  CallContext,
+  CallEvent,
+  RejectionCode,
+  RespondInput,
+  ResponsePlan,
+  ResponseRequest,
+  TranscriptionResult,
+  Turn,
+  TurnJob,
+} from './call-context.js';
 import type { CallSession } from './call-session.js';
 import { detectFarewell } from './farewell.js';
 
@@ -34,7 +44,10 @@ export function withItem(items: readonly CallItem[], item: CallItem | null): Cal
 }
 
 /** The chat messages of a call: its instructions, then its items as text. */
-export function conversationMessages(instructions: string, items: readonly Pick<CallItem, 'role' | 'text'>[]): ChatMessage[] {
+export function conversationMessages(
+  instructions: string,
+  items: readonly Pick<CallItem, 'role' | 'text'>[],
+): ChatMessage[] {
   const messages: ChatMessage[] = [];
   if (instructions) messages.push({ role: 'system', content: instructions });
   for (const item of items) if (item.text) messages.push({ role: item.role, content: item.text });
@@ -55,7 +68,14 @@ export function callScopedId(prefix: 'item' | 'resp', seed: string, count: numbe
 }
 
 /** The plan of a model answer to the conversation so far, priced at its worst case. */
-export function planModelResponse(input: { session: CallSession; items: readonly CallItem[]; usage: CallUsage; request: ResponseRequest; id: string; itemId: string }): ResponsePlan {
+export function planModelResponse(input: {
+  session: CallSession;
+  items: readonly CallItem[];
+  usage: CallUsage;
+  request: ResponseRequest;
+  id: string;
+  itemId: string;
+}): ResponsePlan {
   const { session, request } = input;
   const modalities = request.outputModalities ?? session.outputModalities;
   const limit = request.maxOutputTokens ?? session.maxOutputTokens;
@@ -79,7 +99,14 @@ export function planModelResponse(input: { session: CallSession; items: readonly
 }
 
 /** The plan of a fixed line (the goodbye) in `language`: no tokens, only its speech. */
-export function planLine(input: { session: CallSession; usage: CallUsage; line: string; language: string | null; id: string; itemId: string }): ResponsePlan {
+export function planLine(input: {
+  session: CallSession;
+  usage: CallUsage;
+  line: string;
+  language: string | null;
+  id: string;
+  itemId: string;
+}): ResponsePlan {
   const modalities = input.session.outputModalities;
   return {
     id: input.id,
@@ -97,7 +124,12 @@ export function planLine(input: { session: CallSession; usage: CallUsage; line: 
   };
 }
 
-function worstPrice(usage: CallUsage, modalities: readonly Modality[], promptTokens: number, completionTokens: number): number {
+function worstPrice(
+  usage: CallUsage,
+  modalities: readonly Modality[],
+  promptTokens: number,
+  completionTokens: number,
+): number {
   const audioOutMs = modalities.includes('audio') ? (completionTokens || 64) * AUDIO_MS_PER_TOKEN : 0;
   return realtimePriceMicros(usageAfter(usage, { promptTokens, completionTokens, audioOutMs }));
 }
@@ -108,8 +140,19 @@ export function userAudioView(id: string, transcript: string | null): ItemView {
 }
 
 /** A client's item as announced: its parts, audio parts showing their transcript (or the item's text). */
-export function draftView(id: string, role: CallItem['role'], content: readonly ({ type: 'input_text' | 'output_text' | 'text'; text: string } | { type: 'input_audio'; transcript: string | null })[], text: string): ItemView {
-  const shown: ItemContent[] = content.map((part) => (part.type === 'input_audio' ? { type: 'input_audio', transcript: part.transcript ?? text } : { type: part.type, text: part.text }));
+export function draftView(
+  id: string,
+  role: CallItem['role'],
+  content: readonly (
+    { type: 'input_text' | 'output_text' | 'text'; text: string } | { type: 'input_audio'; transcript: string | null }
+  )[],
+  text: string,
+): ItemView {
+  const shown: ItemContent[] = content.map((part) =>
+    part.type === 'input_audio'
+      ? { type: 'input_audio', transcript: part.transcript ?? text }
+      : { type: part.type, text: part.text },
+  );
   return { id, role, content: shown };
 }
 
@@ -120,14 +163,26 @@ export const priceOf = (usage: CallUsage): number => realtimePriceMicros(usage);
 export const isStreaming = (context: CallContext): boolean => context.response?.stage === 'streaming';
 
 /** The next job to start, unless the call is closing. */
-export const nextJob = (context: CallContext): TurnJob | undefined => (context.closeReason === null ? context.queue[0] : undefined);
+export const nextJob = (context: CallContext): TurnJob | undefined =>
+  context.closeReason === null ? context.queue[0] : undefined;
 
 /** The client's `event_id` an event carries, if any. */
-export const clientEventIdOf = (event: CallEvent): string | null => ('clientEventId' in event ? event.clientEventId : null);
+export const clientEventIdOf = (event: CallEvent): string | null =>
+  'clientEventId' in event ? event.clientEventId : null;
 
 /** A `rejected` event. */
-export function rejection(code: RejectionCode, message: string, options: { param?: string | null; clientEventId?: string | null } = {}): CallEmitted {
-  return { type: 'rejected', code, message, param: options.param ?? null, clientEventId: options.clientEventId ?? null };
+export function rejection(
+  code: RejectionCode,
+  message: string,
+  options: { param?: string | null; clientEventId?: string | null } = {},
+): CallEmitted {
+  return {
+    type: 'rejected',
+    code,
+    message,
+    param: options.param ?? null,
+    clientEventId: options.clientEventId ?? null,
+  };
 }
 
 /** What the machine says when it refuses a client message for the call's state. */
@@ -165,12 +220,17 @@ export function cancelled(context: CallContext, reason: CancelReason): ResponseP
 export function audioKeysOf(job: TurnJob | undefined): string[] {
   if (job?.kind === 'audio') return [job.audioKey];
   if (job?.kind !== 'item') return [];
-  return job.draft.content.flatMap((part) => (part.type === 'input_audio' && part.transcript === null && part.audioKey !== null ? [part.audioKey] : []));
+  return job.draft.content.flatMap((part) =>
+    part.type === 'input_audio' && part.transcript === null && part.audioKey !== null ? [part.audioKey] : [],
+  );
 }
 
 /** The user turn a transcription (or a typed item) produced, recorded: item, usage, farewell verdict. */
 function recordTurn(context: CallContext, turn: Turn, item: CallItem, answer: boolean): Partial<CallContext> {
-  const farewell = item.role === 'user' && context.session.type === 'realtime' && context.ending === null ? detectFarewell(item.text) : null;
+  const farewell =
+    item.role === 'user' && context.session.type === 'realtime' && context.ending === null
+      ? detectFarewell(item.text)
+      : null;
   return {
     items: withItem(context.items, item),
     usage: usageAfter(context.usage, { audioInMs: item.role === 'user' ? item.audioMs : 0 }),
@@ -182,12 +242,17 @@ function recordTurn(context: CallContext, turn: Turn, item: CallItem, answer: bo
 export function transcriptionEvents(context: CallContext, results: readonly TranscriptionResult[]): CallEmitted[] {
   const itemId = context.turn?.itemId ?? '';
   return results.map((result) =>
-    result.ok ? { type: 'transcriptionCompleted', itemId, transcript: result.text, durationSeconds: result.durationSeconds } : { type: 'transcriptionFailed', itemId, message: result.message },
+    result.ok
+      ? { type: 'transcriptionCompleted', itemId, transcript: result.text, durationSeconds: result.durationSeconds }
+      : { type: 'transcriptionFailed', itemId, message: result.message },
   );
 }
 
 /** What recording the turn in progress changes and announces: its transcripts, then the item. */
-export function recordItem(context: CallContext, results: readonly TranscriptionResult[]): { patch: Partial<CallContext>; emitted: CallEmitted[] } {
+export function recordItem(
+  context: CallContext,
+  results: readonly TranscriptionResult[],
+): { patch: Partial<CallContext>; emitted: CallEmitted[] } {
   const turn = context.turn;
   if (!turn || turn.job.kind === 'response') return { patch: {}, emitted: [] };
   const emitted = transcriptionEvents(context, results);
@@ -196,7 +261,10 @@ export function recordItem(context: CallContext, results: readonly Transcription
   if (job.kind === 'audio') {
     const text = transcripts[0] ?? '';
     emitted.push({ type: 'itemDone', previousItemId: job.previousItemId, item: userAudioView(turn.itemId, text) });
-    return { patch: recordTurn(context, turn, { id: turn.itemId, role: 'user', text, audioMs: job.audioMs }, job.answer), emitted };
+    return {
+      patch: recordTurn(context, turn, { id: turn.itemId, role: 'user', text, audioMs: job.audioMs }, job.answer),
+      emitted,
+    };
   }
   const draft = job.draft;
   let next = 0;
@@ -212,8 +280,16 @@ export function recordItem(context: CallContext, results: readonly Transcription
   const text = texts.join('\n');
   const previousItemId = context.lastItemId;
   const view = draftView(turn.itemId, draft.role, draft.content, text);
-  emitted.push({ type: 'itemAdded', previousItemId, item: view, clientEventId: job.clientEventId }, { type: 'itemDone', previousItemId, item: view });
-  const patch = recordTurn(context, turn, { id: turn.itemId, role: draft.role, text, audioMs: draft.role === 'user' ? audioMs : 0 }, false);
+  emitted.push(
+    { type: 'itemAdded', previousItemId, item: view, clientEventId: job.clientEventId },
+    { type: 'itemDone', previousItemId, item: view },
+  );
+  const patch = recordTurn(
+    context,
+    turn,
+    { id: turn.itemId, role: draft.role, text, audioMs: draft.role === 'user' ? audioMs : 0 },
+    false,
+  );
   return { patch: { ...patch, lastItemId: turn.itemId }, emitted };
 }
 
@@ -230,7 +306,12 @@ export function respondInput(context: CallContext): RespondInput {
     line: response.line,
     request:
       response.line === null
-        ? { model: context.session.model, instructions: response.instructions, maxTokens: response.maxTokens, metadata: response.metadata }
+        ? {
+            model: context.session.model,
+            instructions: response.instructions,
+            maxTokens: response.maxTokens,
+            metadata: response.metadata,
+          }
         : null,
     promptTokens: response.promptTokens,
   };

@@ -34,7 +34,11 @@ export type VadEvent =
     };
 
 /** The settings OpenAI's `server_vad` uses when the session names none. */
-export const DEFAULT_VAD_SETTINGS: Readonly<VadSettings> = { threshold: 0.5, prefixPaddingMs: 300, silenceDurationMs: 500 };
+export const DEFAULT_VAD_SETTINGS: Readonly<VadSettings> = {
+  threshold: 0.5,
+  prefixPaddingMs: 300,
+  silenceDurationMs: 500,
+};
 
 /**
  * Silence kept after the last voiced frame when a turn stops: enough for soft word endings that
@@ -280,10 +284,19 @@ export class EnergyVad {
     const speechFrames = (this.consumedBytes - speechStart) / FRAME_BYTES;
     const audio = new PcmCollector();
     audio.append(this.ring.newest(speechFrames + this.prefixFrames));
-    this.speech = { audio, startByte: this.consumedBytes - audio.length, lastVoicedEnd: this.consumedBytes, unvoicedFrames: 0 };
+    this.speech = {
+      audio,
+      startByte: this.consumedBytes - audio.length,
+      lastVoicedEnd: this.consumedBytes,
+      unvoicedFrames: 0,
+    };
     this.ring.clear();
     this.onset = [];
-    events.push({ type: 'speech_started', audioStartMs: roundMs(speechStart), turnStartMs: roundMs(this.speech.startByte) });
+    events.push({
+      type: 'speech_started',
+      audioStartMs: roundMs(speechStart),
+      turnStartMs: roundMs(this.speech.startByte),
+    });
   }
 
   private continueSpeech(speech: Speech, frame: Buffer, voiced: boolean, events: VadEvent[]): void {
@@ -305,6 +318,11 @@ export class EnergyVad {
   private stop(speech: Speech, endByte: number): VadEvent {
     const audio = speech.audio.concat(Math.min(endByte, this.consumedBytes) - speech.startByte);
     this.speech = null;
-    return { type: 'speech_stopped', audioEndMs: roundMs(speech.lastVoicedEnd), turnEndMs: roundMs(speech.startByte + audio.length), audio };
+    return {
+      type: 'speech_stopped',
+      audioEndMs: roundMs(speech.lastVoicedEnd),
+      turnEndMs: roundMs(speech.startByte + audio.length),
+      audio,
+    };
   }
 }

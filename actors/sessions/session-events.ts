@@ -24,7 +24,13 @@ export type SessionDomainEvent =
   | { type: SessionEnding; priceMicros: number; usage: TokenUsage; reason: string | null; error: string | null }
   | { type: 'acknowledged' };
 
-const ENDING_TYPES: ReadonlySet<string> = new Set<string>(['completed', 'cancelled', 'failed', 'expired', 'acknowledged']);
+const ENDING_TYPES: ReadonlySet<string> = new Set<string>([
+  'completed',
+  'cancelled',
+  'failed',
+  'expired',
+  'acknowledged',
+]);
 
 /** Whether an event of `type` ends the run (nothing but `acknowledged` can follow it). */
 export function isEndingEvent(type: string): boolean {

@@ -115,7 +115,12 @@ function stepInput(context: SessionContext, pass: PassName): RunStepInput {
     sessionId: context.id,
     pass,
     messages: stepMessages(context, pass),
-    maxTokens: pass === 'plan' ? PLAN_MAX_TOKENS : pass === 'check' || pass === 'judge' ? CHECK_MAX_TOKENS : context.plan.maxTokens,
+    maxTokens:
+      pass === 'plan'
+        ? PLAN_MAX_TOKENS
+        : pass === 'check' || pass === 'judge'
+          ? CHECK_MAX_TOKENS
+          : context.plan.maxTokens,
     settings: context.settings,
     mayAsk: pass === 'draft',
   };
@@ -134,7 +139,10 @@ function askedQuestion(result: PassChoiceResult): PendingQuestion | null {
   return { id: call.id || `q_${call.arguments.length}`, text };
 }
 
-const add = (a: TokenUsage, b: TokenUsage): TokenUsage => ({ promptTokens: a.promptTokens + b.promptTokens, completionTokens: a.completionTokens + b.completionTokens });
+const add = (a: TokenUsage, b: TokenUsage): TokenUsage => ({
+  promptTokens: a.promptTokens + b.promptTokens,
+  completionTokens: a.completionTokens + b.completionTokens,
+});
 
 /** A finished step: its result, stamped by the runtime with when it finished. */
 export type StepResult = PassChoiceResult & { at?: number };
@@ -143,7 +151,12 @@ type StepDone = { output: StepResult };
 
 function stepUpdate(context: SessionContext, event: unknown, pass: PassName): Partial<SessionContext> {
   const result = (event as StepDone).output;
-  const turn: SessionTurn = { phase: pass, at: result.at ?? context.updatedAt, ...result.usage, summary: result.text.slice(0, 200) };
+  const turn: SessionTurn = {
+    phase: pass,
+    at: result.at ?? context.updatedAt,
+    ...result.usage,
+    summary: result.text.slice(0, 200),
+  };
   return {
     usage: add(context.usage, result.usage),
     turns: [...context.turns, turn],
@@ -166,8 +179,12 @@ export const sessionMachine = setup({
     emitted: {} as SessionDomainEvent,
   },
   actors: {
-    runStep: fromPromise<StepResult, RunStepInput>(() => Promise.reject(new Error('runStep must be provided by the runtime'))),
-    settleCharge: fromPromise<{ priceMicros: number }, SettleInput>(() => Promise.reject(new Error('settleCharge must be provided by the runtime'))),
+    runStep: fromPromise<StepResult, RunStepInput>(() =>
+      Promise.reject(new Error('runStep must be provided by the runtime')),
+    ),
+    settleCharge: fromPromise<{ priceMicros: number }, SettleInput>(() =>
+      Promise.reject(new Error('settleCharge must be provided by the runtime')),
+    ),
   },
   guards: {
     needsApproval: ({ context }) => context.requireApproval,
@@ -176,32 +193,70 @@ export const sessionMachine = setup({
     calledTools: ({ event }) => (event as unknown as StepDone).output.finishReason === 'tool_calls',
     isApprovalTimer: ({ event }) => event.type === 'TIMER' && event.name === 'approval',
     isIdleTimer: ({ event }) => event.type === 'TIMER' && event.name === 'idle',
-    answersQuestion: ({ context, event }) => event.type === 'LIVE_INPUT' && (event.questionId === null || event.questionId === context.question?.id),
+    answersQuestion: ({ context, event }) =>
+      event.type === 'LIVE_INPUT' && (event.questionId === null || event.questionId === context.question?.id),
   },
   actions: {
     touch: assign(({ event, context }) => ({ updatedAt: 'at' in event ? event.at : context.updatedAt })),
-    armApproval: assign(({ context }) => ({ deadlines: { ...context.deadlines, approval: context.updatedAt + context.approvalTtlMs } })),
-    armIdle: assign(({ context }) => ({ deadlines: { ...context.deadlines, idle: context.updatedAt + context.idleTtlMs } })),
+    armApproval: assign(({ context }) => ({
+      deadlines: { ...context.deadlines, approval: context.updatedAt + context.approvalTtlMs },
+    })),
+    armIdle: assign(({ context }) => ({
+      deadlines: { ...context.deadlines, idle: context.updatedAt + context.idleTtlMs },
+    })),
     clearDeadlines: assign({ deadlines: () => ({}) }),
     // Approval brings the attached files' deferred full scan: the resolved conversation and its cost.
     applyApproval: assign(({ context, event }) =>
-      event.type === 'APPROVE' ? { conversation: event.conversation, usage: add(context.usage, event.preprocessed) } : {},
+      event.type === 'APPROVE'
+        ? { conversation: event.conversation, usage: add(context.usage, event.preprocessed) }
+        : {},
     ),
     acceptLiveInput: assign(({ context, event }) => {
       if (event.type !== 'LIVE_INPUT') return {};
-      const input: LiveInput = { seq: context.liveInputs.length + 1, content: event.content, questionId: event.questionId, source: event.source, modality: event.modality, receivedAt: event.at, usedIn: null };
+      const input: LiveInput = {
+        seq: context.liveInputs.length + 1,
+        content: event.content,
+        questionId: event.questionId,
+        source: event.source,
+        modality: event.modality,
+        receivedAt: event.at,
+        usedIn: null,
+      };
       return { liveInputs: [...context.liveInputs, input] };
     }),
     answerQuestion: assign(({ context, event }) => {
       if (event.type !== 'LIVE_INPUT' || !context.question) return {};
       const content = typeof event.content === 'string' ? event.content : JSON.stringify(event.content);
-      const asked: ChatMessage = { role: 'assistant', content: null, tool_calls: [{ id: context.question.id, type: 'function', function: { name: ASK_USER, arguments: JSON.stringify({ question: context.question.text }) } }] };
+      const asked: ChatMessage = {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          {
+            id: context.question.id,
+            type: 'function',
+            function: { name: ASK_USER, arguments: JSON.stringify({ question: context.question.text }) },
+          },
+        ],
+      };
       const answer: ChatMessage = { role: 'tool', tool_call_id: context.question.id, content };
-      const turn: SessionTurn = { phase: 'clarification', at: event.at, promptTokens: 0, completionTokens: 0, summary: `${context.question.text} → ${content}`.slice(0, 200) };
-      return { clarifications: [...context.clarifications, asked, answer], question: null, turns: [...context.turns, turn] };
+      const turn: SessionTurn = {
+        phase: 'clarification',
+        at: event.at,
+        promptTokens: 0,
+        completionTokens: 0,
+        summary: `${context.question.text} → ${content}`.slice(0, 200),
+      };
+      return {
+        clarifications: [...context.clarifications, asked, answer],
+        question: null,
+        turns: [...context.turns, turn],
+      };
     }),
     setQuestion: assign(({ event }) => ({ question: askedQuestion((event as unknown as StepDone).output) })),
-    recordCancel: assign(({ event }) => ({ outcome: 'cancelled' as const, cancelReason: event.type === 'CANCEL' ? (event.reason ?? 'cancelled by client') : null })),
+    recordCancel: assign(({ event }) => ({
+      outcome: 'cancelled' as const,
+      cancelReason: event.type === 'CANCEL' ? (event.reason ?? 'cancelled by client') : null,
+    })),
     recordPlan: assign(({ context, event }) => stepUpdate(context, event, 'plan')),
     recordDraft: assign(({ context, event }) => stepUpdate(context, event, 'draft')),
     recordCheck: assign(({ context, event }) => stepUpdate(context, event, 'check')),
@@ -212,9 +267,15 @@ export const sessionMachine = setup({
     }),
     markCompleted: assign({ outcome: () => 'completed' as const }),
     markExpired: assign({ outcome: () => 'expired' as const }),
-    recordPrice: assign(({ event }) => ({ priceMicros: (event as unknown as { output: { priceMicros: number } }).output.priceMicros })),
+    recordPrice: assign(({ event }) => ({
+      priceMicros: (event as unknown as { output: { priceMicros: number } }).output.priceMicros,
+    })),
     // Domain events (camelCase, micro-USD, epoch ms): the API's wire is rendered from them at the edge.
-    emitAwaitingApproval: emit(({ context }): SessionDomainEvent => ({ type: 'awaiting_approval', quote: context.quote, expiresAt: context.deadlines.approval ?? null })),
+    emitAwaitingApproval: emit(({ context }): SessionDomainEvent => ({
+      type: 'awaiting_approval',
+      quote: context.quote,
+      expiresAt: context.deadlines.approval ?? null,
+    })),
     emitApproved: emit({ type: 'approved' } satisfies SessionDomainEvent),
     emitAwaitingUser: emit(({ context }): SessionDomainEvent => ({
       type: 'awaiting_user',
@@ -223,7 +284,11 @@ export const sessionMachine = setup({
       expiresAt: context.deadlines.idle ?? null,
     })),
     emitLiveInput: emit(({ context }): SessionDomainEvent => ({ type: 'live_input', seq: context.liveInputs.length })),
-    emitAnswer: emit(({ context }): SessionDomainEvent => ({ type: 'answer', text: context.answer?.text ?? '', finishReason: context.answer?.finishReason ?? null })),
+    emitAnswer: emit(({ context }): SessionDomainEvent => ({
+      type: 'answer',
+      text: context.answer?.text ?? '',
+      finishReason: context.answer?.finishReason ?? null,
+    })),
     emitEnded: emit(({ context }): SessionDomainEvent => ({
       type: context.outcome ?? 'failed',
       priceMicros: context.priceMicros ?? 0,
@@ -254,7 +319,11 @@ export const sessionMachine = setup({
   initial: 'created',
   states: {
     created: {
-      entry: emit(({ context }): SessionDomainEvent => ({ type: 'created', quote: context.quote, requireApproval: context.requireApproval })),
+      entry: emit(({ context }): SessionDomainEvent => ({
+        type: 'created',
+        quote: context.quote,
+        requireApproval: context.requireApproval,
+      })),
       always: [{ guard: 'needsApproval', target: 'awaiting_approval' }, { target: 'running' }],
     },
     awaiting_approval: {
@@ -289,7 +358,11 @@ export const sessionMachine = setup({
             input: ({ context }) => stepInput(context, 'draft'),
             onDone: [
               { guard: 'askedUser', target: '#session.awaiting_user', actions: ['recordDraft', 'setQuestion'] },
-              { guard: 'calledTools', target: '#session.settling', actions: ['recordDraft', 'emitAnswer', 'markCompleted'] },
+              {
+                guard: 'calledTools',
+                target: '#session.settling',
+                actions: ['recordDraft', 'emitAnswer', 'markCompleted'],
+              },
               { target: 'checking', actions: ['recordDraft', 'emitAnswer'] },
             ],
             onError: { target: '#session.settling', actions: 'recordFailure' },
@@ -322,7 +395,11 @@ export const sessionMachine = setup({
       entry: ['armIdle', 'emitAwaitingUser'],
       exit: 'clearDeadlines',
       on: {
-        LIVE_INPUT: { guard: 'answersQuestion', target: 'running.drafting', actions: ['touch', 'acceptLiveInput', 'answerQuestion', 'emitLiveInput'] },
+        LIVE_INPUT: {
+          guard: 'answersQuestion',
+          target: 'running.drafting',
+          actions: ['touch', 'acceptLiveInput', 'answerQuestion', 'emitLiveInput'],
+        },
         CANCEL: { target: 'settling', actions: ['touch', 'recordCancel'] },
         TIMER: { guard: 'isIdleTimer', target: 'settling', actions: 'markExpired' },
       },
@@ -340,9 +417,21 @@ export const sessionMachine = setup({
           capMicros: context.quote.holdMicros,
         }),
         onDone: [
-          { guard: ({ context }) => context.outcome === 'completed', target: 'completed', actions: ['recordPrice', 'emitEnded'] },
-          { guard: ({ context }) => context.outcome === 'cancelled', target: 'cancelled', actions: ['recordPrice', 'emitEnded'] },
-          { guard: ({ context }) => context.outcome === 'expired', target: 'expired', actions: ['recordPrice', 'emitEnded'] },
+          {
+            guard: ({ context }) => context.outcome === 'completed',
+            target: 'completed',
+            actions: ['recordPrice', 'emitEnded'],
+          },
+          {
+            guard: ({ context }) => context.outcome === 'cancelled',
+            target: 'cancelled',
+            actions: ['recordPrice', 'emitEnded'],
+          },
+          {
+            guard: ({ context }) => context.outcome === 'expired',
+            target: 'expired',
+            actions: ['recordPrice', 'emitEnded'],
+          },
           { target: 'failed', actions: ['recordPrice', 'emitEnded'] },
         ],
         onError: { target: 'failed', actions: 'emitEnded' },
@@ -368,7 +457,8 @@ const PARKING_STATES: readonly string[] = ['awaiting_approval', 'completed'];
  */
 export function sessionParks(persisted: unknown): boolean {
   const value = (persisted as { value?: unknown } | null)?.value;
-  const top = typeof value === 'string' ? value : value && typeof value === 'object' ? Object.keys(value)[0] : undefined;
+  const top =
+    typeof value === 'string' ? value : value && typeof value === 'object' ? Object.keys(value)[0] : undefined;
   return top !== undefined && PARKING_STATES.includes(top);
 }
 

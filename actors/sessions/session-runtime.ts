@@ -1,5 +1,12 @@
 import { fromPromise } from 'xstate';
-import { sessionMachine, sessionParks, type RunStepInput, type SessionContext, type SettleInput, type StepResult } from './session-machine.js';
+import {
+  sessionMachine,
+  sessionParks,
+  type RunStepInput,
+  type SessionContext,
+  type SettleInput,
+  type StepResult,
+} from './session-machine.js';
 import type { ChatBackend, ChatBackendRequest, ToolDefinition } from '../../backends/chat-backend.js';
 import { chatPriceMicros } from '../../protocols/pricing.js';
 import type { Billing } from '../billing/billing.js';
@@ -22,7 +29,8 @@ const ASK_USER_TOOL: ToolDefinition = {
 const HOLDING = ['running', 'awaiting_user', 'settling'];
 
 /** The top-level state of a persisted state value. */
-const topState = (value: unknown): string | undefined => (typeof value === 'string' ? value : Object.keys(value as object)[0]);
+const topState = (value: unknown): string | undefined =>
+  typeof value === 'string' ? value : Object.keys(value as object)[0];
 
 /**
  * The runtime side of sessions: backend steps, holds and the once-only charge. Holds live in
@@ -32,7 +40,12 @@ export class SessionRuntime {
   private readonly holds = new Map<string, Hold>();
   private readonly byCompletion: Table<string>;
 
-  constructor(private readonly billing: Billing, private readonly backend: ChatBackend, store: Store, private readonly clock: Clock) {
+  constructor(
+    private readonly billing: Billing,
+    private readonly backend: ChatBackend,
+    store: Store,
+    private readonly clock: Clock,
+  ) {
     this.byCompletion = store.table<string>('session_by_completion');
   }
 
@@ -52,7 +65,12 @@ export class SessionRuntime {
    */
   hold(context: Pick<SessionContext, 'id' | 'accountId' | 'tokenId' | 'quote'>, force = false): Hold | null {
     if (this.holds.has(context.id)) return null;
-    const hold = this.billing.hold({ accountId: context.accountId, tokenId: context.tokenId, amount: context.quote.holdMicros, force });
+    const hold = this.billing.hold({
+      accountId: context.accountId,
+      tokenId: context.tokenId,
+      amount: context.quote.holdMicros,
+      force,
+    });
     this.holds.set(context.id, hold);
     return hold;
   }
@@ -71,7 +89,10 @@ export class SessionRuntime {
   }
 
   private async runStep(input: RunStepInput, signal: AbortSignal): Promise<StepResult> {
-    const settings = input.settings as unknown as Omit<ChatBackendRequest, 'messages' | 'maxTokens' | 'choiceIndex' | 'signal'>;
+    const settings = input.settings as unknown as Omit<
+      ChatBackendRequest,
+      'messages' | 'maxTokens' | 'choiceIndex' | 'signal'
+    >;
     const request: ChatBackendRequest = {
       ...settings,
       tools: input.mayAsk ? [...settings.tools, ASK_USER_TOOL] : settings.tools,

@@ -92,7 +92,10 @@ export class SessionService implements LinkedRuns {
   async create(input: CreateSessionInput): Promise<{ session: SessionRecord; replayed: boolean }> {
     if (input.idempotencyKey === undefined) return { session: await this.spawn(newId('sess'), input), replayed: false };
     const key = IdempotencyKeySchema.safeParse(input.idempotencyKey);
-    if (!key.success) throw new ApiError('invalid_request', 'Idempotency-Key must be 1 to 255 characters.', { param: 'Idempotency-Key' });
+    if (!key.success)
+      throw new ApiError('invalid_request', 'Idempotency-Key must be 1 to 255 characters.', {
+        param: 'Idempotency-Key',
+      });
     const bodyHash = createHash('sha256').update(JSON.stringify(input.request)).digest('hex');
     try {
       const result = await this.idempotency.run([input.accountId, key.data], bodyHash, {
@@ -103,7 +106,11 @@ export class SessionService implements LinkedRuns {
       return { session: result.value, replayed: result.replayed };
     } catch (err) {
       if (!(err instanceof IdempotencyMismatch)) throw err;
-      throw new ApiError('conflict', 'This Idempotency-Key was already used with a different request body; use a new key.', { param: 'Idempotency-Key', headers: noRetry });
+      throw new ApiError(
+        'conflict',
+        'This Idempotency-Key was already used with a different request body; use a new key.',
+        { param: 'Idempotency-Key', headers: noRetry },
+      );
     }
   }
 
@@ -111,14 +118,23 @@ export class SessionService implements LinkedRuns {
     const { request, model, accountId } = input;
     const promptTokens = countPromptTokens(request.messages);
     const plan = chatPlanForSession(request, promptTokens, model.max_output_tokens);
-    const base = { id, accountId, tokenId: input.tokenId, quote: quoteFor(plan, promptTokens, this.options.backend.latency) };
+    const base = {
+      id,
+      accountId,
+      tokenId: input.tokenId,
+      quote: quoteFor(plan, promptTokens, this.options.backend.latency),
+    };
     // Without approval the run starts now: hold its worst case first (402 when it does not fit).
     let conversation = request.messages;
     let preprocessed = { promptTokens: 0, completionTokens: 0 };
     const hold = request.require_approval ? null : this.runtime.hold(base);
     try {
       if (!request.require_approval) {
-        const resolved = await resolveParts(request.messages, { accountId, signal: input.signal, options: this.options.parts });
+        const resolved = await resolveParts(request.messages, {
+          accountId,
+          signal: input.signal,
+          options: this.options.parts,
+        });
         conversation = resolved.messages;
         preprocessed = resolved.added;
       }
@@ -175,7 +191,10 @@ export class SessionService implements LinkedRuns {
   /** The session and its working memory as sheets. */
   workbook(accountId: string, id: string): { session: SessionRecord; workbook: Workbook } {
     const session = this.get(accountId, id);
-    return { session, workbook: buildWorkbook(session.context, { id: session.id, createdAt: session.createdAt, state: session.state }) };
+    return {
+      session,
+      workbook: buildWorkbook(session.context, { id: session.id, createdAt: session.createdAt, state: session.state }),
+    };
   }
 
   /** Committed domain events of the session after `after`, at most `limit`. */
@@ -204,8 +223,16 @@ export class SessionService implements LinkedRuns {
       const hold = this.runtime.hold(context);
       if (!hold) throw this.conflict(session, 'approve');
       try {
-        const resolved = await resolveParts(context.conversation, { accountId: context.accountId, signal, options: parts });
-        return await this.deliver(session, { type: 'APPROVE', at: clock.now(), conversation: resolved.messages, preprocessed: resolved.added }, 'approve');
+        const resolved = await resolveParts(context.conversation, {
+          accountId: context.accountId,
+          signal,
+          options: parts,
+        });
+        return await this.deliver(
+          session,
+          { type: 'APPROVE', at: clock.now(), conversation: resolved.messages, preprocessed: resolved.added },
+          'approve',
+        );
       } catch (err) {
         this.runtime.release(session.id, hold);
         throw err;
@@ -232,15 +259,25 @@ export class SessionService implements LinkedRuns {
    * Deletes a session with its log. A live one needs `force`: it is cancelled first and deleted
    * once its charge has settled, so what it processed is still billed.
    */
-  async delete(accountId: string, id: string, options: { force: boolean; deleteArtifacts: boolean }): Promise<{ id: string; artifactsDeleted: boolean }> {
+  async delete(
+    accountId: string,
+    id: string,
+    options: { force: boolean; deleteArtifacts: boolean },
+  ): Promise<{ id: string; artifactsDeleted: boolean }> {
     const { host, clock } = this.options;
     return this.changes.run(this.get(accountId, id).id, async () => {
       const session = this.get(accountId, id);
       const live = LIVE_SESSION_STATES.includes(session.state);
-      if (live && !options.force) throw new ApiError('conflict', `The session is ${session.state}; cancel it first or delete with force=true.`, { headers: noRetry });
+      if (live && !options.force)
+        throw new ApiError('conflict', `The session is ${session.state}; cancel it first or delete with force=true.`, {
+          headers: noRetry,
+        });
       if (live) {
         await host.send(session.id, { type: 'CANCEL', reason: 'deleted', at: clock.now() });
-        await host.waitFor(session.id, (snapshot) => !LIVE_SESSION_STATES.includes(stateOf(snapshot as unknown as SessionSnapshot).state));
+        await host.waitFor(
+          session.id,
+          (snapshot) => !LIVE_SESSION_STATES.includes(stateOf(snapshot as unknown as SessionSnapshot).state),
+        );
       }
       this.runtime.forget(session.id);
       await host.remove(session.id);
@@ -251,26 +288,47 @@ export class SessionService implements LinkedRuns {
   // ---- A session's run reached by its completion id (the completion routes' live input and cancel) ----
 
   /** Sends live input to the session run with completion id `completionId`; undefined when there is none. */
-  async liveInputToRun(accountId: string, completionId: string, input: LiveInputCommand): Promise<{ sessionId: string } | undefined> {
+  async liveInputToRun(
+    accountId: string,
+    completionId: string,
+    input: LiveInputCommand,
+  ): Promise<{ sessionId: string } | undefined> {
     return this.toRun(accountId, completionId, this.liveInputEvent(input), 'send live input to');
   }
 
   /** Cancels the session run with completion id `completionId`; undefined when there is none. */
-  async cancelRun(accountId: string, completionId: string, reason: string | null): Promise<{ sessionId: string } | undefined> {
+  async cancelRun(
+    accountId: string,
+    completionId: string,
+    reason: string | null,
+  ): Promise<{ sessionId: string } | undefined> {
     return this.toRun(accountId, completionId, { type: 'CANCEL', reason, at: this.options.clock.now() }, 'cancel');
   }
 
-  private async toRun(accountId: string, completionId: string, event: SessionEvent, action: string): Promise<{ sessionId: string } | undefined> {
+  private async toRun(
+    accountId: string,
+    completionId: string,
+    event: SessionEvent,
+    action: string,
+  ): Promise<{ sessionId: string } | undefined> {
     const { host } = this.options;
     const sessionId = this.runtime.sessionOfCompletion(completionId);
     if (!sessionId || !host.find(sessionId, accountId)) return undefined;
-    if (!host.accepts(sessionId, event)) throw new ApiError('conflict', `Cannot ${action} this session run in its current state.`, { headers: noRetry });
+    if (!host.accepts(sessionId, event))
+      throw new ApiError('conflict', `Cannot ${action} this session run in its current state.`, { headers: noRetry });
     await host.send(sessionId, event);
     return { sessionId };
   }
 
   private liveInputEvent(input: LiveInputCommand): SessionEvent {
-    return { type: 'LIVE_INPUT', content: input.content, questionId: input.questionId, source: input.source, modality: input.modality, at: this.options.clock.now() };
+    return {
+      type: 'LIVE_INPUT',
+      content: input.content,
+      questionId: input.questionId,
+      source: input.source,
+      modality: input.modality,
+      at: this.options.clock.now(),
+    };
   }
 
   private conflict(session: SessionRecord, action: string): ApiError {

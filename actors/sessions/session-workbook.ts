@@ -1,7 +1,13 @@
 import type { SessionContext } from './session-machine.js';
 import { WORKBOOK_SHEET_NAMES } from '../../protocols/chat-session.js';
 import { microsToUsd } from '../../protocols/money.js';
-import { chatPriceMicros, INPUT_PER_1M_USD, OUTPUT_PER_1M_USD, PRICING_VERSION, type TokenUsage } from '../../protocols/pricing.js';
+import {
+  chatPriceMicros,
+  INPUT_PER_1M_USD,
+  OUTPUT_PER_1M_USD,
+  PRICING_VERSION,
+  type TokenUsage,
+} from '../../protocols/pricing.js';
 
 /** A resolved cell value: text, a number, or empty. */
 export type CellValue = string | number | null;
@@ -65,8 +71,10 @@ const BUDGET_ITEMS = [
 type BudgetItem = (typeof BUDGET_ITEMS)[number];
 
 const cell = (value: CellValue): WorkbookCell => ({ value });
-const usd = (micros: number, formula?: string): WorkbookCell => (formula ? { value: microsToUsd(micros), formula, format: 'usd' } : { value: microsToUsd(micros), format: 'usd' });
-const text = (value: string): WorkbookCell => cell(value.length > MAX_CELL_TEXT ? `${value.slice(0, MAX_CELL_TEXT - 1)}…` : value);
+const usd = (micros: number, formula?: string): WorkbookCell =>
+  formula ? { value: microsToUsd(micros), formula, format: 'usd' } : { value: microsToUsd(micros), format: 'usd' };
+const text = (value: string): WorkbookCell =>
+  cell(value.length > MAX_CELL_TEXT ? `${value.slice(0, MAX_CELL_TEXT - 1)}…` : value);
 const iso = (ms: number): string => new Date(ms).toISOString();
 
 /** One line of the Turns sheet before it becomes cells. */
@@ -85,7 +93,16 @@ function turnLines(context: SessionContext): TurnLine[] {
   const promptTokens = context.usage.promptTokens - lines.reduce((sum, line) => sum + line.promptTokens, 0);
   const completionTokens = context.usage.completionTokens - lines.reduce((sum, line) => sum + line.completionTokens, 0);
   if (promptTokens === 0 && completionTokens === 0) return lines;
-  return [{ phase: 'preprocess', at: context.at, promptTokens, completionTokens, summary: 'tokens added by resolving content parts (files, images, audio)' }, ...lines];
+  return [
+    {
+      phase: 'preprocess',
+      at: context.at,
+      promptTokens,
+      completionTokens,
+      summary: 'tokens added by resolving content parts (files, images, audio)',
+    },
+    ...lines,
+  ];
 }
 
 function turnsSheet(context: SessionContext): WorkbookSheet {
@@ -145,13 +162,22 @@ function budgetSheet(context: SessionContext, meta: WorkbookMeta): WorkbookSheet
     prompt_tokens: [cell(usage.promptTokens), 'processed tokens'],
     completion_tokens: [cell(usage.completionTokens), 'processed tokens'],
     token_cost_usd: [
-      usd(costMicros, `=${ref('prompt_tokens')}*${ref('input_per_1m_usd')}/1000000+${ref('completion_tokens')}*${ref('output_per_1m_usd')}/1000000`),
+      usd(
+        costMicros,
+        `=${ref('prompt_tokens')}*${ref('input_per_1m_usd')}/1000000+${ref('completion_tokens')}*${ref('output_per_1m_usd')}/1000000`,
+      ),
       'USD (tokens × rates)',
     ],
     charge_usd: failed
       ? [usd(0), 'USD (failed runs are not charged)']
-      : [usd(chargeMicros, `=MIN(${ref('token_cost_usd')},${ref('quote_hold_usd')})`), 'USD (token cost capped at the hold)'],
-    hold_remaining_usd: [usd(quote.holdMicros - chargeMicros, `=${ref('quote_hold_usd')}-${ref('charge_usd')}`), 'USD (released at settlement)'],
+      : [
+          usd(chargeMicros, `=MIN(${ref('token_cost_usd')},${ref('quote_hold_usd')})`),
+          'USD (token cost capped at the hold)',
+        ],
+    hold_remaining_usd: [
+      usd(quote.holdMicros - chargeMicros, `=${ref('quote_hold_usd')}-${ref('charge_usd')}`),
+      'USD (released at settlement)',
+    ],
     final_price_usd: [context.priceMicros === null ? cell(null) : usd(context.priceMicros), 'USD (set when settled)'],
   };
   const rows = BUDGET_ITEMS.map((item): WorkbookCell[] => [cell(item), lines[item][0], cell(lines[item][1])]);

@@ -49,15 +49,25 @@ export class PartReceiver {
   /** Receives part `raw` (the number as sent) of the upload `record` from `body`. */
   async receive(record: ActorRecord, raw: string, body: PartBody): Promise<PartReceipt> {
     const { context } = uploadOf(record);
-    if (!/^\d{1,9}$/.test(raw)) throw fieldError(['path', 'part_number'], 'must be a non-negative integer', 'int_parsing');
+    if (!/^\d{1,9}$/.test(raw))
+      throw fieldError(['path', 'part_number'], 'must be a non-negative integer', 'int_parsing');
     const n = Number(raw);
-    if (n >= context.partCount) throw fieldError(['path', 'part_number'], `must be from 0 to ${context.partCount - 1} for an upload of ${context.bytes} bytes`, 'less_than');
+    if (n >= context.partCount)
+      throw fieldError(
+        ['path', 'part_number'],
+        `must be from 0 to ${context.partCount - 1} for an upload of ${context.bytes} bytes`,
+        'less_than',
+      );
     if (!this.options.isOpen(record)) throw this.options.closed(record);
     const type = body.contentType ?? '';
-    if (/^(multipart\/|application\/json)/i.test(type)) throw new ApiError('unsupported_media_type', `A part is the raw bytes (application/octet-stream), not ${type}.`);
+    if (/^(multipart\/|application\/json)/i.test(type))
+      throw new ApiError('unsupported_media_type', `A part is the raw bytes (application/octet-stream), not ${type}.`);
     const expected = expectedPartBytes(context, n);
     if (body.contentLength !== undefined && Number(body.contentLength) !== expected) {
-      throw fieldError(['header', 'content-length'], `part ${n} must be exactly ${expected} bytes; Content-Length is ${body.contentLength}`);
+      throw fieldError(
+        ['header', 'content-length'],
+        `part ${n} must be exactly ${expected} bytes; Content-Length is ${body.contentLength}`,
+      );
     }
     const writer = await this.options.blobs.writer();
     try {
@@ -65,8 +75,17 @@ export class PartReceiver {
       const sha256 = writer.digest();
       // On disk before the upload's lock: parts of one upload fsync in parallel, only the rename and PART are serialised.
       await writer.sync();
-      const after = await this.options.commits.run(record.id, () => this.record(record, writer, { type: 'PART', n, bytes: expected, sha256, at: this.options.clock.now() }));
-      return { uploadId: record.id, partNumber: n, bytes: expected, sha256, receivedParts: Object.keys(after.parts).length, missingParts: missingParts(after).length };
+      const after = await this.options.commits.run(record.id, () =>
+        this.record(record, writer, { type: 'PART', n, bytes: expected, sha256, at: this.options.clock.now() }),
+      );
+      return {
+        uploadId: record.id,
+        partNumber: n,
+        bytes: expected,
+        sha256,
+        receivedParts: Object.keys(after.parts).length,
+        missingParts: missingParts(after).length,
+      };
     } catch (err) {
       await writer.abort();
       throw err;
@@ -76,14 +95,20 @@ export class PartReceiver {
   /** Streams exactly `expected` bytes of `body` into `writer`; 422 for a byte more or less. */
   private async fill(writer: BlobWriter, body: BodyStream, n: number, expected: number): Promise<void> {
     await body.pipeBody((chunk) => {
-      if (writer.bytes + chunk.length > expected) throw fieldError(['body'], `part ${n} must be exactly ${expected} bytes; more were sent`);
+      if (writer.bytes + chunk.length > expected)
+        throw fieldError(['body'], `part ${n} must be exactly ${expected} bytes; more were sent`);
       return writer.write(chunk);
     }, Number.MAX_SAFE_INTEGER);
-    if (writer.bytes !== expected) throw fieldError(['body'], `part ${n} must be exactly ${expected} bytes; ${writer.bytes} arrived`);
+    if (writer.bytes !== expected)
+      throw fieldError(['body'], `part ${n} must be exactly ${expected} bytes; ${writer.bytes} arrived`);
   }
 
   /** Commits the part to its place and records it in the upload (under the upload's lock); the upload's context after. */
-  private async record(record: ActorRecord, writer: BlobWriter, event: Extract<UploadEvent, { type: 'PART' }>): Promise<UploadContext> {
+  private async record(
+    record: ActorRecord,
+    writer: BlobWriter,
+    event: Extract<UploadEvent, { type: 'PART' }>,
+  ): Promise<UploadContext> {
     const { host, blobs } = this.options;
     if (!host.accepts(record.id, event)) throw this.options.closed(host.find(record.id, record.ownerId) ?? record);
     await writer.commit(blobs.partPath(record.id, event.n));

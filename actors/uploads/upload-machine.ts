@@ -44,7 +44,10 @@ export interface UploadContext extends UploadInput {
 }
 
 /** Input of the runtime's `assemble` actor: plain data, so an assembly cut by a crash restarts. */
-export type AssembleInput = Pick<UploadContext, 'accountId' | 'fileId' | 'filename' | 'purpose' | 'bytes' | 'partBytes' | 'partCount'> & {
+export type AssembleInput = Pick<
+  UploadContext,
+  'accountId' | 'fileId' | 'filename' | 'purpose' | 'bytes' | 'partBytes' | 'partCount'
+> & {
   uploadId: string;
   /** Each part's SHA-256 as recorded, by part number; absent in snapshots persisted before assembly checked them. */
   partSha256?: string[];
@@ -89,11 +92,20 @@ export const uploadMachine = setup({
     emitted: {} as { type: string; [key: string]: unknown },
   },
   actors: {
-    assemble: fromPromise<{ fileId: string }, AssembleInput>(() => Promise.reject(new Error('assemble must be provided by the runtime'))),
-    discard: fromPromise<void, { uploadId: string }>(() => Promise.reject(new Error('discard must be provided by the runtime'))),
+    assemble: fromPromise<{ fileId: string }, AssembleInput>(() =>
+      Promise.reject(new Error('assemble must be provided by the runtime')),
+    ),
+    discard: fromPromise<void, { uploadId: string }>(() =>
+      Promise.reject(new Error('discard must be provided by the runtime')),
+    ),
   },
   guards: {
-    validPart: ({ context, event }) => event.type === 'PART' && Number.isInteger(event.n) && event.n >= 0 && event.n < context.partCount && event.bytes === expectedPartBytes(context, event.n),
+    validPart: ({ context, event }) =>
+      event.type === 'PART' &&
+      Number.isInteger(event.n) &&
+      event.n >= 0 &&
+      event.n < context.partCount &&
+      event.bytes === expectedPartBytes(context, event.n),
     allPartsReceived: ({ context }) => missingParts(context).length === 0,
     isExpiryTimer: ({ event }) => event.type === 'TIMER' && event.name === 'expires',
   },
@@ -103,16 +115,28 @@ export const uploadMachine = setup({
     clearDeadlines: assign({ deadlines: () => ({}) }),
     recordPart: assign(({ context, event }) => {
       if (event.type !== 'PART') return {};
-      return { parts: { ...context.parts, [event.n]: { bytes: event.bytes, sha256: event.sha256, at: event.at } }, lastError: null };
+      return {
+        parts: { ...context.parts, [event.n]: { bytes: event.bytes, sha256: event.sha256, at: event.at } },
+        lastError: null,
+      };
     }),
-    emitPart: emit(({ event }) => (event.type === 'PART' ? { type: 'part_received', part_number: event.n, bytes: event.bytes } : { type: 'part_received' })),
+    emitPart: emit(({ event }) =>
+      event.type === 'PART'
+        ? { type: 'part_received', part_number: event.n, bytes: event.bytes }
+        : { type: 'part_received' },
+    ),
     recordFailure: assign(({ context, event }) => {
       const failure = failureOf(event);
       const parts = { ...context.parts };
       for (const n of failure.parts) delete parts[n];
       return { lastError: failure, parts };
     }),
-    emitFailure: emit(({ context }) => ({ type: 'assembly_failed', code: context.lastError?.code, message: context.lastError?.message, parts: context.lastError?.parts })),
+    emitFailure: emit(({ context }) => ({
+      type: 'assembly_failed',
+      code: context.lastError?.code,
+      message: context.lastError?.message,
+      parts: context.lastError?.parts,
+    })),
   },
 }).createMachine({
   id: 'upload',
@@ -127,7 +151,10 @@ export const uploadMachine = setup({
   initial: 'reserved',
   states: {
     reserved: {
-      entry: ['armExpiry', emit(({ context }) => ({ type: 'reserved', bytes: context.bytes, part_count: context.partCount }))],
+      entry: [
+        'armExpiry',
+        emit(({ context }) => ({ type: 'reserved', bytes: context.bytes, part_count: context.partCount })),
+      ],
       on: {
         PART: { guard: 'validPart', target: 'receiving', actions: ['touch', 'recordPart', 'armExpiry', 'emitPart'] },
         COMPLETE: { guard: 'allPartsReceived', target: 'assembling', actions: 'touch' },
@@ -166,11 +193,21 @@ export const uploadMachine = setup({
     },
     cancelling: {
       entry: 'clearDeadlines',
-      invoke: { src: 'discard', input: ({ context }) => ({ uploadId: context.id }), onDone: 'cancelled', onError: 'cancelled' },
+      invoke: {
+        src: 'discard',
+        input: ({ context }) => ({ uploadId: context.id }),
+        onDone: 'cancelled',
+        onError: 'cancelled',
+      },
     },
     expiring: {
       entry: 'clearDeadlines',
-      invoke: { src: 'discard', input: ({ context }) => ({ uploadId: context.id }), onDone: 'expired', onError: 'expired' },
+      invoke: {
+        src: 'discard',
+        input: ({ context }) => ({ uploadId: context.id }),
+        onDone: 'expired',
+        onError: 'expired',
+      },
     },
     completed: { type: 'final', entry: emit(({ context }) => ({ type: 'completed', file_id: context.fileId })) },
     cancelled: { type: 'final', entry: emit({ type: 'cancelled' }) },
@@ -179,7 +216,8 @@ export const uploadMachine = setup({
 });
 
 /** Every state an upload can be in. */
-export type UploadStateName = 'reserved' | 'receiving' | 'assembling' | 'cancelling' | 'expiring' | 'completed' | 'cancelled' | 'expired';
+export type UploadStateName =
+  'reserved' | 'receiving' | 'assembling' | 'cancelling' | 'expiring' | 'completed' | 'cancelled' | 'expired';
 
 /** States in which an upload takes parts, completion and cancel. */
 export const OPEN_UPLOAD_STATES: readonly string[] = ['reserved', 'receiving'] satisfies UploadStateName[];

@@ -1,6 +1,12 @@
 import { createHash } from 'node:crypto';
 import { fromPromise } from 'xstate';
-import { expectedPartBytes, UPLOAD_MACHINE, uploadMachine, type AssembleInput, type AssemblyFailure } from './upload-machine.js';
+import {
+  expectedPartBytes,
+  UPLOAD_MACHINE,
+  uploadMachine,
+  type AssembleInput,
+  type AssemblyFailure,
+} from './upload-machine.js';
 import { ApiError } from '../../protocols/errors.js';
 import type { BlobWriter } from '../../runtime/blobs/blob-store.js';
 import type { HostedMachine } from '../../runtime/host/actor-host.js';
@@ -32,7 +38,11 @@ export class UploadRuntime {
       if ((await this.files.blobs.partSize(input.uploadId, n)) !== expectedPartBytes(input, n)) damaged.push(n);
     }
     if (damaged.length > 0) {
-      throw new AssemblyError({ code: 'parts_missing', message: `Parts ${damaged.join(', ')} are missing or damaged on the server; send them again.`, parts: damaged });
+      throw new AssemblyError({
+        code: 'parts_missing',
+        message: `Parts ${damaged.join(', ')} are missing or damaged on the server; send them again.`,
+        parts: damaged,
+      });
     }
     const writer = await this.files.blobs.writer();
     try {
@@ -40,12 +50,23 @@ export class UploadRuntime {
       if (changed.length > 0) {
         // Bytes that are not the acknowledged part must not stay where a part is expected.
         await Promise.all(changed.map((n) => this.files.blobs.removePart(input.uploadId, n)));
-        throw new AssemblyError({ code: 'parts_missing', message: `Parts ${changed.join(', ')} on the server differ from the parts acknowledged; send them again.`, parts: changed });
+        throw new AssemblyError({
+          code: 'parts_missing',
+          message: `Parts ${changed.join(', ')} on the server differ from the parts acknowledged; send them again.`,
+          parts: changed,
+        });
       }
-      await this.files.save({ accountId: input.accountId, filename: input.filename, purpose: input.purpose, writer, fileId: input.fileId });
+      await this.files.save({
+        accountId: input.accountId,
+        filename: input.filename,
+        purpose: input.purpose,
+        writer,
+        fileId: input.fileId,
+      });
     } catch (err) {
       await writer.abort();
-      if (err instanceof ApiError && err.code === 'insufficient_storage') throw new AssemblyError({ code: 'insufficient_storage', message: err.message, parts: [] });
+      if (err instanceof ApiError && err.code === 'insufficient_storage')
+        throw new AssemblyError({ code: 'insufficient_storage', message: err.message, parts: [] });
       throw err;
     }
     await this.files.blobs.removeUpload(input.uploadId);
@@ -79,7 +100,9 @@ export class UploadRuntime {
       logic: uploadMachine.provide({
         actors: {
           assemble: fromPromise<{ fileId: string }, AssembleInput>(({ input }) => this.assemble(input)),
-          discard: fromPromise<void, { uploadId: string }>(({ input }) => this.files.blobs.removeUpload(input.uploadId)),
+          discard: fromPromise<void, { uploadId: string }>(({ input }) =>
+            this.files.blobs.removeUpload(input.uploadId),
+          ),
         },
       }),
     };

@@ -47,9 +47,20 @@ export class UploadService {
   async reserve(accountId: string, request: CreateUploadRequest): Promise<UploadState> {
     const { host, library, clock, ttlMs } = this.options;
     // Parts and the assembled file coexist until assembly ends: refuse what the disk cannot hold.
-    if ((await library.blobs.freeBytes()) < request.bytes * 2) throw new ApiError('insufficient_storage', `The server has no room for an upload of ${request.bytes} bytes now.`);
+    if ((await library.blobs.freeBytes()) < request.bytes * 2)
+      throw new ApiError('insufficient_storage', `The server has no room for an upload of ${request.bytes} bytes now.`);
     const id = newId('upload');
-    const input: UploadInput = { id, accountId, fileId: newFileId(), filename: request.filename, purpose: request.purpose, bytes: request.bytes, partBytes: UPLOAD_PART_BYTES, at: clock.now(), ttlMs };
+    const input: UploadInput = {
+      id,
+      accountId,
+      fileId: newFileId(),
+      filename: request.filename,
+      purpose: request.purpose,
+      bytes: request.bytes,
+      partBytes: UPLOAD_PART_BYTES,
+      at: clock.now(),
+      ttlMs,
+    };
     await host.spawn(UPLOAD_MACHINE, { id, ownerId: accountId, input });
     return this.stateOf(host.find(id, accountId)!);
   }
@@ -76,11 +87,17 @@ export class UploadService {
     await host.waitFor(record.id, (snapshot) => snapshot.value !== 'assembling');
     const after = this.stateOf(host.find(record.id, record.ownerId)!);
     if (after.status === 'completed') {
-      if (!after.file) throw new ApiError('not_found', `Upload ${record.id} became file ${after.upload.fileId}, which has since been deleted.`, { param: 'upload_id' });
+      if (!after.file)
+        throw new ApiError(
+          'not_found',
+          `Upload ${record.id} became file ${after.upload.fileId}, which has since been deleted.`,
+          { param: 'upload_id' },
+        );
       return { upload: after, file: after.file };
     }
     const failure = after.upload.lastError;
-    if (failure?.code === 'parts_missing') throw new ApiError('upload_incomplete', failure.message, { param: 'missing_parts', headers: noRetry });
+    if (failure?.code === 'parts_missing')
+      throw new ApiError('upload_incomplete', failure.message, { param: 'missing_parts', headers: noRetry });
     if (failure?.code === 'insufficient_storage') throw new ApiError('insufficient_storage', failure.message);
     if (failure) throw new Error(`assembly of ${record.id} failed: ${failure.message}`);
     throw this.closed(host.find(record.id, record.ownerId)!);
@@ -134,8 +151,12 @@ export class UploadService {
     if (!this.isOpen(record)) throw this.closed(record);
     const missing = missingParts(context);
     if (missing.length > 0) {
-      const shown = missing.length > 20 ? `${missing.slice(0, 20).join(', ')} … (${missing.length} in all)` : missing.join(', ');
-      throw new ApiError('upload_incomplete', `Upload ${record.id} is missing parts ${shown}.`, { param: 'missing_parts', headers: noRetry });
+      const shown =
+        missing.length > 20 ? `${missing.slice(0, 20).join(', ')} … (${missing.length} in all)` : missing.join(', ');
+      throw new ApiError('upload_incomplete', `Upload ${record.id} is missing parts ${shown}.`, {
+        param: 'missing_parts',
+        headers: noRetry,
+      });
     }
     await host.send(record.id, { type: 'COMPLETE', at: clock.now() });
   }
@@ -143,18 +164,21 @@ export class UploadService {
   /** Sends CANCEL if the upload is open, under its lock like part commits: no part is renamed into place after the discard. */
   private async cancelIfOpen(id: string, ownerId: string): Promise<void> {
     const record = this.options.host.find(id, ownerId);
-    if (record && this.isOpen(record)) await this.options.host.send(id, { type: 'CANCEL', at: this.options.clock.now() });
+    if (record && this.isOpen(record))
+      await this.options.host.send(id, { type: 'CANCEL', at: this.options.clock.now() });
   }
 
   private load(accountId: string, uploadId: string): ActorRecord {
     const record = this.options.host.find(uploadId, accountId);
-    if (!record || record.machine !== UPLOAD_MACHINE) throw new ApiError('not_found', `No upload ${uploadId}.`, { param: 'upload_id' });
+    if (!record || record.machine !== UPLOAD_MACHINE)
+      throw new ApiError('not_found', `No upload ${uploadId}.`, { param: 'upload_id' });
     return record;
   }
 
   private stateOf(record: ActorRecord): UploadState {
     const { value, context } = uploadOf(record);
-    const file = value === 'completed' ? (this.options.library.repo.get(context.accountId, context.fileId) ?? null) : null;
+    const file =
+      value === 'completed' ? (this.options.library.repo.get(context.accountId, context.fileId) ?? null) : null;
     return { status: value, upload: context, createdAt: record.createdAt, file };
   }
 
@@ -164,7 +188,12 @@ export class UploadService {
 
   private closed(record: ActorRecord): ApiError {
     const { value, context } = uploadOf(record);
-    const hint = value === 'completed' ? `; it is file ${context.fileId}` : value === 'assembling' ? '; it is being assembled' : '';
+    const hint =
+      value === 'completed'
+        ? `; it is file ${context.fileId}`
+        : value === 'assembling'
+          ? '; it is being assembled'
+          : '';
     return new ApiError('upload_closed', `Upload ${record.id} is ${value}${hint}.`, { headers: noRetry });
   }
 }

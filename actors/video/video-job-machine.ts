@@ -48,10 +48,15 @@ export interface VideoJobContext extends VideoJobInput {
 }
 
 /** Events the service, the scheduler and the host's timers send to a job. */
-export type VideoJobEvent = { type: 'START'; at: number } | { type: 'CANCEL'; at: number; reason: string | null } | { type: 'TIMER'; name: string };
+export type VideoJobEvent =
+  | { type: 'START'; at: number }
+  | { type: 'CANCEL'; at: number; reason: string | null }
+  | { type: 'TIMER'; name: string };
 
 /** What the runtime's `submit` step returns: the backend's job, or a retryable refusal (busy, down, timed out), and when. */
-export type SubmitOutput = ({ remote: RemoteVideoJob } | { retry: string; retryAfterMs: number | null }) & { at: number };
+export type SubmitOutput = ({ remote: RemoteVideoJob } | { retry: string; retryAfterMs: number | null }) & {
+  at: number;
+};
 
 /** What the runtime's `poll` step returns: the backend's answer (a retryable failure as `retry`), and when. */
 export type PollOutput = (VideoPoll | { state: 'retry'; message: string }) & { at: number };
@@ -125,7 +130,9 @@ export const videoJobMachine = setup({
     submitRetryable: ({ context }) => (context.submitFailures ?? 0) + 1 < MAX_SUBMIT_ATTEMPTS,
     pollCompleted: ({ event }) => (event as unknown as { output: PollOutput }).output.state === 'completed',
     pollFailed: ({ event }) => (event as unknown as { output: PollOutput }).output.state === 'failed',
-    pollRetryable: ({ context, event }) => (event as unknown as { output: PollOutput }).output.state === 'retry' && context.pollFailures + 1 < MAX_POLL_FAILURES,
+    pollRetryable: ({ context, event }) =>
+      (event as unknown as { output: PollOutput }).output.state === 'retry' &&
+      context.pollFailures + 1 < MAX_POLL_FAILURES,
     pollGaveUp: ({ event }) => (event as unknown as { output: PollOutput }).output.state === 'retry',
     progressChanged: ({ context, event }) => {
       const output = (event as unknown as { output: PollOutput }).output;
@@ -137,27 +144,44 @@ export const videoJobMachine = setup({
       const output = (event as unknown as { output: PollOutput }).output;
       const backoff = output.state === 'retry' ? 2 ** Math.min(context.pollFailures, 5) : 1;
       return {
-        progress: output.state === 'running' ? Math.max(context.progress, Math.min(99, output.progress)) : context.progress,
+        progress:
+          output.state === 'running' ? Math.max(context.progress, Math.min(99, output.progress)) : context.progress,
         pollFailures: output.state === 'retry' ? context.pollFailures + 1 : 0,
         deadlines: { poll: output.at + context.pollMs * backoff },
         updatedAt: output.at,
       };
     }),
     recordSubmitRetry: assign(({ context, event }) => {
-      const output = (event as unknown as { output: SubmitOutput & { retry: string; retryAfterMs: number | null } }).output;
+      const output = (event as unknown as { output: SubmitOutput & { retry: string; retryAfterMs: number | null } })
+        .output;
       const failures = (context.submitFailures ?? 0) + 1;
-      const wait = Math.min(MAX_SUBMIT_BACKOFF_MS, Math.max(output.retryAfterMs ?? 0, context.pollMs * 2 ** (failures - 1)));
+      const wait = Math.min(
+        MAX_SUBMIT_BACKOFF_MS,
+        Math.max(output.retryAfterMs ?? 0, context.pollMs * 2 ** (failures - 1)),
+      );
       return { submitFailures: failures, deadlines: { submit: output.at + wait }, updatedAt: output.at };
     }),
     recordSubmitGaveUp: assign(({ event }) => {
       const output = (event as unknown as { output: SubmitOutput & { retry: string } }).output;
-      return { error: { code: 'upstream_unavailable', message: `the backend turned the job away ${MAX_SUBMIT_ATTEMPTS} times: ${output.retry}`.slice(0, 500) }, updatedAt: output.at };
+      return {
+        error: {
+          code: 'upstream_unavailable',
+          message: `the backend turned the job away ${MAX_SUBMIT_ATTEMPTS} times: ${output.retry}`.slice(0, 500),
+        },
+        updatedAt: output.at,
+      };
     }),
     emitProgress: emit(({ context }) => ({ type: 'progress', progress: context.progress })),
     clearDeadlines: assign({ deadlines: () => ({}) }),
     recordPollFailure: assign(({ event }) => {
       const output = (event as unknown as { output: PollOutput }).output;
-      const error = output.state === 'failed' ? { code: output.code, message: output.message } : { code: 'upstream_unavailable', message: `the backend did not answer ${MAX_POLL_FAILURES} polls in a row: ${output.state === 'retry' ? output.message : ''}` };
+      const error =
+        output.state === 'failed'
+          ? { code: output.code, message: output.message }
+          : {
+              code: 'upstream_unavailable',
+              message: `the backend did not answer ${MAX_POLL_FAILURES} polls in a row: ${output.state === 'retry' ? output.message : ''}`,
+            };
       return { error: { code: error.code, message: error.message.slice(0, 500) }, updatedAt: output.at };
     }),
   },
@@ -183,25 +207,42 @@ export const videoJobMachine = setup({
       entry: emit({ type: 'queued' }),
       on: {
         START: { target: 'submitting', actions: assign(({ event }) => ({ startedAt: event.at, updatedAt: event.at })) },
-        CANCEL: { target: 'cancelling', actions: assign(({ event }) => ({ cancelReason: event.reason, updatedAt: event.at })) },
+        CANCEL: {
+          target: 'cancelling',
+          actions: assign(({ event }) => ({ cancelReason: event.reason, updatedAt: event.at })),
+        },
       },
     },
     submitting: {
       entry: emit({ type: 'started' }),
       exit: 'clearDeadlines',
       initial: 'calling',
-      on: { CANCEL: { target: 'cancelling', actions: assign(({ event }) => ({ cancelReason: event.reason, updatedAt: event.at })) } },
+      on: {
+        CANCEL: {
+          target: 'cancelling',
+          actions: assign(({ event }) => ({ cancelReason: event.reason, updatedAt: event.at })),
+        },
+      },
       states: {
         calling: {
           invoke: {
             src: 'submit',
             input: ({ context }) => ({ jobId: context.id, spec: context.spec }),
             onDone: [
-              { guard: 'submitted', target: '#videoJob.running', actions: assign(({ event }) => ('remote' in event.output ? { remote: event.output.remote, updatedAt: event.output.at } : {})) },
+              {
+                guard: 'submitted',
+                target: '#videoJob.running',
+                actions: assign(({ event }) =>
+                  'remote' in event.output ? { remote: event.output.remote, updatedAt: event.output.at } : {},
+                ),
+              },
               { guard: 'submitRetryable', target: 'backoff', actions: 'recordSubmitRetry' },
               { target: '#videoJob.failing', actions: 'recordSubmitGaveUp' },
             ],
-            onError: { target: '#videoJob.failing', actions: assign(({ event }) => ({ error: errorOf(event.error, 'the backend refused the job') })) },
+            onError: {
+              target: '#videoJob.failing',
+              actions: assign(({ event }) => ({ error: errorOf(event.error, 'the backend refused the job') })),
+            },
           },
         },
         // The backend was busy or down: wait (a deadline in context, so a restart keeps it), then ask again.
@@ -211,7 +252,12 @@ export const videoJobMachine = setup({
     running: {
       initial: 'polling',
       exit: 'clearDeadlines',
-      on: { CANCEL: { target: 'cancelling', actions: assign(({ event }) => ({ cancelReason: event.reason, updatedAt: event.at })) } },
+      on: {
+        CANCEL: {
+          target: 'cancelling',
+          actions: assign(({ event }) => ({ cancelReason: event.reason, updatedAt: event.at })),
+        },
+      },
       states: {
         waiting: { on: { TIMER: { guard: 'isPollTimer', target: 'polling' } } },
         polling: {
@@ -222,7 +268,11 @@ export const videoJobMachine = setup({
               {
                 guard: 'pollCompleted',
                 target: '#videoJob.storing',
-                actions: assign(({ context, event }) => ({ progress: 100, costMicros: event.output.state === 'completed' ? event.output.costMicros : context.costMicros, updatedAt: event.output.at })),
+                actions: assign(({ context, event }) => ({
+                  progress: 100,
+                  costMicros: event.output.state === 'completed' ? event.output.costMicros : context.costMicros,
+                  updatedAt: event.output.at,
+                })),
               },
               { guard: 'pollFailed', target: '#videoJob.failing', actions: 'recordPollFailure' },
               { guard: 'pollRetryable', target: 'waiting', actions: 'recordPoll' },
@@ -230,7 +280,10 @@ export const videoJobMachine = setup({
               { guard: 'progressChanged', target: 'waiting', actions: ['recordPoll', 'emitProgress'] },
               { target: 'waiting', actions: 'recordPoll' },
             ],
-            onError: { target: '#videoJob.failing', actions: assign(({ event }) => ({ error: errorOf(event.error, 'polling the backend failed') })) },
+            onError: {
+              target: '#videoJob.failing',
+              actions: assign(({ event }) => ({ error: errorOf(event.error, 'polling the backend failed') })),
+            },
           },
         },
       },
@@ -238,24 +291,52 @@ export const videoJobMachine = setup({
     storing: {
       invoke: {
         src: 'store',
-        input: ({ context }): StoreInput => ({ jobId: context.id, mediaId: context.mediaId, accountId: context.accountId, remote: context.remote!, spec: context.spec }),
-        onDone: { target: 'settling', actions: assign(({ event }) => ({ output: { bytes: event.output.bytes, contentType: event.output.contentType }, updatedAt: event.output.at })) },
-        onError: { target: 'failing', actions: assign(({ event }) => ({ error: errorOf(event.error, 'storing the clip failed') })) },
+        input: ({ context }): StoreInput => ({
+          jobId: context.id,
+          mediaId: context.mediaId,
+          accountId: context.accountId,
+          remote: context.remote!,
+          spec: context.spec,
+        }),
+        onDone: {
+          target: 'settling',
+          actions: assign(({ event }) => ({
+            output: { bytes: event.output.bytes, contentType: event.output.contentType },
+            updatedAt: event.output.at,
+          })),
+        },
+        onError: {
+          target: 'failing',
+          actions: assign(({ event }) => ({ error: errorOf(event.error, 'storing the clip failed') })),
+        },
       },
     },
     settling: {
       invoke: {
         src: 'finish',
         input: ({ context }): FinishInput => finishInput(context, 'completed'),
-        onDone: { target: 'completed', actions: assign(({ event }) => ({ priceMicros: event.output.priceMicros, finishedAt: event.output.at, updatedAt: event.output.at })) },
-        onError: { target: 'failed', actions: assign(({ event }) => ({ error: errorOf(event.error, 'charging the job failed') })) },
+        onDone: {
+          target: 'completed',
+          actions: assign(({ event }) => ({
+            priceMicros: event.output.priceMicros,
+            finishedAt: event.output.at,
+            updatedAt: event.output.at,
+          })),
+        },
+        onError: {
+          target: 'failed',
+          actions: assign(({ event }) => ({ error: errorOf(event.error, 'charging the job failed') })),
+        },
       },
     },
     failing: {
       invoke: {
         src: 'finish',
         input: ({ context }): FinishInput => finishInput(context, 'failed'),
-        onDone: { target: 'failed', actions: assign(({ event }) => ({ finishedAt: event.output.at, updatedAt: event.output.at })) },
+        onDone: {
+          target: 'failed',
+          actions: assign(({ event }) => ({ finishedAt: event.output.at, updatedAt: event.output.at })),
+        },
         onError: { target: 'failed' },
       },
     },
@@ -263,15 +344,31 @@ export const videoJobMachine = setup({
       invoke: {
         src: 'finish',
         input: ({ context }): FinishInput => finishInput(context, 'cancelled'),
-        onDone: { target: 'cancelled', actions: assign(({ event }) => ({ finishedAt: event.output.at, updatedAt: event.output.at })) },
+        onDone: {
+          target: 'cancelled',
+          actions: assign(({ event }) => ({ finishedAt: event.output.at, updatedAt: event.output.at })),
+        },
         onError: { target: 'cancelled' },
       },
     },
     completed: {
       type: 'final',
-      entry: emit(({ context }) => ({ type: 'completed', mediaId: context.mediaId, priceMicros: context.priceMicros, costMicros: context.costMicros, bytes: context.output?.bytes ?? 0 })),
+      entry: emit(({ context }) => ({
+        type: 'completed',
+        mediaId: context.mediaId,
+        priceMicros: context.priceMicros,
+        costMicros: context.costMicros,
+        bytes: context.output?.bytes ?? 0,
+      })),
     },
-    failed: { type: 'final', entry: emit(({ context }) => ({ type: 'failed', code: context.error?.code ?? 'internal_error', message: context.error?.message ?? 'the job failed' })) },
+    failed: {
+      type: 'final',
+      entry: emit(({ context }) => ({
+        type: 'failed',
+        code: context.error?.code ?? 'internal_error',
+        message: context.error?.message ?? 'the job failed',
+      })),
+    },
     cancelled: { type: 'final', entry: emit(({ context }) => ({ type: 'cancelled', reason: context.cancelReason })) },
   },
 });
@@ -291,7 +388,17 @@ function finishInput(context: VideoJobContext, outcome: FinishInput['outcome']):
 }
 
 /** Every state a job can be in (running has `waiting` and `polling` inside). */
-export type VideoJobStateName = 'queued' | 'submitting' | 'running' | 'storing' | 'settling' | 'failing' | 'cancelling' | 'completed' | 'failed' | 'cancelled';
+export type VideoJobStateName =
+  | 'queued'
+  | 'submitting'
+  | 'running'
+  | 'storing'
+  | 'settling'
+  | 'failing'
+  | 'cancelling'
+  | 'completed'
+  | 'failed'
+  | 'cancelled';
 
 /** The top-level state of a persisted snapshot value. */
 export function topState(value: unknown): VideoJobStateName {
@@ -299,7 +406,15 @@ export function topState(value: unknown): VideoJobStateName {
 }
 
 /** States in which a job holds money. */
-export const HOLDING_STATES: readonly VideoJobStateName[] = ['queued', 'submitting', 'running', 'storing', 'settling', 'failing', 'cancelling'];
+export const HOLDING_STATES: readonly VideoJobStateName[] = [
+  'queued',
+  'submitting',
+  'running',
+  'storing',
+  'settling',
+  'failing',
+  'cancelling',
+];
 
 /** States that take CANCEL. */
 export const CANCELLABLE_STATES: readonly VideoJobStateName[] = ['queued', 'submitting', 'running'];

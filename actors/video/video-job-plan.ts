@@ -4,9 +4,21 @@ import type { ImageTier } from '../../protocols/images.js';
 import { resolveGeometry } from '../../protocols/images.js';
 import { microsToUsd } from '../../protocols/money.js';
 import { requireModel } from '../../protocols/models.js';
-import { MEDIA_MARKUP_PERCENT, PRICING_VERSION, mediaPriceMicros, type MediaEstimateObject } from '../../protocols/pricing.js';
+import {
+  MEDIA_MARKUP_PERCENT,
+  PRICING_VERSION,
+  mediaPriceMicros,
+  type MediaEstimateObject,
+} from '../../protocols/pricing.js';
 import { fieldError, parseOrThrow } from '../../protocols/validation.js';
-import { DEFAULT_VIDEO_SECONDS, DEFAULT_VIDEO_SIZE, MAX_VIDEO_SECONDS, VIDEO_GEOMETRY, VideoGenerationRequestSchema, type VideoGenerationRequest } from '../../protocols/video.js';
+import {
+  DEFAULT_VIDEO_SECONDS,
+  DEFAULT_VIDEO_SIZE,
+  MAX_VIDEO_SECONDS,
+  VIDEO_GEOMETRY,
+  VideoGenerationRequestSchema,
+  type VideoGenerationRequest,
+} from '../../protocols/video.js';
 import type { MediaEstimator } from '../billing/media-estimates.js';
 
 /** Above this many pixels (1280×720) a clip is premium unless `quality` says otherwise. */
@@ -22,9 +34,11 @@ export interface VideoPlan {
 /** The clip length: `duration_seconds`, or the SDK's `seconds`, or 4; a 422 naming the field when outside 1–60 or when both disagree. */
 export function clipSeconds(request: Pick<VideoGenerationRequest, 'duration_seconds' | 'seconds'>): number {
   const fromSeconds = request.seconds === null || request.seconds === undefined ? null : Number(request.seconds);
-  if (fromSeconds !== null && (!Number.isInteger(fromSeconds) || fromSeconds < 1 || fromSeconds > MAX_VIDEO_SECONDS)) throw fieldError(['body', 'seconds'], `must be a whole number of seconds from 1 to ${MAX_VIDEO_SECONDS}`);
+  if (fromSeconds !== null && (!Number.isInteger(fromSeconds) || fromSeconds < 1 || fromSeconds > MAX_VIDEO_SECONDS))
+    throw fieldError(['body', 'seconds'], `must be a whole number of seconds from 1 to ${MAX_VIDEO_SECONDS}`);
   const duration = request.duration_seconds ?? null;
-  if (duration !== null && fromSeconds !== null && duration !== fromSeconds) throw fieldError(['body', 'seconds'], 'disagrees with duration_seconds; give one of them');
+  if (duration !== null && fromSeconds !== null && duration !== fromSeconds)
+    throw fieldError(['body', 'seconds'], 'disagrees with duration_seconds; give one of them');
   return duration ?? fromSeconds ?? DEFAULT_VIDEO_SECONDS;
 }
 
@@ -39,7 +53,11 @@ export function videoTier(quality: VideoGenerationRequest['quality'], width: num
 }
 
 /** Decides a job from its request (422 naming the field for anything unsupported); `seed` random when absent. */
-export function planVideo(request: VideoGenerationRequest, backend: Pick<VideoBackend, 'costMicros'>, randomSeed: () => number = () => randomInt(0, 2 ** 31)): VideoPlan {
+export function planVideo(
+  request: VideoGenerationRequest,
+  backend: Pick<VideoBackend, 'costMicros'>,
+  randomSeed: () => number = () => randomInt(0, 2 ** 31),
+): VideoPlan {
   const { width, height } = resolveGeometry({ size: request.size }, DEFAULT_VIDEO_SIZE, VIDEO_GEOMETRY);
   const durationSeconds = clipSeconds(request);
   const sim = request.metadata?.sim;
@@ -68,7 +86,11 @@ export function videoEstimator(backend: VideoBackend): MediaEstimator {
       model: model.id,
       pricing_version: PRICING_VERSION,
       backend: backend.name,
-      units: { basis: `output_seconds (${plan.spec.width}x${plan.spec.height} ${plan.spec.tier}, about ${Math.round(backend.expectedMs(plan.spec) / 1000)} s to make)`, min: plan.spec.durationSeconds, max: plan.spec.durationSeconds },
+      units: {
+        basis: `output_seconds (${plan.spec.width}x${plan.spec.height} ${plan.spec.tier}, about ${Math.round(backend.expectedMs(plan.spec) / 1000)} s to make)`,
+        min: plan.spec.durationSeconds,
+        max: plan.spec.durationSeconds,
+      },
       our_cost_usd: { min: microsToUsd(plan.costMicros), max: microsToUsd(plan.costMicros) },
       cost_usd: { min: microsToUsd(plan.holdMicros), max: microsToUsd(plan.holdMicros) },
       markup_percent: MEDIA_MARKUP_PERCENT,

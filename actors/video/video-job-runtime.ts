@@ -8,7 +8,17 @@ import type { Logger } from '../../runtime/logger.js';
 import type { Billing } from '../billing/billing.js';
 import type { Hold } from '../billing/ledger.js';
 import type { MediaLinks } from '../images/media-links.js';
-import { HOLDING_STATES, topState, VIDEO_JOB_MACHINE, videoJobMachine, type FinishInput, type PollOutput, type SubmitOutput, type StoreInput, type VideoJobContext } from './video-job-machine.js';
+import {
+  HOLDING_STATES,
+  topState,
+  VIDEO_JOB_MACHINE,
+  videoJobMachine,
+  type FinishInput,
+  type PollOutput,
+  type SubmitOutput,
+  type StoreInput,
+  type VideoJobContext,
+} from './video-job-machine.js';
 
 /** What the job runtime needs. */
 export interface VideoJobRuntimeOptions {
@@ -45,7 +55,12 @@ export class VideoJobRuntime {
 
   /** Holds a new job's price (402 when it does not fit); the job owns it from spawn on. */
   hold(input: { id: string; accountId: string; tokenId: string | null; holdMicros: number }, force = false): Hold {
-    const hold = this.options.billing.hold({ accountId: input.accountId, tokenId: input.tokenId, amount: input.holdMicros, force });
+    const hold = this.options.billing.hold({
+      accountId: input.accountId,
+      tokenId: input.tokenId,
+      amount: input.holdMicros,
+      force,
+    });
     this.holds.set(input.id, hold);
     return hold;
   }
@@ -87,7 +102,9 @@ export class VideoJobRuntime {
       if (!host.isLive(id) || !host.accepts(id, { type: 'START' })) continue;
       this.running.add(id);
       this.watch(id);
-      host.send(id, { type: 'START', at: clock.now() }).catch((err: unknown) => logger.error('starting a video job failed', { actor_id: id, err }));
+      host
+        .send(id, { type: 'START', at: clock.now() })
+        .catch((err: unknown) => logger.error('starting a video job failed', { actor_id: id, err }));
     }
   }
 
@@ -117,7 +134,8 @@ export class VideoJobRuntime {
       return { remote, at: this.options.clock.now() };
     } catch (err) {
       // Busy, down or timed out: the job waits and asks again (the job id is the idempotency key).
-      if (err instanceof RetryableError && !signal.aborted) return { retry: err.message, retryAfterMs: err.retryAfterMs, at: this.options.clock.now() };
+      if (err instanceof RetryableError && !signal.aborted)
+        return { retry: err.message, retryAfterMs: err.retryAfterMs, at: this.options.clock.now() };
       throw err;
     }
   }
@@ -128,14 +146,25 @@ export class VideoJobRuntime {
       return { ...(await backend.poll(input.remote, input.spec, signal)), at: clock.now() };
     } catch (err) {
       if (err instanceof RetryableError) return { state: 'retry', message: err.message, at: clock.now() };
-      if (err instanceof TerminalError) return { state: 'failed', code: err.kind, message: err.message, at: clock.now() };
+      if (err instanceof TerminalError)
+        return { state: 'failed', code: err.kind, message: err.message, at: clock.now() };
       throw err;
     }
   }
 
-  private async store(input: StoreInput, signal: AbortSignal): Promise<{ bytes: number; contentType: string; at: number }> {
+  private async store(
+    input: StoreInput,
+    signal: AbortSignal,
+  ): Promise<{ bytes: number; contentType: string; at: number }> {
     const data = await this.options.backend.download(input.remote, input.spec, signal);
-    const record = await this.options.links.put({ id: input.mediaId, ownerId: input.accountId, kind: 'video', contentType: 'video/mp4', expiresAt: null, data });
+    const record = await this.options.links.put({
+      id: input.mediaId,
+      ownerId: input.accountId,
+      kind: 'video',
+      contentType: 'video/mp4',
+      expiresAt: null,
+      data,
+    });
     return { bytes: record.bytes, contentType: record.contentType, at: this.options.clock.now() };
   }
 

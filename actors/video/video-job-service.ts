@@ -12,7 +12,14 @@ import type { Logger } from '../../runtime/logger.js';
 import type { Store } from '../../runtime/store/store.js';
 import type { Billing } from '../billing/billing.js';
 import type { MediaContent, MediaLinks } from '../images/media-links.js';
-import { CANCELLABLE_STATES, topState, VIDEO_JOB_MACHINE, type VideoJobContext, type VideoJobInput, type VideoJobStateName } from './video-job-machine.js';
+import {
+  CANCELLABLE_STATES,
+  topState,
+  VIDEO_JOB_MACHINE,
+  type VideoJobContext,
+  type VideoJobInput,
+  type VideoJobStateName,
+} from './video-job-machine.js';
 import { planVideo } from './video-job-plan.js';
 import { VideoJobRuntime } from './video-job-runtime.js';
 
@@ -112,7 +119,10 @@ export class VideoJobService {
   async create(input: CreateVideoJobInput): Promise<{ job: VideoJobState; replayed: boolean }> {
     if (input.idempotencyKey === undefined) return { job: await this.spawn(newId('video'), input), replayed: false };
     const key = IdempotencyKeySchema.safeParse(input.idempotencyKey);
-    if (!key.success) throw new ApiError('invalid_request', 'Idempotency-Key must be 1 to 255 characters.', { param: 'Idempotency-Key' });
+    if (!key.success)
+      throw new ApiError('invalid_request', 'Idempotency-Key must be 1 to 255 characters.', {
+        param: 'Idempotency-Key',
+      });
     const bodyHash = createHash('sha256').update(JSON.stringify(input.request)).digest('hex');
     try {
       const result = await this.idempotency.run([input.accountId, key.data], bodyHash, {
@@ -123,7 +133,11 @@ export class VideoJobService {
       return { job: result.value, replayed: result.replayed };
     } catch (err) {
       if (!(err instanceof IdempotencyMismatch)) throw err;
-      throw new ApiError('conflict', 'This Idempotency-Key was already used with a different request body; use a new key.', { param: 'Idempotency-Key', headers: noRetry });
+      throw new ApiError(
+        'conflict',
+        'This Idempotency-Key was already used with a different request body; use a new key.',
+        { param: 'Idempotency-Key', headers: noRetry },
+      );
     }
   }
 
@@ -170,11 +184,18 @@ export class VideoJobService {
   }
 
   /** The account's jobs by creation time (newest first unless `asc`), after job `after`, at most `limit`. */
-  list(accountId: string, query: { limit: number; after?: string | undefined; order: 'asc' | 'desc' }): { jobs: VideoJobState[]; hasMore: boolean } {
+  list(
+    accountId: string,
+    query: { limit: number; after?: string | undefined; order: 'asc' | 'desc' },
+  ): { jobs: VideoJobState[]; hasMore: boolean } {
     const all = this.options.host.list(VIDEO_JOB_MACHINE, accountId, 10_000).map(jobStateOf);
-    all.sort((a, b) => (query.order === 'asc' ? a.createdAt - b.createdAt : b.createdAt - a.createdAt) || a.id.localeCompare(b.id));
+    all.sort(
+      (a, b) =>
+        (query.order === 'asc' ? a.createdAt - b.createdAt : b.createdAt - a.createdAt) || a.id.localeCompare(b.id),
+    );
     const from = query.after === undefined ? 0 : all.findIndex((job) => job.id === query.after) + 1;
-    if (query.after !== undefined && from === 0) throw new ApiError('not_found', `No video job ${query.after.slice(0, 100)} to list after.`, { param: 'after' });
+    if (query.after !== undefined && from === 0)
+      throw new ApiError('not_found', `No video job ${query.after.slice(0, 100)} to list after.`, { param: 'after' });
     const page = all.slice(from, from + query.limit);
     return { jobs: page, hasMore: from + query.limit < all.length };
   }
@@ -188,7 +209,10 @@ export class VideoJobService {
     const job = this.get(accountId, id);
     const event = { type: 'CANCEL', at: clock.now(), reason };
     if (!CANCELLABLE_STATES.includes(job.state) || !host.accepts(job.id, event)) {
-      const why = job.state === 'storing' || job.state === 'settling' ? 'its clip is made and it is completing' : `it is ${job.status}`;
+      const why =
+        job.state === 'storing' || job.state === 'settling'
+          ? 'its clip is made and it is completing'
+          : `it is ${job.status}`;
       throw new ApiError('conflict', `Cannot cancel video job ${job.id}: ${why}.`, { headers: noRetry });
     }
     this.runtime.dequeue(job.id);
@@ -200,7 +224,12 @@ export class VideoJobService {
   /** Deletes a finished job and its clip (the SDK's `videos.delete`); 409 while it runs. */
   async remove(accountId: string, id: string): Promise<{ id: string }> {
     const job = this.get(accountId, id);
-    if (!['completed', 'failed', 'cancelled'].includes(job.state)) throw new ApiError('conflict', `Video job ${job.id} is ${job.status}; cancel it or wait for it to finish before deleting it.`, { headers: noRetry });
+    if (!['completed', 'failed', 'cancelled'].includes(job.state))
+      throw new ApiError(
+        'conflict',
+        `Video job ${job.id} is ${job.status}; cancel it or wait for it to finish before deleting it.`,
+        { headers: noRetry },
+      );
     await this.options.links.remove(job.context.mediaId);
     await this.options.host.remove(job.id);
     return { id: job.id };
@@ -209,9 +238,15 @@ export class VideoJobService {
   /** The clip of a completed job, to stream; 409 before completion, 404 once deleted. */
   async content(accountId: string, id: string): Promise<MediaContent> {
     const job = this.get(accountId, id);
-    if (job.state !== 'completed') throw new ApiError('conflict', `Video job ${job.id} is ${job.status}; its content is there once it is completed.`, { headers: noRetry });
+    if (job.state !== 'completed')
+      throw new ApiError(
+        'conflict',
+        `Video job ${job.id} is ${job.status}; its content is there once it is completed.`,
+        { headers: noRetry },
+      );
     const content = await this.options.links.content(job.context.mediaId, accountId);
-    if (!content) throw new ApiError('not_found', `The clip of video job ${job.id} is no longer stored.`, { param: 'video_id' });
+    if (!content)
+      throw new ApiError('not_found', `The clip of video job ${job.id} is no longer stored.`, { param: 'video_id' });
     return content;
   }
 

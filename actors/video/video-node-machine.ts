@@ -20,7 +20,13 @@ export type VideoNodeEvent =
   | { type: 'UPDATE'; at: number }
   | { type: 'APPROVE'; at: number; note: string | null; dependenciesApproved: boolean }
   | { type: 'ATTACH'; at: number; jobId: string }
-  | { type: 'JOB_DONE'; at: number; outcome: 'completed' | 'failed' | 'cancelled'; mediaId: string | null; error: JobError | null };
+  | {
+      type: 'JOB_DONE';
+      at: number;
+      outcome: 'completed' | 'failed' | 'cancelled';
+      mediaId: string | null;
+      error: JobError | null;
+    };
 
 /** A node's state names. */
 export type VideoNodeState = 'draft' | 'approved' | 'rendering' | 'rendered' | 'failed';
@@ -42,38 +48,80 @@ export const videoNodeMachine = setup({
   },
   actions: {
     touch: assign(({ event }) => ({ updatedAt: event.at })),
-    backToDraft: assign(({ event }) => ({ note: null, approvedAt: null, jobId: null, mediaId: null, error: null, updatedAt: event.at })),
-    attach: assign(({ event }) => (event.type === 'ATTACH' ? { jobId: event.jobId, mediaId: null, error: null, updatedAt: event.at } : {})),
+    backToDraft: assign(({ event }) => ({
+      note: null,
+      approvedAt: null,
+      jobId: null,
+      mediaId: null,
+      error: null,
+      updatedAt: event.at,
+    })),
+    attach: assign(({ event }) =>
+      event.type === 'ATTACH' ? { jobId: event.jobId, mediaId: null, error: null, updatedAt: event.at } : {},
+    ),
   },
 }).createMachine({
   id: 'videoNode',
-  context: ({ input }) => ({ note: null, approvedAt: null, jobId: null, mediaId: null, error: null, updatedAt: input.at }),
+  context: ({ input }) => ({
+    note: null,
+    approvedAt: null,
+    jobId: null,
+    mediaId: null,
+    error: null,
+    updatedAt: input.at,
+  }),
   initial: 'draft',
   states: {
     draft: {
       on: {
         UPDATE: { actions: 'touch' },
-        APPROVE: { guard: 'dependenciesApproved', target: 'approved', actions: assign(({ event }) => (event.type === 'APPROVE' ? { note: event.note, approvedAt: event.at, updatedAt: event.at } : {})) },
+        APPROVE: {
+          guard: 'dependenciesApproved',
+          target: 'approved',
+          actions: assign(({ event }) =>
+            event.type === 'APPROVE' ? { note: event.note, approvedAt: event.at, updatedAt: event.at } : {},
+          ),
+        },
       },
     },
     approved: {
       on: {
         UPDATE: { target: 'draft', actions: 'backToDraft' },
-        APPROVE: { actions: assign(({ event }) => (event.type === 'APPROVE' ? { note: event.note ?? null, updatedAt: event.at } : {})) },
+        APPROVE: {
+          actions: assign(({ event }) =>
+            event.type === 'APPROVE' ? { note: event.note ?? null, updatedAt: event.at } : {},
+          ),
+        },
         ATTACH: { target: 'rendering', actions: 'attach' },
       },
     },
     rendering: {
       on: {
         JOB_DONE: [
-          { guard: 'jobCompleted', target: 'rendered', actions: assign(({ event }) => (event.type === 'JOB_DONE' ? { mediaId: event.mediaId, updatedAt: event.at } : {})) },
-          { guard: 'jobFailed', target: 'failed', actions: assign(({ event }) => (event.type === 'JOB_DONE' ? { error: event.error, updatedAt: event.at } : {})) },
+          {
+            guard: 'jobCompleted',
+            target: 'rendered',
+            actions: assign(({ event }) =>
+              event.type === 'JOB_DONE' ? { mediaId: event.mediaId, updatedAt: event.at } : {},
+            ),
+          },
+          {
+            guard: 'jobFailed',
+            target: 'failed',
+            actions: assign(({ event }) =>
+              event.type === 'JOB_DONE' ? { error: event.error, updatedAt: event.at } : {},
+            ),
+          },
           { target: 'approved', actions: assign(({ event }) => ({ jobId: null, updatedAt: event.at })) },
         ],
       },
     },
-    rendered: { on: { UPDATE: { target: 'draft', actions: 'backToDraft' }, ATTACH: { target: 'rendering', actions: 'attach' } } },
-    failed: { on: { UPDATE: { target: 'draft', actions: 'backToDraft' }, ATTACH: { target: 'rendering', actions: 'attach' } } },
+    rendered: {
+      on: { UPDATE: { target: 'draft', actions: 'backToDraft' }, ATTACH: { target: 'rendering', actions: 'attach' } },
+    },
+    failed: {
+      on: { UPDATE: { target: 'draft', actions: 'backToDraft' }, ATTACH: { target: 'rendering', actions: 'attach' } },
+    },
   },
 });
 
@@ -85,7 +133,10 @@ export interface NodeLife {
 
 /** A new node's life: draft. */
 export function initialNodeLife(at: number): NodeLife {
-  return { state: 'draft', context: { note: null, approvedAt: null, jobId: null, mediaId: null, error: null, updatedAt: at } };
+  return {
+    state: 'draft',
+    context: { note: null, approvedAt: null, jobId: null, mediaId: null, error: null, updatedAt: at },
+  };
 }
 
 /** The node's next life after `event`, or null when its state does not take the event (guards included). */

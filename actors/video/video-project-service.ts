@@ -6,7 +6,13 @@ import { newId } from '../../runtime/ids.js';
 import { KeyedMutex } from '../../runtime/keyed-mutex.js';
 import type { Store, Table } from '../../runtime/store/store.js';
 import type { VideoJobService, VideoJobState } from './video-job-service.js';
-import { initialNodeLife, nextNodeState, type NodeLife, type VideoNodeEvent, type VideoNodeState } from './video-node-machine.js';
+import {
+  initialNodeLife,
+  nextNodeState,
+  type NodeLife,
+  type VideoNodeEvent,
+  type VideoNodeState,
+} from './video-node-machine.js';
 
 /** One node of a project: its content and its life (the node machine's state). */
 export interface VideoNodeRecord {
@@ -92,7 +98,12 @@ export class VideoProjectService {
   /** The account's projects, newest first, at most `limit`. */
   async list(accountId: string, limit: number): Promise<{ projects: VideoProjectView[]; hasMore: boolean }> {
     const ids: string[] = [];
-    for (const key of this.byOwner.getKeys({ start: [accountId, Number.MAX_SAFE_INTEGER], end: [accountId, 0], reverse: true, limit: limit + 1 })) {
+    for (const key of this.byOwner.getKeys({
+      start: [accountId, Number.MAX_SAFE_INTEGER],
+      end: [accountId, 0],
+      reverse: true,
+      limit: limit + 1,
+    })) {
       ids.push((key as [string, number, string])[2]);
     }
     const projects: VideoProjectView[] = [];
@@ -109,7 +120,12 @@ export class VideoProjectService {
   }
 
   /** Changes the fields present; a node whose content changes goes back to draft (409 while it renders). */
-  updateNode(accountId: string, projectId: string, nodeId: string, patch: UpdateVideoNode): Promise<{ view: VideoProjectView; node: VideoNodeRecord }> {
+  updateNode(
+    accountId: string,
+    projectId: string,
+    nodeId: string,
+    patch: UpdateVideoNode,
+  ): Promise<{ view: VideoProjectView; node: VideoNodeRecord }> {
     return this.change(accountId, projectId, nodeId, (project, node, at) => {
       const next: VideoNodeRecord = {
         ...node,
@@ -123,33 +139,64 @@ export class VideoProjectService {
       if (patch.depends_on) {
         patch.depends_on.forEach((dep, i) => {
           if (dep === node.id) throw fieldError(['body', 'depends_on', i], 'a node cannot depend on itself');
-          if (!project.nodes.some((other) => other.id === dep)) throw fieldError(['body', 'depends_on', i], `no node ${dep} in this project`);
+          if (!project.nodes.some((other) => other.id === dep))
+            throw fieldError(['body', 'depends_on', i], `no node ${dep} in this project`);
         });
-        const cycle = findCycle(project.nodes.map((other) => ({ id: other.id, depends_on: other.id === node.id ? next.dependsOn : other.dependsOn })));
+        const cycle = findCycle(
+          project.nodes.map((other) => ({
+            id: other.id,
+            depends_on: other.id === node.id ? next.dependsOn : other.dependsOn,
+          })),
+        );
         if (cycle) throw fieldError(['body', 'depends_on'], `dependencies would form a cycle: ${cycle.join(' → ')}`);
       }
-      const contentChanged = JSON.stringify([next.type, next.title, next.prompt, next.durationSeconds, next.dependsOn]) !== JSON.stringify([node.type, node.title, node.prompt, node.durationSeconds, node.dependsOn]);
+      const contentChanged =
+        JSON.stringify([next.type, next.title, next.prompt, next.durationSeconds, next.dependsOn]) !==
+        JSON.stringify([node.type, node.title, node.prompt, node.durationSeconds, node.dependsOn]);
       next.life = contentChanged || patch.metadata ? this.step(node, { type: 'UPDATE', at }, 'update') : node.life;
       return next;
     });
   }
 
   /** Approves a node (draft → approved) once every node it depends on is approved; re-approving keeps it approved with the new note. */
-  approve(accountId: string, projectId: string, nodeId: string, note: string | null): Promise<{ view: VideoProjectView; node: VideoNodeRecord }> {
+  approve(
+    accountId: string,
+    projectId: string,
+    nodeId: string,
+    note: string | null,
+  ): Promise<{ view: VideoProjectView; node: VideoNodeRecord }> {
     return this.change(accountId, projectId, nodeId, (project, node, at) => {
-      const pending = node.dependsOn.filter((dep) => !APPROVED_OR_BEYOND.includes(project.nodes.find((other) => other.id === dep)!.life.state));
-      if (pending.length > 0 && node.life.state === 'draft') throw new ApiError('conflict', `Node ${node.id} depends on ${pending.join(', ')}, not approved yet; approve ${pending.length === 1 ? 'it' : 'them'} first.`, { headers: noRetry });
-      return { ...node, life: this.step(node, { type: 'APPROVE', at, note, dependenciesApproved: pending.length === 0 }, 'approve') };
+      const pending = node.dependsOn.filter(
+        (dep) => !APPROVED_OR_BEYOND.includes(project.nodes.find((other) => other.id === dep)!.life.state),
+      );
+      if (pending.length > 0 && node.life.state === 'draft')
+        throw new ApiError(
+          'conflict',
+          `Node ${node.id} depends on ${pending.join(', ')}, not approved yet; approve ${pending.length === 1 ? 'it' : 'them'} first.`,
+          { headers: noRetry },
+        );
+      return {
+        ...node,
+        life: this.step(node, { type: 'APPROVE', at, note, dependenciesApproved: pending.length === 0 }, 'approve'),
+      };
     });
   }
 
   /** Links a video job of the same account to an approved node; the node then follows the job. */
-  attachJob(accountId: string, projectId: string, nodeId: string, jobId: string): Promise<{ view: VideoProjectView; node: VideoNodeRecord }> {
+  attachJob(
+    accountId: string,
+    projectId: string,
+    nodeId: string,
+    jobId: string,
+  ): Promise<{ view: VideoProjectView; node: VideoNodeRecord }> {
     const job = this.options.jobs.find(accountId, jobId);
     if (!job) throw new ApiError('not_found', `No video job ${jobId.slice(0, 100)}.`, { param: 'job_id' });
     return this.change(accountId, projectId, nodeId, (project, node, at) => {
-      const holder = project.nodes.find((other) => other.id !== node.id && other.life.context.jobId === job.id && other.life.state === 'rendering');
-      if (holder) throw new ApiError('conflict', `Video job ${job.id} already renders node ${holder.id}.`, { headers: noRetry });
+      const holder = project.nodes.find(
+        (other) => other.id !== node.id && other.life.context.jobId === job.id && other.life.state === 'rendering',
+      );
+      if (holder)
+        throw new ApiError('conflict', `Video job ${job.id} already renders node ${holder.id}.`, { headers: noRetry });
       const attached = { ...node, life: this.step(node, { type: 'ATTACH', at, jobId: job.id }, 'attach a job to') };
       return { ...attached, life: this.follow(attached.life, job, at) };
     });
@@ -159,22 +206,43 @@ export class VideoProjectService {
   private step(node: VideoNodeRecord, event: VideoNodeEvent, action: string): NodeLife {
     const next = nextNodeState(node.life, event);
     if (!next) {
-      const why = node.life.state === 'draft' && event.type === 'ATTACH' ? ' (approve it first: only approved nodes render)' : node.life.state === 'rendering' ? ' (its job is still running)' : '';
-      throw new ApiError('conflict', `Cannot ${action} node ${node.id}: it is ${node.life.state}${why}.`, { headers: noRetry });
+      const why =
+        node.life.state === 'draft' && event.type === 'ATTACH'
+          ? ' (approve it first: only approved nodes render)'
+          : node.life.state === 'rendering'
+            ? ' (its job is still running)'
+            : '';
+      throw new ApiError('conflict', `Cannot ${action} node ${node.id}: it is ${node.life.state}${why}.`, {
+        headers: noRetry,
+      });
     }
     return next;
   }
 
   /** A rendering node whose job has ended moves on with it. */
   private follow(life: NodeLife, job: VideoJobState | undefined, at: number): NodeLife {
-    if (life.state !== 'rendering' || !job || (job.state !== 'completed' && job.state !== 'failed' && job.state !== 'cancelled')) return life;
+    if (
+      life.state !== 'rendering' ||
+      !job ||
+      (job.state !== 'completed' && job.state !== 'failed' && job.state !== 'cancelled')
+    )
+      return life;
     const outcome = job.state;
-    return nextNodeState(life, { type: 'JOB_DONE', at, outcome, mediaId: outcome === 'completed' ? job.context.mediaId : null, error: outcome === 'failed' ? job.context.error : null }) ?? life;
+    return (
+      nextNodeState(life, {
+        type: 'JOB_DONE',
+        at,
+        outcome,
+        mediaId: outcome === 'completed' ? job.context.mediaId : null,
+        error: outcome === 'failed' ? job.context.error : null,
+      }) ?? life
+    );
   }
 
   private load(accountId: string, projectId: string): VideoProjectRecord {
     const project = this.projects.get(projectId);
-    if (!project || project.ownerId !== accountId) throw new ApiError('not_found', `No video project ${projectId.slice(0, 100)}.`, { param: 'project_id' });
+    if (!project || project.ownerId !== accountId)
+      throw new ApiError('not_found', `No video project ${projectId.slice(0, 100)}.`, { param: 'project_id' });
     return project;
   }
 
@@ -193,11 +261,15 @@ export class VideoProjectService {
   private async read(accountId: string, projectId: string): Promise<VideoProjectView> {
     const project = this.load(accountId, projectId);
     const jobs = this.jobsOf(accountId, project);
-    if (!project.nodes.some((node) => this.follow(node.life, jobs.get(node.life.context.jobId ?? ''), 0) !== node.life)) return { project, jobs };
+    if (!project.nodes.some((node) => this.follow(node.life, jobs.get(node.life.context.jobId ?? ''), 0) !== node.life))
+      return { project, jobs };
     return this.changes.run(projectId, async () => {
       const fresh = this.load(accountId, projectId);
       const at = this.options.clock.now();
-      const nodes = fresh.nodes.map((node) => ({ ...node, life: this.follow(node.life, jobs.get(node.life.context.jobId ?? ''), at) }));
+      const nodes = fresh.nodes.map((node) => ({
+        ...node,
+        life: this.follow(node.life, jobs.get(node.life.context.jobId ?? ''), at),
+      }));
       const updated = { ...fresh, nodes, updatedAt: at };
       await this.projects.put(projectId, updated);
       return { project: updated, jobs: this.jobsOf(accountId, updated) };
@@ -216,10 +288,17 @@ export class VideoProjectService {
     return this.changes.run(projectId, async () => {
       const project = this.load(accountId, projectId);
       const node = project.nodes.find((candidate) => candidate.id === nodeId);
-      if (!node) throw new ApiError('not_found', `No node ${nodeId.slice(0, 100)} in video project ${projectId}.`, { param: 'node_id' });
+      if (!node)
+        throw new ApiError('not_found', `No node ${nodeId.slice(0, 100)} in video project ${projectId}.`, {
+          param: 'node_id',
+        });
       const at = this.options.clock.now();
       const changed = apply(project, node, at);
-      const updated = { ...project, updatedAt: at, nodes: project.nodes.map((candidate) => (candidate.id === nodeId ? changed : candidate)) };
+      const updated = {
+        ...project,
+        updatedAt: at,
+        nodes: project.nodes.map((candidate) => (candidate.id === nodeId ? changed : candidate)),
+      };
       await this.projects.put(projectId, updated);
       return { view: { project: updated, jobs: this.jobsOf(accountId, updated) }, node: changed };
     });

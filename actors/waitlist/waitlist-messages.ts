@@ -1,9 +1,16 @@
 import type { EarlyAccessProduct } from '../../protocols/payments.js';
 
-const PRODUCT_NAMES: Record<EarlyAccessProduct, string> = { marketplace: 'the svc marketplace', 'ai-companies': 'svc AI companies' };
+const PRODUCT_NAMES: Record<EarlyAccessProduct, string> = {
+  marketplace: 'the svc marketplace',
+  'ai-companies': 'svc AI companies',
+};
 
 /** The code message (mail subject and text, or the SMS text). */
-export function codeMessage(product: EarlyAccessProduct, code: string, ttlMs: number): { subject: string; text: string } {
+export function codeMessage(
+  product: EarlyAccessProduct,
+  code: string,
+  ttlMs: number,
+): { subject: string; text: string } {
   const minutes = Math.round(ttlMs / 60_000);
   return {
     subject: `Your svc waitlist code: ${code}`,

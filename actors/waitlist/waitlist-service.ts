@@ -43,7 +43,9 @@ interface Contact {
 }
 
 function contactOf(input: { email?: string | undefined; phone?: string | undefined }): Contact {
-  return input.email !== undefined ? { channel: 'email', contact: normaliseEmail(input.email) } : { channel: 'sms', contact: input.phone! };
+  return input.email !== undefined
+    ? { channel: 'email', contact: normaliseEmail(input.email) }
+    : { channel: 'sms', contact: input.phone! };
 }
 
 /**
@@ -69,12 +71,20 @@ export class WaitlistService {
     const waitMs = clientWaitMs > 0 ? clientWaitMs : this.perContact.reserve(contact);
     if (waitMs > 0) {
       if (clientWaitMs === 0) this.perClient.refund(client);
-      throw new ApiError('rate_limit_exceeded', 'Too many waitlist codes asked for; try again later.', { headers: { 'retry-after': retryAfterSeconds(waitMs) } });
+      throw new ApiError('rate_limit_exceeded', 'Too many waitlist codes asked for; try again later.', {
+        headers: { 'retry-after': retryAfterSeconds(waitMs) },
+      });
     }
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
     const now = this.deps.clock.now();
     const expiresAt = now + this.deps.codeTtlMs;
-    await this.deps.repo.codes.put([input.product, contact], { channel, codeHash: this.hash(input.product, contact, code), sentAt: now, expiresAt, attempts: 0 });
+    await this.deps.repo.codes.put([input.product, contact], {
+      channel,
+      codeHash: this.hash(input.product, contact, code),
+      sentAt: now,
+      expiresAt,
+      attempts: 0,
+    });
     this.send(channel, contact, 'waitlist_code', codeMessage(input.product, code, this.deps.codeTtlMs));
     return { product: input.product, channel, expiresAt };
   }
@@ -92,7 +102,8 @@ export class WaitlistService {
     const outcome = await repo.store.transaction((): Outcome => {
       const pending = repo.codes.get(key);
       if (!pending) return { refused: 'invalid_code', left: 0 };
-      if (pending.expiresAt <= clock.now() || pending.attempts >= MAX_ATTEMPTS) return { refused: 'code_expired', left: 0 };
+      if (pending.expiresAt <= clock.now() || pending.attempts >= MAX_ATTEMPTS)
+        return { refused: 'code_expired', left: 0 };
       const expected = Buffer.from(pending.codeHash, 'hex');
       const actual = Buffer.from(this.hash(input.product, contact, input.code), 'hex');
       if (!timingSafeEqual(expected, actual)) {
@@ -100,13 +111,25 @@ export class WaitlistService {
         return { refused: 'invalid_code', left: MAX_ATTEMPTS - pending.attempts - 1 };
       }
       void repo.codes.remove(key);
-      const signup: WaitlistSignup = repo.signups.get(key) ?? { product: input.product, channel, contact, confirmedAt: clock.now() };
+      const signup: WaitlistSignup = repo.signups.get(key) ?? {
+        product: input.product,
+        channel,
+        contact,
+        confirmedAt: clock.now(),
+      };
       void repo.signups.put(key, signup);
       return { signup };
     });
     if ('refused' in outcome) {
-      if (outcome.refused === 'code_expired') throw new ApiError('code_expired', 'This code has expired or had too many wrong tries: ask for a new one.', { param: 'code' });
-      throw new ApiError('invalid_code', `The code is wrong${outcome.left > 0 ? ` (${outcome.left} tries left)` : ''}.`, { param: 'code' });
+      if (outcome.refused === 'code_expired')
+        throw new ApiError('code_expired', 'This code has expired or had too many wrong tries: ask for a new one.', {
+          param: 'code',
+        });
+      throw new ApiError(
+        'invalid_code',
+        `The code is wrong${outcome.left > 0 ? ` (${outcome.left} tries left)` : ''}.`,
+        { param: 'code' },
+      );
     }
     this.send(channel, contact, 'waitlist_confirmed', confirmationMessage(input.product));
     return { ...outcome.signup, masked: maskContact(contact) };

@@ -50,12 +50,24 @@ export function encodeArgs(format: AudioOutputFormat, shape: PcmShape, tempo = 1
   // Bit-exact, metadata-free output: the same audio always encodes to the same bytes, and no
   // encoder version leaks into the file. Packets are flushed as made, so the first bytes leave early.
   const exact = ['-map_metadata', '-1', '-fflags', '+bitexact', '-flags:a', '+bitexact', '-flush_packets', '1'];
-  return [...input, ...filter, ...exact, '-ar', String(shape.sampleRate), '-ac', String(shape.channels), ...outputArgs(format, shape), 'pipe:1'];
+  return [
+    ...input,
+    ...filter,
+    ...exact,
+    '-ar',
+    String(shape.sampleRate),
+    '-ac',
+    String(shape.channels),
+    ...outputArgs(format, shape),
+    'pipe:1',
+  ];
 }
 
 function asCodecError(err: unknown, what: string): Error {
-  if (err instanceof FfmpegError && err.kind === 'missing') return new TerminalError(`audio ${what}: ${err.message}`, 'upstream_unavailable', { cause: err });
-  if (err instanceof FfmpegError) return new TerminalError(`audio ${what} failed: ${err.message}`, 'upstream_error', { cause: err });
+  if (err instanceof FfmpegError && err.kind === 'missing')
+    return new TerminalError(`audio ${what}: ${err.message}`, 'upstream_unavailable', { cause: err });
+  if (err instanceof FfmpegError)
+    return new TerminalError(`audio ${what} failed: ${err.message}`, 'upstream_error', { cause: err });
   return err instanceof Error ? err : new Error(String(err));
 }
 
@@ -81,7 +93,10 @@ async function* encode(pcm: AsyncIterable<Buffer>, options: EncodeOptions): Asyn
     }
   })();
   try {
-    for await (const chunk of runFfmpeg(encodeArgs(options.format, options.shape, tempo), { input: watched, signal: options.signal })) {
+    for await (const chunk of runFfmpeg(encodeArgs(options.format, options.shape, tempo), {
+      input: watched,
+      signal: options.signal,
+    })) {
       if ('error' in failed) break;
       yield chunk;
     }
@@ -98,7 +113,24 @@ async function* encode(pcm: AsyncIterable<Buffer>, options: EncodeOptions): Asyn
 const OVERRUN_SECONDS = 0.5;
 
 async function decode(source: { path: string }, options: DecodeOptions): Promise<DecodedAudio> {
-  const args = ['-i', source.path, '-vn', '-sn', '-dn', '-t', String(options.maxSeconds + OVERRUN_SECONDS), '-ac', '1', '-ar', String(options.sampleRate), '-c:a', 'pcm_s16le', '-f', 's16le', 'pipe:1'];
+  const args = [
+    '-i',
+    source.path,
+    '-vn',
+    '-sn',
+    '-dn',
+    '-t',
+    String(options.maxSeconds + OVERRUN_SECONDS),
+    '-ac',
+    '1',
+    '-ar',
+    String(options.sampleRate),
+    '-c:a',
+    'pcm_s16le',
+    '-f',
+    's16le',
+    'pipe:1',
+  ];
   const chunks: Buffer[] = [];
   let bytes = 0;
   try {
@@ -108,19 +140,25 @@ async function decode(source: { path: string }, options: DecodeOptions): Promise
     }
   } catch (err) {
     options.signal.throwIfAborted();
-    if (err instanceof FfmpegError && err.kind === 'failed') throw new UnreadableMediaError(`the audio could not be decoded (${lastLine(err.message)})`, { cause: err });
+    if (err instanceof FfmpegError && err.kind === 'failed')
+      throw new UnreadableMediaError(`the audio could not be decoded (${lastLine(err.message)})`, { cause: err });
     throw asCodecError(err, 'decoding');
   }
   const whole = Buffer.concat(chunks, bytes);
   const pcm = whole.subarray(0, whole.length - (whole.length % 2));
   const seconds = pcm.length / 2 / options.sampleRate;
   const limit = Math.round(options.maxSeconds * options.sampleRate) * 2;
-  return seconds > options.maxSeconds ? { pcm: pcm.subarray(0, limit), seconds: options.maxSeconds, exceeded: true } : { pcm, seconds, exceeded: false };
+  return seconds > options.maxSeconds
+    ? { pcm: pcm.subarray(0, limit), seconds: options.maxSeconds, exceeded: true }
+    : { pcm, seconds, exceeded: false };
 }
 
 /** The most telling line of ffmpeg's complaint, without the input's path. */
 function lastLine(message: string): string {
-  const lines = message.split('\n').map((line) => line.trim()).filter(Boolean);
+  const lines = message
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
   const line = lines.at(-1) ?? 'no message';
   return line.replace(/^.*?(\/[^\s:]+)+:\s*/, '').slice(0, 200);
 }

@@ -38,12 +38,19 @@ const STDERR_TAIL = 2000;
  * a `FfmpegError` (`failed`, with the tail of stderr) when ffmpeg exits non-zero; aborting
  * `signal` kills it.
  */
-export async function* runFfmpeg(args: readonly string[], options: { input?: Buffer | AsyncIterable<Buffer>; signal?: AbortSignal } = {}): AsyncGenerator<Buffer, void, undefined> {
-  const child = spawn(require('ffmpeg'), ['-hide_banner', '-loglevel', 'error', '-nostdin', ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+export async function* runFfmpeg(
+  args: readonly string[],
+  options: { input?: Buffer | AsyncIterable<Buffer>; signal?: AbortSignal } = {},
+): AsyncGenerator<Buffer, void, undefined> {
+  const child = spawn(require('ffmpeg'), ['-hide_banner', '-loglevel', 'error', '-nostdin', ...args], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString('utf8')).slice(-STDERR_TAIL)));
   const exited = new Promise<number | null>((resolve, reject) => {
-    child.once('error', (err) => reject(new FfmpegError(`ffmpeg could not start: ${err.message}`, 'missing', { cause: err })));
+    child.once('error', (err) =>
+      reject(new FfmpegError(`ffmpeg could not start: ${err.message}`, 'missing', { cause: err })),
+    );
     child.once('close', (code) => resolve(code));
   });
   const kill = () => child.kill('SIGKILL');
@@ -83,7 +90,10 @@ async function feed(stdin: NodeJS.WritableStream, input: Buffer | AsyncIterable<
 }
 
 /** Runs ffmpeg to completion and returns its whole output. */
-export async function ffmpegToBuffer(args: readonly string[], options: { input?: Buffer | AsyncIterable<Buffer>; signal?: AbortSignal } = {}): Promise<Buffer> {
+export async function ffmpegToBuffer(
+  args: readonly string[],
+  options: { input?: Buffer | AsyncIterable<Buffer>; signal?: AbortSignal } = {},
+): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of runFfmpeg(args, options)) chunks.push(chunk);
   return Buffer.concat(chunks);
@@ -93,7 +103,14 @@ export async function ffmpegToBuffer(args: readonly string[], options: { input?:
 export interface ProbeResult {
   formatName: string;
   durationSeconds: number | null;
-  streams: { codecType: string; codecName: string; sampleRate: number | null; channels: number | null; width: number | null; height: number | null }[];
+  streams: {
+    codecType: string;
+    codecName: string;
+    sampleRate: number | null;
+    channels: number | null;
+    width: number | null;
+    height: number | null;
+  }[];
 }
 
 /**
@@ -114,24 +131,41 @@ export async function ffprobe(input: Buffer | string, signal?: AbortSignal): Pro
 }
 
 async function probeFile(path: string, signal?: AbortSignal): Promise<ProbeResult> {
-  const child = spawn(require('ffprobe'), ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', path], { stdio: ['ignore', 'pipe', 'pipe'], signal });
+  const child = spawn(
+    require('ffprobe'),
+    ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', path],
+    { stdio: ['ignore', 'pipe', 'pipe'], signal },
+  );
   let out = '';
   let err = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
   child.stderr.on('data', (chunk: Buffer) => (err = (err + chunk.toString('utf8')).slice(-STDERR_TAIL)));
   const code = await new Promise<number | null>((resolve, reject) => {
-    child.once('error', (e) => reject(new FfmpegError(`ffprobe could not start: ${e.message}`, 'missing', { cause: e })));
+    child.once('error', (e) =>
+      reject(new FfmpegError(`ffprobe could not start: ${e.message}`, 'missing', { cause: e })),
+    );
     child.once('close', resolve);
   });
   if (code !== 0) throw new FfmpegError(`ffprobe could not read the media: ${err.trim() || `exit ${code}`}`, 'failed');
   const parsed = JSON.parse(out) as {
     format?: { format_name?: string; duration?: string };
-    streams?: { codec_type?: string; codec_name?: string; sample_rate?: string; channels?: number; width?: number; height?: number; duration?: string }[];
+    streams?: {
+      codec_type?: string;
+      codec_name?: string;
+      sample_rate?: string;
+      channels?: number;
+      width?: number;
+      height?: number;
+      duration?: string;
+    }[];
   };
-  const number = (value: string | number | undefined) => (value === undefined || Number.isNaN(Number(value)) ? null : Number(value));
+  const number = (value: string | number | undefined) =>
+    value === undefined || Number.isNaN(Number(value)) ? null : Number(value);
   return {
     formatName: parsed.format?.format_name ?? '',
-    durationSeconds: number(parsed.format?.duration) ?? number(parsed.streams?.find((stream) => stream.duration !== undefined)?.duration),
+    durationSeconds:
+      number(parsed.format?.duration) ??
+      number(parsed.streams?.find((stream) => stream.duration !== undefined)?.duration),
     streams: (parsed.streams ?? []).map((s) => ({
       codecType: s.codec_type ?? '',
       codecName: s.codec_name ?? '',

@@ -2,7 +2,13 @@ import { z } from 'zod';
 import { IMAGE_COST_PER_MEGAPIXEL_MICROS, imageCostMicros } from '../../protocols/pricing.js';
 import { RetryableError, TerminalError } from '../errors.js';
 import type { GeneratedImage, ImageBackend, ImageRenderRequest } from '../image-generation.js';
-import { connectFailure, createRedactor, httpFailure, malformedFailure, type Redactor } from '../openai-compatible/upstream-failures.js';
+import {
+  connectFailure,
+  createRedactor,
+  httpFailure,
+  malformedFailure,
+  type Redactor,
+} from '../openai-compatible/upstream-failures.js';
 import { encodeImage } from './image-encoding.js';
 
 /** Where the upstream is and how long one image may take. */
@@ -23,12 +29,19 @@ const UpstreamImagesSchema = z.looseObject({
 });
 
 /** The prompt sent upstream: the request's, with the text policy spelled out (and what went wrong last time). */
-export function upstreamPrompt(request: Pick<ImageRenderRequest, 'prompt' | 'negativePrompt' | 'text' | 'repairOf'>): string {
+export function upstreamPrompt(
+  request: Pick<ImageRenderRequest, 'prompt' | 'negativePrompt' | 'text' | 'repairOf'>,
+): string {
   const parts = [request.prompt];
   if (request.negativePrompt) parts.push(`Avoid: ${request.negativePrompt}`);
   if (request.text?.mode === 'exact') {
-    parts.push(`The image must show exactly this text and no other, spelled exactly as written: ${request.text.lines.map((line) => `"${line}"`).join(' / ')}.`);
-    if (request.repairOf !== null) parts.push(`A previous attempt showed ${request.repairOf ? `"${request.repairOf}"` : 'no readable text'} instead; correct it.`);
+    parts.push(
+      `The image must show exactly this text and no other, spelled exactly as written: ${request.text.lines.map((line) => `"${line}"`).join(' / ')}.`,
+    );
+    if (request.repairOf !== null)
+      parts.push(
+        `A previous attempt showed ${request.repairOf ? `"${request.repairOf}"` : 'no readable text'} instead; correct it.`,
+      );
   } else if (request.text?.mode === 'none') {
     parts.push('The image must contain no text, letters, numbers or signage of any kind.');
   }
@@ -59,7 +72,8 @@ export function createOpenAICompatibleImageBackend(options: OpenAICompatibleImag
   const redact: Redactor = createRedactor(options.apiKey);
   const base = options.baseUrl.replace(/\/+$/, '');
   const auth: Record<string, string> = options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {};
-  const costMicros: ImageBackend['costMicros'] = ({ tier, width, height }) => imageCostMicros(rates[tier], width, height);
+  const costMicros: ImageBackend['costMicros'] = ({ tier, width, height }) =>
+    imageCostMicros(rates[tier], width, height);
 
   const send = async (path: string, init: RequestInit, signal: AbortSignal): Promise<Buffer> => {
     let response: Response;
@@ -68,7 +82,13 @@ export function createOpenAICompatibleImageBackend(options: OpenAICompatibleImag
       response = await fetch(`${base}${path}`, { ...init, signal: AbortSignal.any([signal, timeout]) });
     } catch (err) {
       signal.throwIfAborted();
-      if (timeout.aborted) throw new RetryableError(`upstream image call took longer than ${options.timeoutMs} ms`, 'upstream_timeout', null, { cause: err });
+      if (timeout.aborted)
+        throw new RetryableError(
+          `upstream image call took longer than ${options.timeoutMs} ms`,
+          'upstream_timeout',
+          null,
+          { cause: err },
+        );
       throw connectFailure(err);
     }
     const body = await readBounded(response, MAX_ANSWER_BYTES).catch((err: unknown) => {
@@ -76,7 +96,8 @@ export function createOpenAICompatibleImageBackend(options: OpenAICompatibleImag
       if (err instanceof RetryableError) throw err;
       throw connectFailure(err);
     });
-    if (!response.ok) throw httpFailure(response.status, Object.fromEntries(response.headers), body.toString('utf8'), redact);
+    if (!response.ok)
+      throw httpFailure(response.status, Object.fromEntries(response.headers), body.toString('utf8'), redact);
     return body;
   };
 
@@ -94,12 +115,16 @@ export function createOpenAICompatibleImageBackend(options: OpenAICompatibleImag
       const headers = first.url.startsWith(`${base}/`) ? auth : {};
       let response: Response;
       try {
-        response = await fetch(first.url, { headers, signal: AbortSignal.any([signal, AbortSignal.timeout(options.timeoutMs)]) });
+        response = await fetch(first.url, {
+          headers,
+          signal: AbortSignal.any([signal, AbortSignal.timeout(options.timeoutMs)]),
+        });
       } catch (err) {
         signal.throwIfAborted();
         throw connectFailure(err);
       }
-      if (!response.ok) throw new RetryableError(`the upstream's image URL answered HTTP ${response.status}`, 'upstream_error');
+      if (!response.ok)
+        throw new RetryableError(`the upstream's image URL answered HTTP ${response.status}`, 'upstream_error');
       return readBounded(response, MAX_ANSWER_BYTES);
     }
     throw malformedFailure('the answer has neither b64_json nor an http(s) url');
@@ -112,27 +137,54 @@ export function createOpenAICompatibleImageBackend(options: OpenAICompatibleImag
       request.signal.throwIfAborted();
       const size = `${request.width}x${request.height}`;
       const quality = request.tier === 'premium' ? 'high' : 'low';
-      const fields: Record<string, string> = { model: options.model, prompt: upstreamPrompt(request), n: '1', size, quality, output_format: request.format === 'jpeg' ? 'jpeg' : request.format, background: request.background };
+      const fields: Record<string, string> = {
+        model: options.model,
+        prompt: upstreamPrompt(request),
+        n: '1',
+        size,
+        quality,
+        output_format: request.format === 'jpeg' ? 'jpeg' : request.format,
+        background: request.background,
+      };
       let answer: Buffer;
       if (request.references.length === 0) {
         const body = JSON.stringify({ ...fields, n: 1, response_format: 'b64_json' });
-        answer = await send('/images/generations', { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body }, request.signal);
+        answer = await send(
+          '/images/generations',
+          { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body },
+          request.signal,
+        );
       } else {
         const form = new FormData();
         for (const [name, value] of Object.entries(fields)) form.append(name, value);
         form.append('response_format', 'b64_json');
-        request.references.forEach((reference, i) => form.append('image[]', new Blob([reference]), `reference-${i}.png`));
+        request.references.forEach((reference, i) =>
+          form.append('image[]', new Blob([reference]), `reference-${i}.png`),
+        );
         if (request.mask) form.append('mask', new Blob([request.mask]), 'mask.png');
         answer = await send('/images/edits', { method: 'POST', headers: auth, body: form }, request.signal);
       }
       const raw = await imageBytes(answer, request.signal);
       let encoded: Awaited<ReturnType<typeof encodeImage>>;
       try {
-        encoded = await encodeImage(raw, { width: request.width, height: request.height, format: request.format, compression: request.compression, background: request.background });
+        encoded = await encodeImage(raw, {
+          width: request.width,
+          height: request.height,
+          format: request.format,
+          compression: request.compression,
+          background: request.background,
+        });
       } catch (err) {
-        throw new TerminalError(`the upstream sent an image that does not decode: ${err instanceof Error ? err.message : String(err)}`, 'upstream_error', { cause: err });
+        throw new TerminalError(
+          `the upstream sent an image that does not decode: ${err instanceof Error ? err.message : String(err)}`,
+          'upstream_error',
+          { cause: err },
+        );
       }
-      return { ...encoded, costMicros: costMicros({ tier: request.tier, width: request.width, height: request.height }) };
+      return {
+        ...encoded,
+        costMicros: costMicros({ tier: request.tier, width: request.width, height: request.height }),
+      };
     },
   };
 }

@@ -19,7 +19,8 @@ interface SimImageScript {
 const STRAY_WORD = 'SALE';
 
 function scriptOf(script: ImageRenderRequest['script']): SimImageScript {
-  const count = (value: unknown) => (typeof value === 'number' && Number.isInteger(value) && value >= 0 ? Math.min(value, 100) : 0);
+  const count = (value: unknown) =>
+    typeof value === 'number' && Number.isInteger(value) && value >= 0 ? Math.min(value, 100) : 0;
   const fail = script?.fail;
   return {
     fail: fail === 'unavailable' || fail === 'timeout' || fail === 'error' ? fail : undefined,
@@ -36,7 +37,10 @@ export function misspell(line: string): string {
   const word = words[at]!;
   const i = Math.floor(word.length / 2);
   const replacement = word[i]?.toUpperCase() === 'X' ? 'Q' : 'X';
-  words[at] = word.slice(0, i) + (word[i] === word[i]?.toLowerCase() ? replacement.toLowerCase() : replacement) + word.slice(i + 1);
+  words[at] =
+    word.slice(0, i) +
+    (word[i] === word[i]?.toLowerCase() ? replacement.toLowerCase() : replacement) +
+    word.slice(i + 1);
   return words.join(' ');
 }
 
@@ -44,7 +48,9 @@ export function misspell(line: string): string {
 function linesFor(request: ImageRenderRequest, script: SimImageScript): string[] {
   const { text, attempt } = request;
   let lines: string[];
-  if (text?.mode === 'exact') lines = attempt < script.textErrors ? text.lines.map((line, i) => (i === 0 ? misspell(line) : line)) : [...text.lines];
+  if (text?.mode === 'exact')
+    lines =
+      attempt < script.textErrors ? text.lines.map((line, i) => (i === 0 ? misspell(line) : line)) : [...text.lines];
   else if (text?.mode === 'none') lines = [];
   else lines = quotedText(request.prompt);
   if (attempt < script.strayText) lines.push(STRAY_WORD);
@@ -52,15 +58,23 @@ function linesFor(request: ImageRenderRequest, script: SimImageScript): string[]
 }
 
 function failure(kind: NonNullable<SimImageScript['fail']>): Error {
-  if (kind === 'unavailable') return new RetryableError('sim image backend: scripted outage (metadata.sim.fail)', 'upstream_unavailable');
-  if (kind === 'timeout') return new RetryableError('sim image backend: scripted timeout (metadata.sim.fail)', 'upstream_timeout');
+  if (kind === 'unavailable')
+    return new RetryableError('sim image backend: scripted outage (metadata.sim.fail)', 'upstream_unavailable');
+  if (kind === 'timeout')
+    return new RetryableError('sim image backend: scripted timeout (metadata.sim.fail)', 'upstream_timeout');
   return new TerminalError('sim image backend: scripted failure (metadata.sim.fail)', 'upstream_error');
 }
 
 /** The whole weight of a mask: 255 where its pixels are transparent (may change), 0 where opaque. */
 async function maskWeight(mask: Buffer, width: number, height: number): Promise<Buffer> {
   const sharp = await loadSharp();
-  const weight = await sharp(mask).resize({ width, height, fit: 'fill' }).ensureAlpha().extractChannel(3).negate().raw().toBuffer();
+  const weight = await sharp(mask)
+    .resize({ width, height, fit: 'fill' })
+    .ensureAlpha()
+    .extractChannel(3)
+    .negate()
+    .raw()
+    .toBuffer();
   return sharp({ create: { width, height, channels: 3, background: '#000000' } })
     .joinChannel(weight, { raw: { width, height, channels: 1 } })
     .png()
@@ -72,12 +86,33 @@ async function composeEdit(request: ImageRenderRequest, lines: string[]): Promis
   const { width, height, references, mask } = request;
   const sharp = await loadSharp();
   const base = await sharp(references[0]).resize({ width, height, fit: 'cover' }).ensureAlpha().png().toBuffer();
-  let scene = await sharp(Buffer.from(simSceneSvg({ prompt: request.prompt, seed: request.seed, width, height, transparent: true, opacity: mask ? 1 : 0.55, lines: [] }))).png().toBuffer();
-  if (mask) scene = await sharp(scene).composite([{ input: await maskWeight(mask, width, height), blend: 'dest-in' }]).png().toBuffer();
+  let scene = await sharp(
+    Buffer.from(
+      simSceneSvg({
+        prompt: request.prompt,
+        seed: request.seed,
+        width,
+        height,
+        transparent: true,
+        opacity: mask ? 1 : 0.55,
+        lines: [],
+      }),
+    ),
+  )
+    .png()
+    .toBuffer();
+  if (mask)
+    scene = await sharp(scene)
+      .composite([{ input: await maskWeight(mask, width, height), blend: 'dest-in' }])
+      .png()
+      .toBuffer();
   const layers: OverlayOptions[] = [{ input: scene }];
   const thumb = { width: Math.max(16, Math.floor(width / 5)), height: Math.max(16, Math.floor(height / 5)) };
   for (const [i, reference] of references.slice(1, 5).entries()) {
-    const input = await sharp(reference).resize({ ...thumb, fit: 'cover' }).png().toBuffer();
+    const input = await sharp(reference)
+      .resize({ ...thumb, fit: 'cover' })
+      .png()
+      .toBuffer();
     layers.push({ input, left: width - (thumb.width + 8) * (i + 1), top: height - thumb.height - 8 });
   }
   if (lines.length > 0) layers.push({ input: Buffer.from(textOverlaySvg(lines, width, height)) });
@@ -114,7 +149,8 @@ function wait(clock: Clock, ms: number, signal: AbortSignal): Promise<void> {
  */
 export function createSimImageBackend(options: { clock: Clock; latencyMs: number }): ImageBackend {
   const rates = IMAGE_COST_PER_MEGAPIXEL_MICROS.sim;
-  const costMicros: ImageBackend['costMicros'] = ({ tier, width, height }) => imageCostMicros(rates[tier], width, height);
+  const costMicros: ImageBackend['costMicros'] = ({ tier, width, height }) =>
+    imageCostMicros(rates[tier], width, height);
   return {
     name: 'sim',
     costMicros,
@@ -128,8 +164,24 @@ export function createSimImageBackend(options: { clock: Clock; latencyMs: number
       const raw =
         request.references.length > 0
           ? await composeEdit(request, lines)
-          : Buffer.from(simSceneSvg({ prompt: request.prompt, seed: request.seed, width, height, transparent: request.background === 'transparent', opacity: 1, lines }));
-      const encoded = await encodeImage((await loadSharp())(raw, { density: 72 }), { width, height, format: request.format, compression: request.compression, background: request.background });
+          : Buffer.from(
+              simSceneSvg({
+                prompt: request.prompt,
+                seed: request.seed,
+                width,
+                height,
+                transparent: request.background === 'transparent',
+                opacity: 1,
+                lines,
+              }),
+            );
+      const encoded = await encodeImage((await loadSharp())(raw, { density: 72 }), {
+        width,
+        height,
+        format: request.format,
+        compression: request.compression,
+        background: request.background,
+      });
       return { ...encoded, costMicros: costMicros({ tier: request.tier, width, height }) };
     },
   };

@@ -16,8 +16,24 @@ export interface SimSceneOptions {
 
 /** Hues (degrees) of colour words a prompt may use; the scene leans towards them. */
 const COLOUR_WORDS: Record<string, number> = {
-  red: 0, orange: 30, yellow: 55, gold: 45, green: 120, teal: 175, cyan: 185, blue: 220, navy: 230,
-  purple: 275, violet: 270, pink: 330, magenta: 300, brown: 25, sunset: 20, ocean: 200, forest: 130, sky: 205,
+  red: 0,
+  orange: 30,
+  yellow: 55,
+  gold: 45,
+  green: 120,
+  teal: 175,
+  cyan: 185,
+  blue: 220,
+  navy: 230,
+  purple: 275,
+  violet: 270,
+  pink: 330,
+  magenta: 300,
+  brown: 25,
+  sunset: 20,
+  ocean: 200,
+  forest: 130,
+  sky: 205,
 };
 
 /** The hue a prompt leans towards, or a seeded one. */
@@ -29,11 +45,15 @@ function baseHue(prompt: string, random: SimRandom): number {
   return Math.floor(random.next() * 360);
 }
 
-const hsl = (h: number, s: number, l: number) => `hsl(${Math.round(((h % 360) + 360) % 360)},${Math.round(s)}%,${Math.round(l)}%)`;
+const hsl = (h: number, s: number, l: number) =>
+  `hsl(${Math.round(((h % 360) + 360) % 360)},${Math.round(s)}%,${Math.round(l)}%)`;
 
 /** XML text content: the five characters SVG would read as markup escaped. */
 export function escapeXml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!);
+  return text.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!,
+  );
 }
 
 function shapes(random: SimRandom, { width, height, opacity }: SimSceneOptions, hue: number): string {
@@ -48,9 +68,18 @@ function shapes(random: SimRandom, { width, height, opacity }: SimSceneOptions, 
     const alpha = (opacity * (0.6 + random.next() * 0.4)).toFixed(2);
     const kind = random.pick(['circle', 'rect', 'ellipse', 'triangle'] as const);
     if (kind === 'circle') out.push(`<circle cx="${x}" cy="${y}" r="${size}" fill="${fill}" fill-opacity="${alpha}"/>`);
-    else if (kind === 'rect') out.push(`<rect x="${x - size}" y="${y - size / 2}" width="${size * 2}" height="${size}" rx="${Math.round(size / 8)}" fill="${fill}" fill-opacity="${alpha}"/>`);
-    else if (kind === 'ellipse') out.push(`<ellipse cx="${x}" cy="${y}" rx="${size}" ry="${Math.round(size * 0.6)}" fill="${fill}" fill-opacity="${alpha}"/>`);
-    else out.push(`<polygon points="${x},${y - size} ${x - size},${y + size} ${x + size},${y + size}" fill="${fill}" fill-opacity="${alpha}"/>`);
+    else if (kind === 'rect')
+      out.push(
+        `<rect x="${x - size}" y="${y - size / 2}" width="${size * 2}" height="${size}" rx="${Math.round(size / 8)}" fill="${fill}" fill-opacity="${alpha}"/>`,
+      );
+    else if (kind === 'ellipse')
+      out.push(
+        `<ellipse cx="${x}" cy="${y}" rx="${size}" ry="${Math.round(size * 0.6)}" fill="${fill}" fill-opacity="${alpha}"/>`,
+      );
+    else
+      out.push(
+        `<polygon points="${x},${y - size} ${x - size},${y + size} ${x + size},${y + size}" fill="${fill}" fill-opacity="${alpha}"/>`,
+      );
   }
   return out.join('');
 }
@@ -67,7 +96,10 @@ function textBand(lines: readonly string[], width: number, height: number): stri
   const bandHeight = lineHeight * lines.length + Math.round(size * 0.7);
   const top = Math.round((height - bandHeight) / 2);
   const text = lines
-    .map((line, i) => `<text x="${width / 2}" y="${top + Math.round(size * 0.35) + lineHeight * i + size}" font-family="DejaVu Sans, Liberation Sans, sans-serif" font-size="${size}" text-anchor="middle" fill="#000">${escapeXml(line)}</text>`)
+    .map(
+      (line, i) =>
+        `<text x="${width / 2}" y="${top + Math.round(size * 0.35) + lineHeight * i + size}" font-family="DejaVu Sans, Liberation Sans, sans-serif" font-size="${size}" text-anchor="middle" fill="#000">${escapeXml(line)}</text>`,
+    )
     .join('');
   return `<rect x="0" y="${top}" width="${width}" height="${bandHeight}" fill="#fff"/>${text}`;
 }

@@ -28,7 +28,9 @@ function installedLanguages(path: string): Promise<Set<string>> {
   let languages = languageLists.get(path);
   if (!languages) {
     languages = new Promise((resolve) => {
-      execFile(path, ['--voices'], { timeout: 10_000 }, (error, stdout) => resolve(error ? new Set() : parseEspeakLanguages(stdout)));
+      execFile(path, ['--voices'], { timeout: 10_000 }, (error, stdout) =>
+        resolve(error ? new Set() : parseEspeakLanguages(stdout)),
+      );
     });
     languageLists.set(path, languages);
   }
@@ -36,10 +38,17 @@ function installedLanguages(path: string): Promise<Set<string>> {
 }
 
 function unavailable(binary: string): TerminalError {
-  return new TerminalError(`espeak-ng speech: executable "${binary}" not found (install the espeak-ng package)`, 'upstream_unavailable');
+  return new TerminalError(
+    `espeak-ng speech: executable "${binary}" not found (install the espeak-ng package)`,
+    'upstream_unavailable',
+  );
 }
 
-async function* synthesize(request: SpeechRequest, binary: string, wordsPerMinute: number | undefined): AsyncGenerator<Buffer, void, undefined> {
+async function* synthesize(
+  request: SpeechRequest,
+  binary: string,
+  wordsPerMinute: number | undefined,
+): AsyncGenerator<Buffer, void, undefined> {
   const { signal } = request;
   signal.throwIfAborted();
   const path = findBinary(binary);
@@ -78,8 +87,14 @@ async function* synthesize(request: SpeechRequest, binary: string, wordsPerMinut
     }
     const { code, error } = await exited;
     signal.throwIfAborted();
-    if (error) throw new TerminalError(`espeak-ng speech: could not run "${path}": ${error.message}`, 'upstream_unavailable', { cause: error });
-    if (code !== 0) throw new TerminalError(`espeak-ng speech: exited with code ${code} for voice ${voice}: ${stderr.trim() || 'no message'}`);
+    if (error)
+      throw new TerminalError(`espeak-ng speech: could not run "${path}": ${error.message}`, 'upstream_unavailable', {
+        cause: error,
+      });
+    if (code !== 0)
+      throw new TerminalError(
+        `espeak-ng speech: exited with code ${code} for voice ${voice}: ${stderr.trim() || 'no message'}`,
+      );
   } finally {
     signal.removeEventListener('abort', kill);
     // The caller stopped early (or we failed): leave no engine running.

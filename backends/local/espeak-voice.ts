@@ -46,7 +46,11 @@ function languageVoice(language: string | null | undefined, installed: ReadonlyS
  * optionally with a region), given the languages installed: `es+f3` for coral in Spanish,
  * `en-us` for alloy with no hint or a language espeak-ng does not have.
  */
-export function espeakVoice(voice: string, language: string | null | undefined, installed: ReadonlySet<string>): string {
+export function espeakVoice(
+  voice: string,
+  language: string | null | undefined,
+  installed: ReadonlySet<string>,
+): string {
   const variant = VARIANTS[voice.toLowerCase()];
   const base = languageVoice(language, installed);
   return variant ? `${base}+${variant}` : base;

@@ -42,11 +42,20 @@ function samplesOf(request: TranscriptionRequest): { samples: Int16Array; sample
 }
 
 /** Runs the engine to its end: its output, or why it failed (the process error and its stderr). */
-function run(path: string, args: string[], signal: AbortSignal): Promise<{ stdout: string; failure: { error: Error; stderr: string } | null }> {
+function run(
+  path: string,
+  args: string[],
+  signal: AbortSignal,
+): Promise<{ stdout: string; failure: { error: Error; stderr: string } | null }> {
   return new Promise((resolve) => {
-    execFile(path, args, { signal, killSignal: 'SIGKILL', maxBuffer: 1 << 20, encoding: 'utf8' }, (error, stdout, stderr) => {
-      resolve({ stdout, failure: error ? { error, stderr } : null });
-    });
+    execFile(
+      path,
+      args,
+      { signal, killSignal: 'SIGKILL', maxBuffer: 1 << 20, encoding: 'utf8' },
+      (error, stdout, stderr) => {
+        resolve({ stdout, failure: error ? { error, stderr } : null });
+      },
+    );
   });
 }
 
@@ -65,7 +74,11 @@ async function transcribe(request: TranscriptionRequest, binary: string): Promis
   const { signal } = request;
   signal.throwIfAborted();
   const path = findBinary(binary);
-  if (!path) throw new TerminalError(`pocketsphinx transcription: executable "${binary}" not found (install the pocketsphinx and pocketsphinx-en-us packages)`, 'upstream_unavailable');
+  if (!path)
+    throw new TerminalError(
+      `pocketsphinx transcription: executable "${binary}" not found (install the pocketsphinx and pocketsphinx-en-us packages)`,
+      'upstream_unavailable',
+    );
   const { samples, sampleRate } = samplesOf(request);
   const durationSeconds = samples.length / sampleRate;
   if (durationSeconds < MIN_SECONDS) return { text: '', durationSeconds };
@@ -74,13 +87,25 @@ async function transcribe(request: TranscriptionRequest, binary: string): Promis
     const wavPath = join(dir, 'audio.wav');
     const logPath = join(dir, 'log.txt');
     await writeFile(wavPath, pcm16Wav(resamplePcm16(samples, sampleRate, MODEL_SAMPLE_RATE), MODEL_SAMPLE_RATE));
-    const { stdout, failure } = await run(path, ['-infile', wavPath, '-samprate', String(MODEL_SAMPLE_RATE), '-logfn', logPath], signal);
+    const { stdout, failure } = await run(
+      path,
+      ['-infile', wavPath, '-samprate', String(MODEL_SAMPLE_RATE), '-logfn', logPath],
+      signal,
+    );
     if (failure) {
       signal.throwIfAborted();
-      throw new TerminalError(`pocketsphinx transcription failed: ${await failureReason(logPath, failure.stderr)}`, 'upstream_error', { cause: failure.error });
+      throw new TerminalError(
+        `pocketsphinx transcription failed: ${await failureReason(logPath, failure.stderr)}`,
+        'upstream_error',
+        { cause: failure.error },
+      );
     }
     // One line per utterance it heard.
-    const text = stdout.split('\n').map((line) => line.trim()).filter(Boolean).join(' ');
+    const text = stdout
+      .split('\n')
+      .map((line) => line.trim())
+      .filter(Boolean)
+      .join(' ');
     return { text, durationSeconds };
   } finally {
     await rm(dir, { recursive: true, force: true });

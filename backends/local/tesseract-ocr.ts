@@ -30,12 +30,17 @@ async function prepare(image: Buffer, pass: OcrPass): Promise<Buffer> {
   try {
     const pipeline = sharp(image).flatten({ background: '#ffffff' }).greyscale();
     const { width } = await sharp(image).metadata();
-    if (width && width < MIN_OCR_WIDTH) pipeline.resize({ width: Math.min(MIN_OCR_WIDTH, width * 4), kernel: 'lanczos3' });
+    if (width && width < MIN_OCR_WIDTH)
+      pipeline.resize({ width: Math.min(MIN_OCR_WIDTH, width * 4), kernel: 'lanczos3' });
     if (pass === 'dark_ink') pipeline.threshold(INK_THRESHOLD);
     else if (pass === 'light_ink') pipeline.negate({ alpha: false }).threshold(INK_THRESHOLD);
     return await pipeline.png({ compressionLevel: 1 }).toBuffer();
   } catch (err) {
-    throw new TerminalError(`OCR could not decode the image: ${err instanceof Error ? err.message : String(err)}`, 'upstream_error', { cause: err });
+    throw new TerminalError(
+      `OCR could not decode the image: ${err instanceof Error ? err.message : String(err)}`,
+      'upstream_error',
+      { cause: err },
+    );
   }
 }
 
@@ -62,7 +67,12 @@ function abortReason(signal: AbortSignal): Error {
 
 function run(path: string, png: Buffer, signal: AbortSignal | undefined): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(path, ['stdin', 'stdout', '-l', 'eng', '--psm', '3', 'tsv'], { stdio: ['pipe', 'pipe', 'pipe'], signal, timeout: TIMEOUT_MS, killSignal: 'SIGKILL' });
+    const child = spawn(path, ['stdin', 'stdout', '-l', 'eng', '--psm', '3', 'tsv'], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      signal,
+      timeout: TIMEOUT_MS,
+      killSignal: 'SIGKILL',
+    });
     const out: Buffer[] = [];
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
@@ -70,7 +80,10 @@ function run(path: string, png: Buffer, signal: AbortSignal | undefined): Promis
     child.stdin.on('error', () => {}); // an engine that stopped reading: its exit code tells
     child.once('error', (err) => {
       if (signal?.aborted) reject(abortReason(signal));
-      else reject(new RetryableError(`OCR engine could not run: ${err.message}`, 'upstream_unavailable', null, { cause: err }));
+      else
+        reject(
+          new RetryableError(`OCR engine could not run: ${err.message}`, 'upstream_unavailable', null, { cause: err }),
+        );
     });
     child.once('close', (code) => {
       if (signal?.aborted) return reject(abortReason(signal));
@@ -93,7 +106,11 @@ export function createTesseractOcr(options: { binary?: string } = {}): OcrBacken
     async read(image, { pass, signal }) {
       signal?.throwIfAborted();
       const path = findBinary(binary);
-      if (!path) throw new RetryableError(`OCR engine "${binary}" is not installed (Debian: tesseract-ocr tesseract-ocr-eng)`, 'upstream_unavailable');
+      if (!path)
+        throw new RetryableError(
+          `OCR engine "${binary}" is not installed (Debian: tesseract-ocr tesseract-ocr-eng)`,
+          'upstream_unavailable',
+        );
       return parseTesseractTsv(await run(path, await prepare(image, pass), signal));
     },
   };

@@ -16,14 +16,33 @@ export class SmtpMailer implements Mailer {
   private readonly options: SMTPPool.Options;
   private transport: Transporter<SMTPPool.SentMessageInfo, SMTPPool.Options> | null = null;
 
-  constructor(url: string, private readonly from: string, options: { timeoutMs?: number } = {}) {
+  constructor(
+    url: string,
+    private readonly from: string,
+    options: { timeoutMs?: number } = {},
+  ) {
     const timeout = options.timeoutMs ?? 15_000;
-    this.options = { url, pool: true, maxConnections: 4, connectionTimeout: timeout, greetingTimeout: timeout, socketTimeout: timeout, logger: false, debug: false };
+    this.options = {
+      url,
+      pool: true,
+      maxConnections: 4,
+      connectionTimeout: timeout,
+      greetingTimeout: timeout,
+      socketTimeout: timeout,
+      logger: false,
+      debug: false,
+    };
   }
 
   async send(message: MailMessage): Promise<MailReceipt> {
     this.transport ??= (await loadNodemailer()).createTransport(this.options);
-    const info = await this.transport.sendMail({ from: this.from, to: message.to, subject: message.subject, text: message.text, headers: { 'X-Svc-Mail': message.kind } });
+    const info = await this.transport.sendMail({
+      from: this.from,
+      to: message.to,
+      subject: message.subject,
+      text: message.text,
+      headers: { 'X-Svc-Mail': message.kind },
+    });
     return { messageId: info.messageId };
   }
 

@@ -4,10 +4,28 @@ import { lazyModule } from '../../runtime/lazy-module.js';
 /** jose loads with the first token to verify (only servers with OAuth configured need it). */
 const loadJose = lazyModule(() => import('jose'));
 import type { Clock } from '../../runtime/clock.js';
-import { AccessTokenError, type AccessTokenClaims, type IssuerCheck, type IssuerCheckResult, type OidcIssuer } from '../oidc.js';
+import {
+  AccessTokenError,
+  type AccessTokenClaims,
+  type IssuerCheck,
+  type IssuerCheckResult,
+  type OidcIssuer,
+} from '../oidc.js';
 
 /** Asymmetric JWS algorithms accepted on access tokens; `none` and shared-secret (HS*) tokens never are. */
-export const ACCEPTED_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'] as const;
+export const ACCEPTED_ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+  'Ed25519',
+] as const;
 
 /** Token types accepted in the JWS header: RFC 9068 access tokens, and the generic `JWT` many issuers write. */
 const ACCEPTED_TYP = new Set(['at+jwt', 'application/at+jwt', 'jwt']);
@@ -68,13 +86,30 @@ function scopesOf(payload: JWTPayload): string[] {
 /** Maps what jose threw to a refusal that names the failed check. */
 function refusal(err: unknown, errors: typeof import('jose').errors): AccessTokenError {
   if (err instanceof AccessTokenError) return err;
-  if (err instanceof errors.JWTExpired) return new AccessTokenError('expired', 'the access token has expired', { cause: err });
+  if (err instanceof errors.JWTExpired)
+    return new AccessTokenError('expired', 'the access token has expired', { cause: err });
   if (err instanceof errors.JWTClaimValidationFailed) {
-    const failure = err.claim === 'iss' ? 'issuer' : err.claim === 'aud' ? 'audience' : err.claim === 'nbf' ? 'not_yet_valid' : 'malformed';
-    return new AccessTokenError(failure, `the access token's ${err.claim} claim is not accepted (${err.reason})`, { cause: err });
+    const failure =
+      err.claim === 'iss'
+        ? 'issuer'
+        : err.claim === 'aud'
+          ? 'audience'
+          : err.claim === 'nbf'
+            ? 'not_yet_valid'
+            : 'malformed';
+    return new AccessTokenError(failure, `the access token's ${err.claim} claim is not accepted (${err.reason})`, {
+      cause: err,
+    });
   }
-  if (err instanceof errors.JOSEAlgNotAllowed) return new AccessTokenError('algorithm', 'the access token is signed with an algorithm that is not accepted', { cause: err });
-  if (err instanceof errors.JWSSignatureVerificationFailed || err instanceof errors.JWKSNoMatchingKey || err instanceof errors.JWKSMultipleMatchingKeys) {
+  if (err instanceof errors.JOSEAlgNotAllowed)
+    return new AccessTokenError('algorithm', 'the access token is signed with an algorithm that is not accepted', {
+      cause: err,
+    });
+  if (
+    err instanceof errors.JWSSignatureVerificationFailed ||
+    err instanceof errors.JWKSNoMatchingKey ||
+    err instanceof errors.JWKSMultipleMatchingKeys
+  ) {
     return new AccessTokenError('signature', 'the access token is not signed by a key of the issuer', { cause: err });
   }
   if (err instanceof errors.JWKSTimeout || err instanceof errors.JWKSInvalid || err instanceof TypeError) {
@@ -115,8 +150,19 @@ export class JoseOidcIssuer implements OidcIssuer {
       if (protectedHeader.typ !== undefined && !ACCEPTED_TYP.has(protectedHeader.typ.toLowerCase())) {
         throw new AccessTokenError('malformed', `a token of type ${protectedHeader.typ} is not an access token`);
       }
-      const clientId = typeof payload.client_id === 'string' ? payload.client_id : typeof payload.azp === 'string' ? payload.azp : null;
-      return { subject: payload.sub ?? null, clientId, scopes: scopesOf(payload), expiresAt: (payload.exp ?? 0) * 1000, claims: payload };
+      const clientId =
+        typeof payload.client_id === 'string'
+          ? payload.client_id
+          : typeof payload.azp === 'string'
+            ? payload.azp
+            : null;
+      return {
+        subject: payload.sub ?? null,
+        clientId,
+        scopes: scopesOf(payload),
+        expiresAt: (payload.exp ?? 0) * 1000,
+        claims: payload,
+      };
     } catch (err) {
       throw refusal(err, errors);
     }
@@ -128,13 +174,18 @@ export class JoseOidcIssuer implements OidcIssuer {
       throw new AccessTokenError('unavailable', 'the issuer could not be reached', { cause });
     });
     const jwksUri = secureUrl(discovery.jwks_uri);
-    if (!jwksUri || discovery.issuer !== this.issuer) throw new AccessTokenError('unavailable', 'the issuer does not publish a usable discovery document');
+    if (!jwksUri || discovery.issuer !== this.issuer)
+      throw new AccessTokenError('unavailable', 'the issuer does not publish a usable discovery document');
     this.keys = (await loadJose()).createRemoteJWKSet(jwksUri, { timeoutDuration: this.timeoutMs });
     return this.keys;
   }
 
   private async fetchJson(url: URL): Promise<unknown> {
-    const res = await fetch(url, { headers: { accept: 'application/json' }, redirect: 'error', signal: AbortSignal.timeout(this.timeoutMs) });
+    const res = await fetch(url, {
+      headers: { accept: 'application/json' },
+      redirect: 'error',
+      signal: AbortSignal.timeout(this.timeoutMs),
+    });
     if (!res.ok) throw new Error(`${url.pathname} answered ${res.status}`);
     return res.json();
   }
@@ -148,7 +199,9 @@ export class JoseOidcIssuer implements OidcIssuer {
       const url = new URL(this.issuer);
       const path = url.pathname === '/' ? '' : url.pathname;
       try {
-        return (await this.fetchJson(new URL(`${url.origin}/.well-known/oauth-authorization-server${path}`))) as Discovery;
+        return (await this.fetchJson(
+          new URL(`${url.origin}/.well-known/oauth-authorization-server${path}`),
+        )) as Discovery;
       } catch {
         throw first;
       }
@@ -166,7 +219,8 @@ export class JoseOidcIssuer implements OidcIssuer {
   }
 
   private async runChecks(add: (name: string, ok: boolean, detail: string) => void): Promise<void> {
-    if (!secureUrl(this.issuer)) return add('issuer_url', false, 'the issuer must be an https URL (http only on loopback)');
+    if (!secureUrl(this.issuer))
+      return add('issuer_url', false, 'the issuer must be an https URL (http only on loopback)');
     let discovery: Discovery;
     try {
       discovery = await this.discover();
@@ -174,10 +228,24 @@ export class JoseOidcIssuer implements OidcIssuer {
     } catch (err) {
       return add('discovery', false, `no discovery document: ${err instanceof Error ? err.message : String(err)}`);
     }
-    add('issuer', discovery.issuer === this.issuer, discovery.issuer === this.issuer ? 'issuer matches' : 'the document names another issuer');
-    add('token_endpoint', secureUrl(discovery.token_endpoint) !== null, secureUrl(discovery.token_endpoint) ? 'token endpoint published' : 'no usable token_endpoint');
-    const pkce = Array.isArray(discovery.code_challenge_methods_supported) && discovery.code_challenge_methods_supported.includes('S256');
-    add('pkce_s256', pkce, pkce ? 'PKCE S256 supported' : 'code_challenge_methods_supported does not list S256 (OAuth 2.1 needs it)');
+    add(
+      'issuer',
+      discovery.issuer === this.issuer,
+      discovery.issuer === this.issuer ? 'issuer matches' : 'the document names another issuer',
+    );
+    add(
+      'token_endpoint',
+      secureUrl(discovery.token_endpoint) !== null,
+      secureUrl(discovery.token_endpoint) ? 'token endpoint published' : 'no usable token_endpoint',
+    );
+    const pkce =
+      Array.isArray(discovery.code_challenge_methods_supported) &&
+      discovery.code_challenge_methods_supported.includes('S256');
+    add(
+      'pkce_s256',
+      pkce,
+      pkce ? 'PKCE S256 supported' : 'code_challenge_methods_supported does not list S256 (OAuth 2.1 needs it)',
+    );
     const jwksUri = secureUrl(discovery.jwks_uri);
     if (!jwksUri) return add('jwks', false, 'no usable jwks_uri');
     let keys: JWK[];
@@ -189,7 +257,22 @@ export class JoseOidcIssuer implements OidcIssuer {
       return add('jwks', false, `JWKS not reachable: ${err instanceof Error ? err.message : String(err)}`);
     }
     const secret = keys.some((key) => key.kty === 'oct');
-    const usable = [...new Set(keys.filter((key) => key.use === undefined || key.use === 'sig').map(algorithmOf).filter((alg): alg is string => alg !== null && (ACCEPTED_ALGORITHMS as readonly string[]).includes(alg)))];
-    add('algorithms', usable.length > 0 && !secret, secret ? 'the JWKS publishes a shared-secret (oct) key' : usable.length > 0 ? `accepted: ${usable.join(', ')}` : 'no signing key with an accepted asymmetric algorithm');
+    const usable = [
+      ...new Set(
+        keys
+          .filter((key) => key.use === undefined || key.use === 'sig')
+          .map(algorithmOf)
+          .filter((alg): alg is string => alg !== null && (ACCEPTED_ALGORITHMS as readonly string[]).includes(alg)),
+      ),
+    ];
+    add(
+      'algorithms',
+      usable.length > 0 && !secret,
+      secret
+        ? 'the JWKS publishes a shared-secret (oct) key'
+        : usable.length > 0
+          ? `accepted: ${usable.join(', ')}`
+          : 'no signing key with an accepted asymmetric algorithm',
+    );
   }
 }

@@ -39,14 +39,23 @@ export interface OpenAICompatibleChatBackendOptions {
  */
 export function createOpenAICompatibleChatBackend(options: OpenAICompatibleChatBackendOptions): ChatBackend {
   const firstByteTimeoutMs = options.firstByteTimeoutMs ?? 60_000;
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'text/event-stream, application/json' };
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: 'text/event-stream, application/json',
+  };
   if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
   const base = new URL(options.baseUrl);
   const concurrency = options.concurrency ?? 64;
   const settings: UpstreamSettings = {
     // One connection per slot: requests never queue inside undici, only in our slots (where the
     // first-byte timeout tells "all slots busy" from "upstream slow").
-    pool: new Pool(base.origin, { connections: concurrency, pipelining: 1, keepAliveTimeout: options.keepAliveMs ?? 30_000, headersTimeout: 0, bodyTimeout: 0 }),
+    pool: new Pool(base.origin, {
+      connections: concurrency,
+      pipelining: 1,
+      keepAliveTimeout: options.keepAliveMs ?? 30_000,
+      headersTimeout: 0,
+      bodyTimeout: 0,
+    }),
     path: `${base.pathname.replace(/\/+$/, '')}/chat/completions`,
     headers,
     model: options.model,

@@ -1,11 +1,21 @@
 import type { SpeechBackend, SpeechRequest } from '../speech.js';
 import { TerminalError } from '../errors.js';
-import { postUpstreamAudio, upstreamAudioSettings, type UpstreamAudioOptions, type UpstreamAudioSettings } from './upstream-audio-http.js';
+import {
+  postUpstreamAudio,
+  upstreamAudioSettings,
+  type UpstreamAudioOptions,
+  type UpstreamAudioSettings,
+} from './upstream-audio-http.js';
 
-async function* synthesize(settings: UpstreamAudioSettings, model: string, request: SpeechRequest): AsyncGenerator<Buffer, void, undefined> {
+async function* synthesize(
+  settings: UpstreamAudioSettings,
+  model: string,
+  request: SpeechRequest,
+): AsyncGenerator<Buffer, void, undefined> {
   request.signal.throwIfAborted();
   if (!request.text) return;
-  if (request.clonedVoice) throw new TerminalError('openai-compatible speech: cloned voices are spoken by the premium engine only');
+  if (request.clonedVoice)
+    throw new TerminalError('openai-compatible speech: cloned voices are spoken by the premium engine only');
   const body = JSON.stringify({
     model,
     input: request.text,
@@ -15,7 +25,13 @@ async function* synthesize(settings: UpstreamAudioSettings, model: string, reque
     ...(request.speed !== undefined && request.speed !== 1 && { speed: request.speed }),
     ...(request.instructions && { instructions: request.instructions }),
   });
-  const response = await postUpstreamAudio(settings, '/audio/speech', body, { 'content-type': 'application/json', accept: 'audio/pcm, application/octet-stream' }, request.signal);
+  const response = await postUpstreamAudio(
+    settings,
+    '/audio/speech',
+    body,
+    { 'content-type': 'application/json', accept: 'audio/pcm, application/octet-stream' },
+    request.signal,
+  );
   let carry: Buffer | null = null;
   for await (const data of response.chunks()) {
     // Chunks may split a sample: hand on whole samples only.
@@ -33,5 +49,9 @@ async function* synthesize(settings: UpstreamAudioSettings, model: string, reque
  */
 export function createOpenAICompatibleSpeechBackend(options: UpstreamAudioOptions & { model: string }): SpeechBackend {
   const settings = upstreamAudioSettings(options);
-  return { name: 'openai-compatible', appliesSpeed: true, synthesize: (request) => synthesize(settings, options.model, request) };
+  return {
+    name: 'openai-compatible',
+    appliesSpeed: true,
+    synthesize: (request) => synthesize(settings, options.model, request),
+  };
 }

@@ -23,7 +23,12 @@ export function mapFinishReason(reason: string | null, sawToolCall: boolean): Fi
   }
 }
 
-function toolCallEvent(index: number, id: string | null | undefined, name: string | null | undefined, args: string | null | undefined): ToolCallEvent {
+function toolCallEvent(
+  index: number,
+  id: string | null | undefined,
+  name: string | null | undefined,
+  args: string | null | undefined,
+): ToolCallEvent {
   const event: ToolCallEvent = { type: 'tool_call', index, arguments: args ?? '' };
   if (id) event.id = id;
   if (name) event.name = name;
@@ -61,10 +66,13 @@ export class UpstreamAnswer {
     }
     if (delta?.tool_calls) {
       for (const [position, call] of delta.tool_calls.entries()) {
-        out.push(this.#toolCall(toolCallEvent(call.index ?? position, call.id, call.function?.name, call.function?.arguments)));
+        out.push(
+          this.#toolCall(toolCallEvent(call.index ?? position, call.id, call.function?.name, call.function?.arguments)),
+        );
       }
     }
-    if (delta?.function_call) out.push(this.#toolCall(toolCallEvent(0, null, delta.function_call.name, delta.function_call.arguments)));
+    if (delta?.function_call)
+      out.push(this.#toolCall(toolCallEvent(0, null, delta.function_call.name, delta.function_call.arguments)));
     if (choice.finish_reason) {
       this.#finishReason = choice.finish_reason;
       this.#sawFinish = true;
@@ -84,7 +92,8 @@ export class UpstreamAnswer {
     for (const [index, call] of (message.tool_calls ?? []).entries()) {
       out.push(this.#toolCall(toolCallEvent(index, call.id, call.function.name, call.function.arguments)));
     }
-    if (message.function_call) out.push(this.#toolCall(toolCallEvent(0, null, message.function_call.name, message.function_call.arguments)));
+    if (message.function_call)
+      out.push(this.#toolCall(toolCallEvent(0, null, message.function_call.name, message.function_call.arguments)));
     this.#finishReason = choice.finish_reason ?? null;
     this.#sawFinish = true;
   }

@@ -47,7 +47,13 @@ export interface UpstreamAudioResponse {
  * the same typed errors as the chat upstream (redacted, never the key): a non-2xx answer, a refused
  * connection, silence past the timeouts. An abort of `signal` leaves as its reason.
  */
-export async function postUpstreamAudio(settings: UpstreamAudioSettings, path: string, body: string | FormData, headers: Record<string, string>, signal: AbortSignal): Promise<UpstreamAudioResponse> {
+export async function postUpstreamAudio(
+  settings: UpstreamAudioSettings,
+  path: string,
+  body: string | FormData,
+  headers: Record<string, string>,
+  signal: AbortSignal,
+): Promise<UpstreamAudioResponse> {
   signal.throwIfAborted();
   const controller = new AbortController();
   const onAbort = () => controller.abort(signal.reason);
@@ -61,10 +67,24 @@ export async function postUpstreamAudio(settings: UpstreamAudioSettings, path: s
     signal.removeEventListener('abort', onAbort);
     if (!controller.signal.aborted) controller.abort();
   };
-  let timer = setTimeout(() => expire(new RetryableError(`upstream sent no response headers within ${settings.firstByteTimeoutMs} ms`, 'upstream_timeout')), settings.firstByteTimeoutMs);
+  let timer = setTimeout(
+    () =>
+      expire(
+        new RetryableError(
+          `upstream sent no response headers within ${settings.firstByteTimeoutMs} ms`,
+          'upstream_timeout',
+        ),
+      ),
+    settings.firstByteTimeoutMs,
+  );
   let response: Response;
   try {
-    response = await fetch(`${settings.baseUrl}${path}`, { method: 'POST', headers: { ...headers, ...settings.authorization }, body, signal: controller.signal });
+    response = await fetch(`${settings.baseUrl}${path}`, {
+      method: 'POST',
+      headers: { ...headers, ...settings.authorization },
+      body,
+      signal: controller.signal,
+    });
   } catch (err) {
     close();
     signal.throwIfAborted();
@@ -78,7 +98,13 @@ export async function postUpstreamAudio(settings: UpstreamAudioSettings, path: s
     if (!reader) return;
     try {
       for (;;) {
-        timer = setTimeout(() => expire(new RetryableError(`upstream stalled for ${settings.idleTimeoutMs} ms mid-answer`, 'upstream_timeout')), settings.idleTimeoutMs);
+        timer = setTimeout(
+          () =>
+            expire(
+              new RetryableError(`upstream stalled for ${settings.idleTimeoutMs} ms mid-answer`, 'upstream_timeout'),
+            ),
+          settings.idleTimeoutMs,
+        );
         let step: { done: boolean; value?: Uint8Array };
         try {
           step = await reader.read();
@@ -117,7 +143,10 @@ export async function readUpstreamText(response: UpstreamAudioResponse, limit: n
     size += chunk.length;
     if (size > limit) {
       response.close();
-      throw new RetryableError(`upstream sent a malformed answer: the body is larger than ${limit} bytes`, 'upstream_error');
+      throw new RetryableError(
+        `upstream sent a malformed answer: the body is larger than ${limit} bytes`,
+        'upstream_error',
+      );
     }
   }
   return Buffer.concat(parts).toString('utf8');

@@ -3,7 +3,16 @@ import { SseDecoder } from '../../protocols/sse-decoder.js';
 import type { ChatBackendEvent, ChatBackendRequest } from '../chat-backend.js';
 import { RetryableError, TerminalError } from '../errors.js';
 import { UpstreamAnswer } from './upstream-answer.js';
-import { connectFailure, dropFailure, headerValue, httpFailure, malformedFailure, redactedMessage, upstreamErrorMessage, type Redactor } from './upstream-failures.js';
+import {
+  connectFailure,
+  dropFailure,
+  headerValue,
+  httpFailure,
+  malformedFailure,
+  redactedMessage,
+  upstreamErrorMessage,
+  type Redactor,
+} from './upstream-failures.js';
 import { createUpstreamRequestBody } from './upstream-request-body.js';
 import { UpstreamChunkSchema, UpstreamCompletionSchema, type UpstreamChunk } from './upstream-schemas.js';
 import type { ReleaseSlot, UpstreamSlots } from './upstream-slots.js';
@@ -75,7 +84,10 @@ export class UpstreamCall {
       const response = await this.#send(body);
       this.#phase = 'body';
       this.#body = response.body;
-      this.#chunks = (response.body as AsyncIterable<Buffer>)[Symbol.asyncIterator]() as AsyncIterator<Buffer, undefined>;
+      this.#chunks = (response.body as AsyncIterable<Buffer>)[Symbol.asyncIterator]() as AsyncIterator<
+        Buffer,
+        undefined
+      >;
       if (response.statusCode < 200 || response.statusCode >= 300) {
         const text = await this.#readText(ERROR_BODY_LIMIT);
         throw httpFailure(response.statusCode, response.headers, text, this.#settings.redact);
@@ -138,7 +150,13 @@ export class UpstreamCall {
   async #send(body: string): Promise<Dispatcher.ResponseData> {
     this.#stepTimer = setTimeout(this.#onConnectTimeout, this.#settings.connectTimeoutMs);
     try {
-      return await this.#settings.pool.request({ path: this.#settings.path, method: 'POST', headers: this.#settings.headers, body, signal: this.#controller.signal });
+      return await this.#settings.pool.request({
+        path: this.#settings.path,
+        method: 'POST',
+        headers: this.#settings.headers,
+        body,
+        signal: this.#controller.signal,
+      });
     } finally {
       clearTimeout(this.#stepTimer);
     }
@@ -183,7 +201,10 @@ export class UpstreamCall {
     }
     if (typeof json === 'object' && json !== null && 'error' in json) {
       const message = upstreamErrorMessage(data) ?? 'no message';
-      throw new RetryableError(redactedMessage(`upstream failed mid-answer: ${message}`, this.#settings.redact), 'upstream_error');
+      throw new RetryableError(
+        redactedMessage(`upstream failed mid-answer: ${message}`, this.#settings.redact),
+        'upstream_error',
+      );
     }
     return json;
   }
@@ -212,17 +233,27 @@ export class UpstreamCall {
     const ms = this.#settings.firstByteTimeoutMs;
     this.#expire(
       this.#phase === 'queued'
-        ? new RetryableError(`all ${this.#settings.slots.concurrency} upstream slots stayed busy for ${ms} ms`, 'upstream_unavailable')
+        ? new RetryableError(
+            `all ${this.#settings.slots.concurrency} upstream slots stayed busy for ${ms} ms`,
+            'upstream_unavailable',
+          )
         : new RetryableError(`upstream sent nothing within ${ms} ms`, 'upstream_timeout'),
     );
   };
 
   readonly #onConnectTimeout = (): void => {
-    this.#expire(new RetryableError(`upstream sent no response headers within ${this.#settings.connectTimeoutMs} ms`, 'upstream_timeout'));
+    this.#expire(
+      new RetryableError(
+        `upstream sent no response headers within ${this.#settings.connectTimeoutMs} ms`,
+        'upstream_timeout',
+      ),
+    );
   };
 
   readonly #onIdleTimeout = (): void => {
-    this.#expire(new RetryableError(`upstream stalled for ${this.#settings.idleTimeoutMs} ms mid-answer`, 'upstream_timeout'));
+    this.#expire(
+      new RetryableError(`upstream stalled for ${this.#settings.idleTimeoutMs} ms mid-answer`, 'upstream_timeout'),
+    );
   };
 
   readonly #onAbort = (): void => {

@@ -25,7 +25,7 @@ export function createRedactor(apiKey: string | null): Redactor {
       const mask = new Uint8Array(text.length);
       markSecret(text, apiKey, KEY_FRAGMENT, mask);
       let out = '';
-      for (let at = 0; at < text.length; ) {
+      for (let at = 0; at < text.length;) {
         if (mask[at] === 0) {
           out += text[at++];
           continue;
@@ -90,10 +90,16 @@ export function upstreamErrorMessage(bodyText: string): string | null {
  * The error for a non-2xx answer: 429 and 503 are "unavailable" (with the provider's retry delay),
  * 408 and other 5xx retryable, every other 4xx terminal (retrying the same request cannot help).
  */
-export function httpFailure(status: number, headers: UpstreamHeaders, bodyText: string, redact: Redactor): TerminalError | RetryableError {
+export function httpFailure(
+  status: number,
+  headers: UpstreamHeaders,
+  bodyText: string,
+  redact: Redactor,
+): TerminalError | RetryableError {
   const detail = upstreamErrorMessage(bodyText);
   const message = redactedMessage(`upstream answered HTTP ${status}${detail ? `: ${detail}` : ''}`, redact);
-  if (status === 429 || status === 503) return new RetryableError(message, 'upstream_unavailable', retryAfterMs(headers));
+  if (status === 429 || status === 503)
+    return new RetryableError(message, 'upstream_unavailable', retryAfterMs(headers));
   if (status === 408) return new RetryableError(message, 'upstream_timeout', retryAfterMs(headers));
   if (status >= 500) return new RetryableError(message, 'upstream_error', retryAfterMs(headers));
   return new TerminalError(message, 'upstream_error');
@@ -116,18 +122,34 @@ const CLIENT_TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_T
 /** A network failure before any response (refused, DNS, reset, TLS): the upstream is unavailable. */
 export function connectFailure(error: unknown): RetryableError {
   const code = networkErrorCode(error);
-  if (code && CLIENT_TIMEOUT_CODES.has(code)) return new RetryableError(`upstream sent no response headers (${code})`, 'upstream_timeout', null, { cause: error });
-  return new RetryableError(`upstream unreachable${code ? ` (${code})` : ''}`, 'upstream_unavailable', null, { cause: error });
+  if (code && CLIENT_TIMEOUT_CODES.has(code))
+    return new RetryableError(`upstream sent no response headers (${code})`, 'upstream_timeout', null, {
+      cause: error,
+    });
+  return new RetryableError(`upstream unreachable${code ? ` (${code})` : ''}`, 'upstream_unavailable', null, {
+    cause: error,
+  });
 }
 
 /** A connection lost while the answer was streaming: the answer is incomplete, never a silent finish. */
 export function dropFailure(error: unknown): RetryableError {
   const code = networkErrorCode(error);
-  if (code && CLIENT_TIMEOUT_CODES.has(code)) return new RetryableError(`upstream stalled mid-answer (${code})`, 'upstream_timeout', null, { cause: error });
-  return new RetryableError(`upstream connection dropped mid-answer${code ? ` (${code})` : ''}`, 'upstream_error', null, { cause: error });
+  if (code && CLIENT_TIMEOUT_CODES.has(code))
+    return new RetryableError(`upstream stalled mid-answer (${code})`, 'upstream_timeout', null, { cause: error });
+  return new RetryableError(
+    `upstream connection dropped mid-answer${code ? ` (${code})` : ''}`,
+    'upstream_error',
+    null,
+    { cause: error },
+  );
 }
 
 /** A stream that breaks the chat-completions protocol. */
 export function malformedFailure(what: string, cause?: unknown): RetryableError {
-  return new RetryableError(`upstream sent a malformed answer: ${what}`, 'upstream_error', null, cause === undefined ? undefined : { cause });
+  return new RetryableError(
+    `upstream sent a malformed answer: ${what}`,
+    'upstream_error',
+    null,
+    cause === undefined ? undefined : { cause },
+  );
 }

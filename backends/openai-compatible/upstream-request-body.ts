@@ -31,7 +31,11 @@ function upstreamToolChoice(choice: ToolChoice): unknown {
 function upstreamResponseFormat(format: ChatBackendRequest['responseFormat']): unknown {
   if (format.type === 'json_object') return { type: 'json_object' };
   // OpenAI requires a name; ours is not carried past the boundary, so every schema is "response".
-  if (format.type === 'json_schema') return { type: 'json_schema', json_schema: format.schema ? { name: 'response', schema: format.schema } : { name: 'response' } };
+  if (format.type === 'json_schema')
+    return {
+      type: 'json_schema',
+      json_schema: format.schema ? { name: 'response', schema: format.schema } : { name: 'response' },
+    };
   return undefined;
 }
 
@@ -42,7 +46,13 @@ function upstreamResponseFormat(format: ChatBackendRequest['responseFormat']): u
 export function createUpstreamRequestBody(request: ChatBackendRequest, model: string): UpstreamRequestBody {
   const stream = request.stream !== false;
   const body: UpstreamRequestBody = stream
-    ? { model, messages: request.messages.map(upstreamMessage), stream: true, stream_options: { include_usage: true }, max_tokens: request.maxTokens }
+    ? {
+        model,
+        messages: request.messages.map(upstreamMessage),
+        stream: true,
+        stream_options: { include_usage: true },
+        max_tokens: request.maxTokens,
+      }
     : { model, messages: request.messages.map(upstreamMessage), stream: false, max_tokens: request.maxTokens };
   if (request.temperature !== null) body.temperature = request.temperature;
   if (request.stop.length > 0) body.stop = [...request.stop];

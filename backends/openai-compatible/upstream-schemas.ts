@@ -5,7 +5,10 @@ import { z } from 'zod';
 
 const FunctionFragment = z.looseObject({ name: z.string().nullish(), arguments: z.string().nullish() });
 
-const Usage = z.looseObject({ prompt_tokens: z.number().int().min(0).nullish(), completion_tokens: z.number().int().min(0).nullish() });
+const Usage = z.looseObject({
+  prompt_tokens: z.number().int().min(0).nullish(),
+  completion_tokens: z.number().int().min(0).nullish(),
+});
 
 /** One `chat.completion.chunk` of a streamed answer; `choices` may be empty (the usage chunk). */
 export const UpstreamChunkSchema = z.looseObject({
@@ -16,7 +19,13 @@ export const UpstreamChunkSchema = z.looseObject({
         .looseObject({
           content: z.string().nullish(),
           tool_calls: z
-            .array(z.looseObject({ index: z.number().int().min(0).nullish(), id: z.string().nullish(), function: FunctionFragment.nullish() }))
+            .array(
+              z.looseObject({
+                index: z.number().int().min(0).nullish(),
+                id: z.string().nullish(),
+                function: FunctionFragment.nullish(),
+              }),
+            )
             .nullish(),
           function_call: FunctionFragment.nullish(),
         })

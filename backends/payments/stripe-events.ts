@@ -1,8 +1,14 @@
 import { z } from 'zod';
 import type { PaymentEvent, ProviderSubscription, ProviderSubscriptionStatus } from '../payment-provider.js';
 
-const MetadataSchema = z.record(z.string(), z.string()).nullish().transform((value) => value ?? {});
-const IdOrObject = z.union([z.string(), z.looseObject({ id: z.string() })]).nullish().transform((value) => (value == null ? null : typeof value === 'string' ? value : value.id));
+const MetadataSchema = z
+  .record(z.string(), z.string())
+  .nullish()
+  .transform((value) => value ?? {});
+const IdOrObject = z
+  .union([z.string(), z.looseObject({ id: z.string() })])
+  .nullish()
+  .transform((value) => (value == null ? null : typeof value === 'string' ? value : value.id));
 
 const CheckoutSessionSchema = z.looseObject({
   id: z.string(),
@@ -20,9 +26,23 @@ const CheckoutSessionSchema = z.looseObject({
 });
 
 const ChargeSchema = z.looseObject({ id: z.string(), payment_intent: IdOrObject, amount_refunded: z.number() });
-const DisputeSchema = z.looseObject({ id: z.string(), payment_intent: IdOrObject, amount: z.number(), status: z.string() });
+const DisputeSchema = z.looseObject({
+  id: z.string(),
+  payment_intent: IdOrObject,
+  amount: z.number(),
+  status: z.string(),
+});
 
-const STATUSES = ['active', 'trialing', 'past_due', 'unpaid', 'incomplete', 'incomplete_expired', 'canceled', 'paused'] as const satisfies readonly ProviderSubscriptionStatus[];
+const STATUSES = [
+  'active',
+  'trialing',
+  'past_due',
+  'unpaid',
+  'incomplete',
+  'incomplete_expired',
+  'canceled',
+  'paused',
+] as const satisfies readonly ProviderSubscriptionStatus[];
 
 const SubscriptionSchema = z.looseObject({
   id: z.string(),
@@ -34,12 +54,22 @@ const SubscriptionSchema = z.looseObject({
   metadata: MetadataSchema,
   items: z
     .looseObject({
-      data: z.array(z.looseObject({ current_period_end: z.number().int().nullish(), price: z.looseObject({ lookup_key: z.string().nullish() }).nullish() })),
+      data: z.array(
+        z.looseObject({
+          current_period_end: z.number().int().nullish(),
+          price: z.looseObject({ lookup_key: z.string().nullish() }).nullish(),
+        }),
+      ),
     })
     .nullish(),
 });
 
-const EventSchema = z.looseObject({ id: z.string(), type: z.string(), created: z.number().int(), data: z.looseObject({ object: z.unknown() }) });
+const EventSchema = z.looseObject({
+  id: z.string(),
+  type: z.string(),
+  created: z.number().int(),
+  data: z.looseObject({ object: z.unknown() }),
+});
 
 /** A verified event whose body is not what its type promises. */
 export class MalformedEventError extends Error {
@@ -77,16 +107,38 @@ export function toPaymentEvent(raw: unknown): PaymentEvent {
       const session = parse(CheckoutSessionSchema, event.data.object, 'checkout session');
       const accountId = session.metadata.account_id ?? session.client_reference_id ?? null;
       if (session.mode === 'subscription') {
-        return { kind: 'subscription_checkout', ...base, checkoutId: session.id, accountId, customerId: session.customer, subscriptionId: session.subscription };
+        return {
+          kind: 'subscription_checkout',
+          ...base,
+          checkoutId: session.id,
+          accountId,
+          customerId: session.customer,
+          subscriptionId: session.subscription,
+        };
       }
       // A delayed payment method completes the session unpaid; its money comes with async_payment_succeeded.
-      if (session.mode !== 'payment' || session.payment_status !== 'paid' || session.metadata.purpose !== 'topup') return { kind: 'ignored', ...base, type: event.type };
-      return { kind: 'topup_paid', ...base, checkoutId: session.id, accountId, customerId: session.customer, amountCents: session.amount_total ?? 0, currency: session.currency ?? '', paymentIntentId: session.payment_intent };
+      if (session.mode !== 'payment' || session.payment_status !== 'paid' || session.metadata.purpose !== 'topup')
+        return { kind: 'ignored', ...base, type: event.type };
+      return {
+        kind: 'topup_paid',
+        ...base,
+        checkoutId: session.id,
+        accountId,
+        customerId: session.customer,
+        amountCents: session.amount_total ?? 0,
+        currency: session.currency ?? '',
+        paymentIntentId: session.payment_intent,
+      };
     }
     case 'customer.subscription.created':
     case 'customer.subscription.updated':
     case 'customer.subscription.deleted':
-      return { kind: 'subscription', ...base, deleted: event.type === 'customer.subscription.deleted', subscription: subscriptionOf(event.data.object) };
+      return {
+        kind: 'subscription',
+        ...base,
+        deleted: event.type === 'customer.subscription.deleted',
+        subscription: subscriptionOf(event.data.object),
+      };
     case 'charge.refunded': {
       const charge = parse(ChargeSchema, event.data.object, 'charge');
       return { kind: 'refund', ...base, paymentIntentId: charge.payment_intent, refundedCents: charge.amount_refunded };
@@ -95,8 +147,20 @@ export function toPaymentEvent(raw: unknown): PaymentEvent {
     case 'charge.dispute.closed': {
       const dispute = parse(DisputeSchema, event.data.object, 'dispute');
       // An inquiry closed without becoming a chargeback (`warning_closed`) gives back what it took, as a won dispute.
-      const status = event.type === 'charge.dispute.created' ? 'opened' : dispute.status === 'won' || dispute.status === 'warning_closed' ? 'won' : 'lost';
-      return { kind: 'dispute', ...base, paymentIntentId: dispute.payment_intent, disputeId: dispute.id, amountCents: dispute.amount, status };
+      const status =
+        event.type === 'charge.dispute.created'
+          ? 'opened'
+          : dispute.status === 'won' || dispute.status === 'warning_closed'
+            ? 'won'
+            : 'lost';
+      return {
+        kind: 'dispute',
+        ...base,
+        paymentIntentId: dispute.payment_intent,
+        disputeId: dispute.id,
+        amountCents: dispute.amount,
+        status,
+      };
     }
     default:
       return { kind: 'ignored', ...base, type: event.type };

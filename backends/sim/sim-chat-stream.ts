@@ -95,10 +95,11 @@ export class SimChatStream implements AsyncIterableIterator<ChatBackendEvent>, P
 
   next(): Promise<IteratorResult<ChatBackendEvent>> {
     // Calls made while one is pending are answered in order, as an async generator's are.
-    if (this.current) return this.current.then(
-      () => this.next(),
-      () => this.next(),
-    );
+    if (this.current)
+      return this.current.then(
+        () => this.next(),
+        () => this.next(),
+      );
     let step: Step;
     try {
       step = this.advance();
@@ -221,7 +222,10 @@ export class SimChatStream implements AsyncIterableIterator<ChatBackendEvent>, P
     else {
       this.phase = TEXT;
       const reply = script.reply ?? (script.clarify !== undefined ? script.clarify : undefined);
-      if (request.responseFormat.type !== 'text') this.pieces = asJson(reply !== undefined ? piecesOf(reply) : simPieces(request.model, request.messages, request.choiceIndex));
+      if (request.responseFormat.type !== 'text')
+        this.pieces = asJson(
+          reply !== undefined ? piecesOf(reply) : simPieces(request.model, request.messages, request.choiceIndex),
+        );
       else if (reply !== undefined) this.reply = reply;
       else this.pieces = simPieces(request.model, request.messages, request.choiceIndex);
     }
@@ -238,13 +242,24 @@ export class SimChatStream implements AsyncIterableIterator<ChatBackendEvent>, P
     }
     if (this.cursor < call.arguments.length) {
       this.request.signal.throwIfAborted();
-      const event: ChatBackendEvent = { type: 'tool_call', index: 0, arguments: call.arguments.slice(this.cursor, this.cursor + 8) };
+      const event: ChatBackendEvent = {
+        type: 'tool_call',
+        index: 0,
+        arguments: call.arguments.slice(this.cursor, this.cursor + 8),
+      };
       this.cursor += 8;
       this.index++;
       return this.gapMs > 0 ? this.wait(this.gapMs, event) : { done: false, value: event };
     }
     this.finish();
-    return { done: false, value: { type: 'done', finishReason: 'tool_calls', usage: { promptTokens: this.promptTokens, completionTokens: countTokens(call.name + call.arguments) } } };
+    return {
+      done: false,
+      value: {
+        type: 'done',
+        finishReason: 'tool_calls',
+        usage: { promptTokens: this.promptTokens, completionTokens: countTokens(call.name + call.arguments) },
+      },
+    };
   }
 
   /** The answer's next piece, or (past the last, the token cap or a stop sequence) its end. */
@@ -286,6 +301,13 @@ export class SimChatStream implements AsyncIterableIterator<ChatBackendEvent>, P
 
   private end(finishReason: 'stop' | 'length'): IteratorResult<ChatBackendEvent> {
     this.finish();
-    return { done: false, value: { type: 'done', finishReason, usage: { promptTokens: this.promptTokens, completionTokens: this.completionTokens } } };
+    return {
+      done: false,
+      value: {
+        type: 'done',
+        finishReason,
+        usage: { promptTokens: this.promptTokens, completionTokens: this.completionTokens },
+      },
+    };
   }
 }

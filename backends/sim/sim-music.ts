@@ -56,7 +56,8 @@ export function composeNotes(prompt: string, seed: number | null, frames: number
   const { scale, bpm, root } = style(prompt, random);
   const beat = Math.round((RATE * 60) / bpm);
   const progression = random.pick(PROGRESSIONS);
-  const degreeNote = (degree: number, octave: number) => root + 12 * (octave + Math.floor(degree / 7)) + scale[((degree % 7) + 7) % 7]!;
+  const degreeNote = (degree: number, octave: number) =>
+    root + 12 * (octave + Math.floor(degree / 7)) + scale[((degree % 7) + 7) % 7]!;
   const notes: Note[] = [];
   let seedCounter = 1;
   const add = (note: Omit<Note, 'seed'>) => {
@@ -66,22 +67,52 @@ export function composeNotes(prompt: string, seed: number | null, frames: number
   for (let bar = 0; bar * 4 * beat < frames; bar++) {
     const chord = progression[bar % progression.length]!;
     const barStart = bar * 4 * beat;
-    for (const third of [0, 2, 4]) add({ kind: 'pad', start: barStart, length: 4 * beat, hz: midiHz(degreeNote(chord + third, 1)), gain: 0.05, pan: third === 2 ? -0.5 : 0.5 });
+    for (const third of [0, 2, 4])
+      add({
+        kind: 'pad',
+        start: barStart,
+        length: 4 * beat,
+        hz: midiHz(degreeNote(chord + third, 1)),
+        gain: 0.05,
+        pan: third === 2 ? -0.5 : 0.5,
+      });
     for (let b = 0; b < 4; b++) {
       const at = barStart + b * beat;
-      add({ kind: 'bass', start: at, length: Math.round(beat * 0.9), hz: midiHz(degreeNote(chord, b % 2 === 0 ? 0 : 1) - 12), gain: 0.22, pan: 0 });
+      add({
+        kind: 'bass',
+        start: at,
+        length: Math.round(beat * 0.9),
+        hz: midiHz(degreeNote(chord, b % 2 === 0 ? 0 : 1) - 12),
+        gain: 0.22,
+        pan: 0,
+      });
       if (b % 2 === 0) add({ kind: 'kick', start: at, length: Math.round(RATE * 0.2), hz: 50, gain: 0.5, pan: 0 });
       else add({ kind: 'snare', start: at, length: Math.round(RATE * 0.15), hz: 180, gain: 0.18, pan: 0.1 });
-      for (const half of [0, 1]) add({ kind: 'hat', start: at + (half * beat) / 2, length: Math.round(RATE * 0.04), hz: 0, gain: 0.05, pan: -0.4 });
+      for (const half of [0, 1])
+        add({
+          kind: 'hat',
+          start: at + (half * beat) / 2,
+          length: Math.round(RATE * 0.04),
+          hz: 0,
+          gain: 0.05,
+          pan: -0.4,
+        });
     }
     // The melody: eighth notes walking the scale near the chord, with rests and held notes.
-    for (let eighth = 0; eighth < 8; ) {
+    for (let eighth = 0; eighth < 8;) {
       const held = random.next() < 0.3 ? 2 : 1;
       if (random.next() > 0.15) {
         const step = Math.floor(random.next() * 5) - 2;
         melody = Math.max(5, Math.min(16, melody + step));
         if (eighth === 0) melody = chord + 7 + (random.next() < 0.5 ? 2 : 0); // land near the chord on the bar
-        add({ kind: 'lead', start: barStart + (eighth * beat) / 2, length: Math.round((held * beat) / 2 * 0.95), hz: midiHz(degreeNote(melody, 1)), gain: 0.16, pan: 0.25 });
+        add({
+          kind: 'lead',
+          start: barStart + (eighth * beat) / 2,
+          length: Math.round(((held * beat) / 2) * 0.95),
+          hz: midiHz(degreeNote(melody, 1)),
+          gain: 0.16,
+          pan: 0.25,
+        });
       }
       eighth += held;
     }
@@ -105,13 +136,18 @@ function voice(note: Note, t: number): number {
   const phase = 2 * Math.PI * note.hz * s;
   switch (note.kind) {
     case 'lead':
-      return note.gain * Math.min(1, s / 0.01, left / 0.05) * (Math.sin(phase) + Math.sin(3 * phase) / 9) * (1 - 0.3 * Math.min(1, s / 0.2));
+      return (
+        note.gain *
+        Math.min(1, s / 0.01, left / 0.05) *
+        (Math.sin(phase) + Math.sin(3 * phase) / 9) *
+        (1 - 0.3 * Math.min(1, s / 0.2))
+      );
     case 'bass':
       return note.gain * Math.min(1, s / 0.005, left / 0.04) * (Math.sin(phase) + 0.3 * Math.sin(2 * phase));
     case 'pad':
       return note.gain * Math.min(1, s / 0.2, left / 0.2) * (Math.sin(phase) + Math.sin(phase * 1.003));
     case 'kick':
-      return note.gain * Math.exp(-s / 0.08) * Math.sin(2 * Math.PI * (45 * s + (75 * 0.03) * (1 - Math.exp(-s / 0.03))));
+      return note.gain * Math.exp(-s / 0.08) * Math.sin(2 * Math.PI * (45 * s + 75 * 0.03 * (1 - Math.exp(-s / 0.03))));
     case 'snare':
       return note.gain * Math.exp(-s / 0.05) * (0.7 * noise(note.seed, t) + 0.3 * Math.sin(phase));
     case 'hat':
@@ -120,7 +156,13 @@ function voice(note: Note, t: number): number {
 }
 
 /** Renders frames `[from, to)` of the piece as interleaved stereo PCM16. */
-function renderChunk(notes: readonly Note[], from: number, to: number, total: number, state: { next: number; active: Note[] }): Buffer {
+function renderChunk(
+  notes: readonly Note[],
+  from: number,
+  to: number,
+  total: number,
+  state: { next: number; active: Note[] },
+): Buffer {
   while (state.next < notes.length && notes[state.next]!.start < to) state.active.push(notes[state.next++]!);
   state.active = state.active.filter((note) => note.start + note.length > from);
   const mix = new Float32Array((to - from) * 2);

@@ -21,7 +21,21 @@ const SILENCE_DBFS = -50;
 const FRAME = 960; // 40 ms at 24 kHz
 
 // Built-in voices: a speaking pitch each, low for the male ones, higher for the female ones.
-const BUILTIN_F0: Readonly<Record<string, number>> = { alloy: 150, ash: 110, ballad: 120, coral: 210, echo: 115, fable: 140, nova: 220, onyx: 95, sage: 200, shimmer: 230, verse: 125, marin: 215, cedar: 105 };
+const BUILTIN_F0: Readonly<Record<string, number>> = {
+  alloy: 150,
+  ash: 110,
+  ballad: 120,
+  coral: 210,
+  echo: 115,
+  fable: 140,
+  nova: 220,
+  onyx: 95,
+  sage: 200,
+  shimmer: 230,
+  verse: 125,
+  marin: 215,
+  cedar: 105,
+};
 
 function rmsDbfs(x: Int16Array, from: number, to: number): number {
   let sum = 0;
@@ -74,8 +88,15 @@ export function measureVoice(samples: readonly Buffer[]): Record<string, number 
   const fingerprint = hash.digest('hex');
   pitches.sort((a, b) => a - b);
   // Sound with no clear period (noise, whispers): a pitch from the fingerprint, so it stays stable.
-  const f0 = pitches.length ? pitches[Math.floor(pitches.length / 2)]! : MIN_F0 + (parseInt(fingerprint.slice(0, 4), 16) % (MAX_F0 - MIN_F0));
-  return { f0_hz: Math.round(f0 * 10) / 10, level_dbfs: Math.round(loudest * 10) / 10, seconds: Math.round(seconds * 1000) / 1000, fingerprint: fingerprint.slice(0, 32) };
+  const f0 = pitches.length
+    ? pitches[Math.floor(pitches.length / 2)]!
+    : MIN_F0 + (parseInt(fingerprint.slice(0, 4), 16) % (MAX_F0 - MIN_F0));
+  return {
+    f0_hz: Math.round(f0 * 10) / 10,
+    level_dbfs: Math.round(loudest * 10) / 10,
+    seconds: Math.round(seconds * 1000) / 1000,
+    fingerprint: fingerprint.slice(0, 32),
+  };
 }
 
 function pitchOf(request: SpeechRequest): number {
@@ -88,15 +109,19 @@ async function* synthesize(request: SpeechRequest): AsyncGenerator<Buffer, void,
   request.signal.throwIfAborted();
   throwScriptedFailure(request.metadata);
   if (request.clonedVoice && request.clonedVoice.engine !== SIM_PREMIUM_ENGINE) {
-    throw new TerminalError(`sim-premium speech: voice ${request.clonedVoice.id} was cloned by ${request.clonedVoice.engine}`);
+    throw new TerminalError(
+      `sim-premium speech: voice ${request.clonedVoice.id} was cloned by ${request.clonedVoice.engine}`,
+    );
   }
   if (!request.text) return;
-  if (Buffer.byteLength(request.text, 'utf8') > SIM_VOICE_MAX_BYTES) throw new TerminalError(`sim-premium speech: text longer than ${SIM_VOICE_MAX_BYTES} UTF-8 bytes`);
+  if (Buffer.byteLength(request.text, 'utf8') > SIM_VOICE_MAX_BYTES)
+    throw new TerminalError(`sim-premium speech: text longer than ${SIM_VOICE_MAX_BYTES} UTF-8 bytes`);
   const omega = (2 * Math.PI * pitchOf(request)) / PCM16_SAMPLE_RATE;
   let n = 0;
   for (const chunk of simVoiceChunks(request.text, CHUNK_BYTES)) {
     const x = Int16Array.from(pcm16Samples(chunk));
-    for (let i = 0; i < x.length; i++, n++) x[i] = Math.max(-32_768, Math.min(32_767, Math.round(x[i]! + HUM_AMPLITUDE * Math.sin(omega * n))));
+    for (let i = 0; i < x.length; i++, n++)
+      x[i] = Math.max(-32_768, Math.min(32_767, Math.round(x[i]! + HUM_AMPLITUDE * Math.sin(omega * n))));
     request.signal.throwIfAborted();
     yield pcm16Bytes(x);
     // Rendering is synchronous: give the event loop a turn between chunks.

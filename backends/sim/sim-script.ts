@@ -12,7 +12,12 @@ export const SimScriptSchema = z.looseObject({
   tokens_per_s: z.number().min(0).max(100_000).optional(),
   reply: z.string().max(1_000_000).optional(),
   clarify: z.string().min(1).max(2_000).optional(),
-  tool_call: z.looseObject({ name: z.string().min(1), arguments: z.union([z.string(), z.record(z.string(), z.unknown())]).optional() }).optional(),
+  tool_call: z
+    .looseObject({
+      name: z.string().min(1),
+      arguments: z.union([z.string(), z.record(z.string(), z.unknown())]).optional(),
+    })
+    .optional(),
 });
 
 /** A parsed `metadata.sim`. */
@@ -29,9 +34,11 @@ export function readSimScript(metadata: Readonly<Record<string, unknown>> | null
  * how testers make any sim engine fail before its first byte.
  */
 export function scriptedFailure(script: SimScript): RetryableError | null {
-  if (script.fail === 'unavailable') return new RetryableError('sim: provider unavailable (scripted)', 'upstream_unavailable');
+  if (script.fail === 'unavailable')
+    return new RetryableError('sim: provider unavailable (scripted)', 'upstream_unavailable');
   if (script.fail === 'timeout') return new RetryableError('sim: provider timed out (scripted)', 'upstream_timeout');
-  if (script.fail === 'error') return new RetryableError('sim: provider returned an error (scripted)', 'upstream_error');
+  if (script.fail === 'error')
+    return new RetryableError('sim: provider returned an error (scripted)', 'upstream_error');
   return null;
 }
 

@@ -23,15 +23,50 @@ interface Recipe {
 }
 
 /** The sound of an empty prompt: soft, steady, slightly dark noise with a low tone. */
-const NEUTRAL: Recipe = { toneHz: 220, toneMix: 0.2, noiseColour: 0.2, swellHz: 0.5, swellDepth: 0.2, hitsPerSecond: 0, hitDecay: 0.1, shape: 'steady' };
+const NEUTRAL: Recipe = {
+  toneHz: 220,
+  toneMix: 0.2,
+  noiseColour: 0.2,
+  swellHz: 0.5,
+  swellDepth: 0.2,
+  hitsPerSecond: 0,
+  hitDecay: 0.1,
+  shape: 'steady',
+};
 
 const KINDS: { words: RegExp; recipe: Partial<Recipe> }[] = [
-  { words: /\b(rain\w*|water|stream|river|waves?|ocean|sea|wind\w*|storm|static|hiss\w*)\b/, recipe: { toneMix: 0.02, noiseColour: 0.35, swellDepth: 0.5, hitsPerSecond: 0, shape: 'steady' } },
-  { words: /\b(explosion|explode|boom|thunder|crash\w*|blast|impact)\b/, recipe: { toneHz: 55, toneMix: 0.3, noiseColour: 0.08, swellDepth: 0, hitsPerSecond: 0, shape: 'burst' } },
-  { words: /\b(beep\w*|alarm|notification|ding|bell\w*|chime\w*|ring\w*|ping)\b/, recipe: { toneMix: 0.95, noiseColour: 0.5, swellDepth: 0.1, hitsPerSecond: 2, hitDecay: 0.25, shape: 'steady' } },
-  { words: /\b(footsteps?|knock\w*|click\w*|tap\w*|clap\w*|drip\w*)\b/, recipe: { toneMix: 0.4, noiseColour: 0.6, swellDepth: 0, hitsPerSecond: 2.5, hitDecay: 0.04, shape: 'steady' } },
-  { words: /\b(tone|sine|whistle|flute|pad)\b/, recipe: { toneMix: 1, swellHz: 1, swellDepth: 0.2, hitsPerSecond: 0, shape: 'steady' } },
-  { words: /\b(engine|motor|hum\w*|drone|buzz\w*|machine\w*|fan)\b/, recipe: { toneHz: 90, toneMix: 0.7, noiseColour: 0.15, swellHz: 3, swellDepth: 0.3, hitsPerSecond: 0, shape: 'steady' } },
+  {
+    words: /\b(rain\w*|water|stream|river|waves?|ocean|sea|wind\w*|storm|static|hiss\w*)\b/,
+    recipe: { toneMix: 0.02, noiseColour: 0.35, swellDepth: 0.5, hitsPerSecond: 0, shape: 'steady' },
+  },
+  {
+    words: /\b(explosion|explode|boom|thunder|crash\w*|blast|impact)\b/,
+    recipe: { toneHz: 55, toneMix: 0.3, noiseColour: 0.08, swellDepth: 0, hitsPerSecond: 0, shape: 'burst' },
+  },
+  {
+    words: /\b(beep\w*|alarm|notification|ding|bell\w*|chime\w*|ring\w*|ping)\b/,
+    recipe: { toneMix: 0.95, noiseColour: 0.5, swellDepth: 0.1, hitsPerSecond: 2, hitDecay: 0.25, shape: 'steady' },
+  },
+  {
+    words: /\b(footsteps?|knock\w*|click\w*|tap\w*|clap\w*|drip\w*)\b/,
+    recipe: { toneMix: 0.4, noiseColour: 0.6, swellDepth: 0, hitsPerSecond: 2.5, hitDecay: 0.04, shape: 'steady' },
+  },
+  {
+    words: /\b(tone|sine|whistle|flute|pad)\b/,
+    recipe: { toneMix: 1, swellHz: 1, swellDepth: 0.2, hitsPerSecond: 0, shape: 'steady' },
+  },
+  {
+    words: /\b(engine|motor|hum\w*|drone|buzz\w*|machine\w*|fan)\b/,
+    recipe: {
+      toneHz: 90,
+      toneMix: 0.7,
+      noiseColour: 0.15,
+      swellHz: 3,
+      swellDepth: 0.3,
+      hitsPerSecond: 0,
+      shape: 'steady',
+    },
+  },
 ];
 
 /** The recipe the prompt's words and hash suggest. */
@@ -79,7 +114,8 @@ function noise(n: number, seed: number): number {
 function renderRaw(recipe: Recipe, frames: number, seed: number, periodSeconds: number | null): Float32Array {
   // Looping: every periodic part completes a whole number of cycles over the period, so the
   // continuation past the end is the same as the start.
-  const whole = (hz: number) => (periodSeconds === null || hz === 0 ? hz : Math.max(1, Math.round(hz * periodSeconds)) / periodSeconds);
+  const whole = (hz: number) =>
+    periodSeconds === null || hz === 0 ? hz : Math.max(1, Math.round(hz * periodSeconds)) / periodSeconds;
   const swellHz = whole(recipe.swellHz);
   const hitsPerSecond = whole(recipe.hitsPerSecond);
   const toneHz = whole(recipe.toneHz);

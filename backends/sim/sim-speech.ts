@@ -14,11 +14,15 @@ export interface SimSpeechOptions {
   realTime?: boolean;
 }
 
-async function* synthesize({ text, signal, metadata }: SpeechRequest, realTime: boolean): AsyncGenerator<Buffer, void, undefined> {
+async function* synthesize(
+  { text, signal, metadata }: SpeechRequest,
+  realTime: boolean,
+): AsyncGenerator<Buffer, void, undefined> {
   signal.throwIfAborted();
   throwScriptedFailure(metadata);
   if (!text) return;
-  if (Buffer.byteLength(text, 'utf8') > SIM_VOICE_MAX_BYTES) throw new TerminalError(`sim speech: text longer than ${SIM_VOICE_MAX_BYTES} UTF-8 bytes`);
+  if (Buffer.byteLength(text, 'utf8') > SIM_VOICE_MAX_BYTES)
+    throw new TerminalError(`sim speech: text longer than ${SIM_VOICE_MAX_BYTES} UTF-8 bytes`);
   const started = performance.now();
   let spokenMs = 0;
   for (const chunk of simVoiceChunks(text, CHUNK_BYTES)) {

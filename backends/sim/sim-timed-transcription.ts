@@ -1,6 +1,12 @@
 import { pcm16Samples, resamplePcm16, wavMonoSamples } from '../pcm16-samples.js';
 import { PCM16_SAMPLE_RATE } from '../speech.js';
-import type { Transcript, TranscriptionBackend, TranscriptionRequest, TranscriptSegment, TranscriptWord } from '../transcription.js';
+import type {
+  Transcript,
+  TranscriptionBackend,
+  TranscriptionRequest,
+  TranscriptSegment,
+  TranscriptWord,
+} from '../transcription.js';
 import { UnreadableMediaError } from '../unreadable-media-error.js';
 import { seedFromBytes, SIM_WORDS_PER_SECOND, simSpeech } from './sim-media-seed.js';
 import { createSimTranscriptionBackend } from './sim-transcription.js';
@@ -106,23 +112,40 @@ function transcribeSamples(request: TranscriptionRequest, x: Int16Array): Transc
   const segments: TranscriptSegment[] = [];
   const words: TranscriptWord[] = [];
   for (const stretch of stretches) {
-    const text = decodeSimVoice(x.subarray(Math.max(0, stretch.from - MARGIN), Math.min(x.length, stretch.to + MARGIN)));
+    const text = decodeSimVoice(
+      x.subarray(Math.max(0, stretch.from - MARGIN), Math.min(x.length, stretch.to + MARGIN)),
+    );
     if (text === null) continue;
     const start = stretch.from / PCM16_SAMPLE_RATE;
     // Each utterance is a turn; turns alternate between two speakers.
     const speaker = segments.length % 2 === 0 ? 'A' : 'B';
-    segments.push({ start: round3(start), end: round3(stretch.to / PCM16_SAMPLE_RATE), text, ...(request.detail?.speakers && { speaker }) });
+    segments.push({
+      start: round3(start),
+      end: round3(stretch.to / PCM16_SAMPLE_RATE),
+      text,
+      ...(request.detail?.speakers && { speaker }),
+    });
     words.push(...utteranceWords(text, start));
   }
-  if (segments.length) return { text: segments.map((segment) => segment.text).join(' '), durationSeconds, language, segments, words };
+  if (segments.length)
+    return { text: segments.map((segment) => segment.text).join(' '), durationSeconds, language, segments, words };
   // No sim voice: a few words a second of the sound's length, chosen by the bytes.
   const first = stretches[0];
   const last = stretches.at(-1);
   if (!first || !last) return { text: '', durationSeconds, language, segments: [], words: [] };
   const start = round3(first.from / PCM16_SAMPLE_RATE);
   const end = round3(last.to / PCM16_SAMPLE_RATE);
-  const text = simSpeech(seedFromBytes(request.audio, 'speech'), Math.max(1, Math.round((end - start) * SIM_WORDS_PER_SECOND)));
-  return { text, durationSeconds, language, segments: [{ start, end, text, ...(request.detail?.speakers && { speaker: 'A' }) }], words: spreadWords(text, start, end) };
+  const text = simSpeech(
+    seedFromBytes(request.audio, 'speech'),
+    Math.max(1, Math.round((end - start) * SIM_WORDS_PER_SECOND)),
+  );
+  return {
+    text,
+    durationSeconds,
+    language,
+    segments: [{ start, end, text, ...(request.detail?.speakers && { speaker: 'A' }) }],
+    words: spreadWords(text, start, end),
+  };
 }
 
 /**

@@ -11,7 +11,12 @@ export interface SimToolCall {
 }
 
 function exampleValue(schema: unknown, seedWord: string): unknown {
-  const s = (schema ?? {}) as { type?: string; enum?: unknown[]; properties?: Record<string, unknown>; required?: string[] };
+  const s = (schema ?? {}) as {
+    type?: string;
+    enum?: unknown[];
+    properties?: Record<string, unknown>;
+    required?: string[];
+  };
   if (Array.isArray(s.enum) && s.enum.length > 0) return s.enum[0];
   switch (s.type) {
     case 'number':
@@ -28,7 +33,10 @@ function exampleValue(schema: unknown, seedWord: string): unknown {
   }
 }
 
-function exampleObject(schema: { properties?: Record<string, unknown>; required?: string[] }, seedWord: string): Record<string, unknown> {
+function exampleObject(
+  schema: { properties?: Record<string, unknown>; required?: string[] },
+  seedWord: string,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const keys = schema.required ?? Object.keys(schema.properties ?? {});
   for (const key of keys) out[key] = exampleValue(schema.properties?.[key], seedWord);
@@ -53,8 +61,15 @@ export function simToolCall(request: ChatBackendRequest, script: SimScript): Sim
   const lastUser = [...request.messages].reverse().find((m) => m.role === 'user');
   const text = lastUser ? messageText(lastUser) : '';
   if (script.tool_call) {
-    const args = typeof script.tool_call.arguments === 'string' ? script.tool_call.arguments : JSON.stringify(script.tool_call.arguments ?? {});
-    return { id: `call_${fnv1a(script.tool_call.name + args).toString(36)}`, name: script.tool_call.name, arguments: args };
+    const args =
+      typeof script.tool_call.arguments === 'string'
+        ? script.tool_call.arguments
+        : JSON.stringify(script.tool_call.arguments ?? {});
+    return {
+      id: `call_${fnv1a(script.tool_call.name + args).toString(36)}`,
+      name: script.tool_call.name,
+      arguments: args,
+    };
   }
   // Asks once: after the answer comes back as a tool message, the sim answers normally.
   const answered = request.messages.some((m) => m.role === 'tool');
@@ -65,6 +80,10 @@ export function simToolCall(request: ChatBackendRequest, script: SimScript): Sim
   const tool = pick(request, text);
   if (!tool) return undefined;
   const seedWord = text.match(/[\p{L}\p{N}]+/u)?.[0] ?? 'value';
-  const args = JSON.stringify(exampleObject((tool.parameters ?? {}), seedWord));
-  return { id: `call_${fnv1a(`${tool.name}${args}${request.choiceIndex}`).toString(36)}`, name: tool.name, arguments: args };
+  const args = JSON.stringify(exampleObject(tool.parameters ?? {}, seedWord));
+  return {
+    id: `call_${fnv1a(`${tool.name}${args}${request.choiceIndex}`).toString(36)}`,
+    name: tool.name,
+    arguments: args,
+  };
 }

@@ -1,6 +1,11 @@
 import { pcm16Samples, resamplePcm16, wavMonoSamples } from '../pcm16-samples.js';
 import { PCM16_SAMPLE_RATE } from '../speech.js';
-import { PCM16_BYTES_PER_SECOND, type Transcript, type TranscriptionBackend, type TranscriptionRequest } from '../transcription.js';
+import {
+  PCM16_BYTES_PER_SECOND,
+  type Transcript,
+  type TranscriptionBackend,
+  type TranscriptionRequest,
+} from '../transcription.js';
 import { UnreadableMediaError } from '../unreadable-media-error.js';
 import { readWavHeader } from '../wav-header.js';
 import { seedFromBytes, SIM_WORDS_PER_SECOND, simSpeech } from './sim-media-seed.js';

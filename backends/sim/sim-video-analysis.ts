@@ -19,10 +19,21 @@ function analyse(request: VideoAnalysisRequest): VideoAnalysis {
   const durationSeconds = header.durationSeconds ?? request.video.length / ESTIMATE_BYTES_PER_SECOND;
   const random = seedFromBytes(request.video, 'video');
   const count = Math.min(MAX_FRAMES, Math.max(1, Math.ceil(durationSeconds / 2)));
-  const frames = Array.from({ length: count }, (_, i) => ({ atSeconds: (i * durationSeconds) / count, description: simScene(random) }));
+  const frames = Array.from({ length: count }, (_, i) => ({
+    atSeconds: (i * durationSeconds) / count,
+    description: simScene(random),
+  }));
   const words = Math.min(MAX_SPOKEN_WORDS, Math.round(durationSeconds * SIM_WORDS_PER_SECOND));
   const transcript = simSpeech(seedFromBytes(request.video, 'speech'), words);
-  return { container: header.container, width: header.width, height: header.height, durationSeconds, durationEstimated, frames, transcript };
+  return {
+    container: header.container,
+    width: header.width,
+    height: header.height,
+    durationSeconds,
+    durationEstimated,
+    frames,
+    transcript,
+  };
 }
 
 /**

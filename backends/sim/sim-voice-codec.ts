@@ -46,11 +46,16 @@ const TONE_WAVES: readonly Int16Array[] = (() => {
   const amplitude = TARGET_RMS * Math.sqrt(2 / meanSquare);
   return Array.from({ length: TONES }, (_, tone) => {
     const omega = (2 * Math.PI * (FIRST_BIN + BIN_STEP * tone) * BIN_HZ) / SAMPLE_RATE;
-    return Int16Array.from({ length: SYMBOL_SAMPLES }, (_, n) => Math.round(amplitude * envelope(n) * Math.sin(omega * n)));
+    return Int16Array.from({ length: SYMBOL_SAMPLES }, (_, n) =>
+      Math.round(amplitude * envelope(n) * Math.sin(omega * n)),
+    );
   });
 })();
 
-const GOERTZEL_COEFFICIENTS = Array.from({ length: TONES }, (_, tone) => 2 * Math.cos((2 * Math.PI * (FIRST_BIN + BIN_STEP * tone)) / WINDOW_SAMPLES));
+const GOERTZEL_COEFFICIENTS = Array.from(
+  { length: TONES },
+  (_, tone) => 2 * Math.cos((2 * Math.PI * (FIRST_BIN + BIN_STEP * tone)) / WINDOW_SAMPLES),
+);
 
 /** CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF). */
 function crc16(bytes: Uint8Array): number {
@@ -64,7 +69,10 @@ function crc16(bytes: Uint8Array): number {
 
 function messageSymbols(text: string): Uint8Array {
   const payload = Buffer.from(text, 'utf8');
-  if (payload.length > SIM_VOICE_MAX_BYTES) throw new RangeError(`sim voice: text is ${payload.length} UTF-8 bytes, at most ${SIM_VOICE_MAX_BYTES} fit one utterance`);
+  if (payload.length > SIM_VOICE_MAX_BYTES)
+    throw new RangeError(
+      `sim voice: text is ${payload.length} UTF-8 bytes, at most ${SIM_VOICE_MAX_BYTES} fit one utterance`,
+    );
   const body = Buffer.concat([Buffer.from([payload.length >> 8, payload.length & 0xff]), payload]);
   const crc = crc16(body);
   const bytes = Buffer.concat([body, Buffer.from([crc >> 8, crc & 0xff])]);
@@ -94,7 +102,7 @@ export function* simVoiceChunks(text: string, chunkBytes = 4800): Generator<Buff
   let filled = 0;
   for (const symbol of symbols) {
     const wave = TONE_WAVES[symbol]!;
-    for (let from = 0; from < wave.length; ) {
+    for (let from = 0; from < wave.length;) {
       const count = Math.min(wave.length - from, chunkSamples - filled);
       chunk.set(wave.subarray(from, from + count), filled);
       filled += count;
@@ -172,7 +180,8 @@ function findSync(x: Int16Array, from: number): number {
   const last = x.length - SYNC_SAMPLES;
   for (let coarse = from; coarse <= last; coarse += COARSE_STEP) {
     // Short-circuits: a steady tone or speech rarely gets past the first two.
-    if (!SYNC.every((tone, i) => purity(x, coarse + i * SYMBOL_SAMPLES + RAMP_SAMPLES, tone) >= TRIGGER_PURITY)) continue;
+    if (!SYNC.every((tone, i) => purity(x, coarse + i * SYMBOL_SAMPLES + RAMP_SAMPLES, tone) >= TRIGGER_PURITY))
+      continue;
     // Scanning forwards, the first grid point that passes lies up to REFINE_SPAN before the true start.
     let best = -1;
     let bestAt = -1;
@@ -242,7 +251,7 @@ function joinUtterances(texts: readonly string[]): string {
  */
 export function decodeSimVoice(samples: Int16Array): string | null {
   const texts: string[] = [];
-  for (let from = 0; ; ) {
+  for (let from = 0; ;) {
     const at = findSync(samples, from);
     if (at < 0) break;
     const message = readMessage(samples, at);

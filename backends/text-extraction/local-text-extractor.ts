@@ -36,7 +36,10 @@ export interface LocalTextExtractorOptions {
  * Extracts text in this process: text, CSV, markdown and source code read and decoded here a chunk at a
  * time, PDFs through pdf.js in one reused worker thread so a large or hostile PDF never stalls the event loop.
  */
-export function createLocalTextExtractor(limits: TextExtractionLimits, options: LocalTextExtractorOptions = {}): TextExtractor {
+export function createLocalTextExtractor(
+  limits: TextExtractionLimits,
+  options: LocalTextExtractorOptions = {},
+): TextExtractor {
   const pdf = createPdfWorkerPool({
     ...limits,
     heapMb: options.workerHeapMb ?? 512,
@@ -51,7 +54,10 @@ export function createLocalTextExtractor(limits: TextExtractionLimits, options: 
       if (!kind) return { status: 'unsupported', reason: `no text extraction for ${input.contentType}` };
       if (kind === 'pdf') {
         if (input.bytes > limits.maxSourceBytes) {
-          return { status: 'unsupported', reason: `PDF is too large to extract (${input.bytes} bytes, limit ${limits.maxSourceBytes})` };
+          return {
+            status: 'unsupported',
+            reason: `PDF is too large to extract (${input.bytes} bytes, limit ${limits.maxSourceBytes})`,
+          };
         }
         return pdf.run(input.path);
       }

@@ -29,7 +29,9 @@ const port = parentPort;
 const { getDocument } = (await import(import.meta.resolve('pdfjs-dist/legacy/build/pdf.min.mjs'))) as typeof PdfJs;
 // pdf.js's own "worker" runs in this thread (its Node fake worker); handing it the handler here spares
 // it an `import(workerSrc)` on the first document.
-(globalThis as { pdfjsWorker?: unknown }).pdfjsWorker = (await import(import.meta.resolve('pdfjs-dist/legacy/build/pdf.worker.min.mjs'))) as unknown;
+(globalThis as { pdfjsWorker?: unknown }).pdfjsWorker = (await import(
+  import.meta.resolve('pdfjs-dist/legacy/build/pdf.worker.min.mjs')
+)) as unknown;
 
 /** A page's text: items in content order, a line break where pdf.js saw one, blank edges dropped. */
 function pageText(items: readonly object[], room: number): string {
@@ -43,7 +45,10 @@ function pageText(items: readonly object[], room: number): string {
   return text.replace(/^\s*\n/, '').trimEnd();
 }
 
-async function extract(data: Uint8Array, maxTextChars: number): Promise<{ text: string; truncated: boolean; pages: number }> {
+async function extract(
+  data: Uint8Array,
+  maxTextChars: number,
+): Promise<{ text: string; truncated: boolean; pages: number }> {
   const task = getDocument({
     data,
     verbosity: 0,

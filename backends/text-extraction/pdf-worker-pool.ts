@@ -51,7 +51,11 @@ class WorkerSlot {
   constructor(heapMb: number) {
     this.started = new Promise((resolve) => (this.markStarted = resolve));
     // stdout/stderr piped and drained: pdf.js prints load-time warnings with console.log.
-    this.worker = startTsWorker(WORKER_URL, { resourceLimits: { maxOldGenerationSizeMb: heapMb }, stdout: true, stderr: true });
+    this.worker = startTsWorker(WORKER_URL, {
+      resourceLimits: { maxOldGenerationSizeMb: heapMb },
+      stdout: true,
+      stderr: true,
+    });
     this.worker.stdout.resume();
     this.worker.stderr.resume();
     this.worker.unref();
@@ -108,11 +112,25 @@ class WorkerSlot {
 function resultOf(outcome: Outcome, options: PdfWorkerPoolOptions): ExtractionResult {
   switch (outcome.type) {
     case 'extracted':
-      return { status: 'extracted', kind: 'pdf', text: outcome.text, truncated: outcome.truncated, pages: outcome.pages };
+      return {
+        status: 'extracted',
+        kind: 'pdf',
+        text: outcome.text,
+        truncated: outcome.truncated,
+        pages: outcome.pages,
+      };
     case 'too-large':
-      return { status: 'unsupported', reason: `PDF is too large to extract (${outcome.bytes} bytes, limit ${options.maxSourceBytes})` };
+      return {
+        status: 'unsupported',
+        reason: `PDF is too large to extract (${outcome.bytes} bytes, limit ${options.maxSourceBytes})`,
+      };
     case 'timeout':
-      return { status: 'failed', reason: outcome.starting ? `timed out after ${START_TIMEOUT_MS} ms starting the PDF worker` : `timed out after ${options.timeoutMs} ms` };
+      return {
+        status: 'failed',
+        reason: outcome.starting
+          ? `timed out after ${START_TIMEOUT_MS} ms starting the PDF worker`
+          : `timed out after ${options.timeoutMs} ms`,
+      };
     case 'failed':
     case 'lost':
       return { status: 'failed', reason: outcome.reason };
@@ -131,7 +149,12 @@ export function createPdfWorkerPool(options: PdfWorkerPoolOptions): PdfWorkerPoo
     if (closed) return { status: 'failed', reason: 'the text extractor is closed' };
     if (!slot || slot.lost) slot = new WorkerSlot(options.heapMb);
     const current = slot;
-    const job: PdfJob = { id: nextId++, path, maxSourceBytes: options.maxSourceBytes, maxTextChars: options.maxTextChars };
+    const job: PdfJob = {
+      id: nextId++,
+      path,
+      maxSourceBytes: options.maxSourceBytes,
+      maxTextChars: options.maxTextChars,
+    };
     const outcome = await current.serve(job, options.timeoutMs, options.setDeadline);
     // A worker that overran may still be spinning inside pdf.js: only terminating it stops that.
     if (outcome.type === 'timeout' || outcome.type === 'lost') await current.stop('replaced');

@@ -74,7 +74,11 @@ async function readChunk(handle: FileHandle, buffer: Buffer, position: number, l
  * or `charset`) a chunk at a time; invalid bytes become U+FFFD, a character cut by the byte cap is
  * dropped whole, and line endings become LF.
  */
-export async function readTextFile(path: string, limits: TextReadLimits, charset: string | null = null): Promise<TextRead> {
+export async function readTextFile(
+  path: string,
+  limits: TextReadLimits,
+  charset: string | null = null,
+): Promise<TextRead> {
   const handle = await open(path, 'r');
   try {
     const buffer = Buffer.allocUnsafe(Math.max(1, Math.min(CHUNK_BYTES, limits.maxSourceBytes)));

@@ -1,7 +1,12 @@
 import { z } from 'zod';
 import { VIDEO_COST_PER_SECOND_MICROS } from '../../protocols/pricing.js';
 import { RetryableError } from '../errors.js';
-import { connectFailure, createRedactor, httpFailure, malformedFailure } from '../openai-compatible/upstream-failures.js';
+import {
+  connectFailure,
+  createRedactor,
+  httpFailure,
+  malformedFailure,
+} from '../openai-compatible/upstream-failures.js';
 import type { RemoteVideoJob, VideoBackend, VideoPoll, VideoSpec } from '../video-generation.js';
 
 /** Where the upstream is and how long one call may take. */
@@ -44,10 +49,20 @@ export function createOpenAICompatibleVideoBackend(options: OpenAICompatibleVide
     const timeout = AbortSignal.timeout(options.timeoutMs);
     let response: Response;
     try {
-      response = await fetch(`${base}${path}`, { ...init, headers: { ...auth, ...(init.headers as Record<string, string> | undefined) }, signal: AbortSignal.any([signal, timeout]) });
+      response = await fetch(`${base}${path}`, {
+        ...init,
+        headers: { ...auth, ...(init.headers as Record<string, string> | undefined) },
+        signal: AbortSignal.any([signal, timeout]),
+      });
     } catch (err) {
       signal.throwIfAborted();
-      if (timeout.aborted) throw new RetryableError(`upstream video call took longer than ${options.timeoutMs} ms`, 'upstream_timeout', null, { cause: err });
+      if (timeout.aborted)
+        throw new RetryableError(
+          `upstream video call took longer than ${options.timeoutMs} ms`,
+          'upstream_timeout',
+          null,
+          { cause: err },
+        );
       throw connectFailure(err);
     }
     const chunks: Buffer[] = [];
@@ -64,7 +79,8 @@ export function createOpenAICompatibleVideoBackend(options: OpenAICompatibleVide
       throw connectFailure(err);
     }
     const body = Buffer.concat(chunks);
-    if (!response.ok) throw httpFailure(response.status, Object.fromEntries(response.headers), body.toString('utf8'), redact);
+    if (!response.ok)
+      throw httpFailure(response.status, Object.fromEntries(response.headers), body.toString('utf8'), redact);
     return body;
   };
 
@@ -86,23 +102,44 @@ export function createOpenAICompatibleVideoBackend(options: OpenAICompatibleVide
       form.append('model', options.model);
       form.append('seconds', String(spec.durationSeconds));
       form.append('size', `${spec.width}x${spec.height}`);
-      const created = job(await call('/videos', { method: 'POST', body: form, headers: { 'idempotency-key': key } }, signal, MAX_JSON_BYTES));
+      const created = job(
+        await call(
+          '/videos',
+          { method: 'POST', body: form, headers: { 'idempotency-key': key } },
+          signal,
+          MAX_JSON_BYTES,
+        ),
+      );
       return { id: created.id, startedAt: options.now() };
     },
     async poll(remote, spec, signal): Promise<VideoPoll> {
-      const seen = job(await call(`/videos/${encodeURIComponent(remote.id)}`, { method: 'GET' }, signal, MAX_JSON_BYTES));
+      const seen = job(
+        await call(`/videos/${encodeURIComponent(remote.id)}`, { method: 'GET' }, signal, MAX_JSON_BYTES),
+      );
       if (seen.status === 'completed') return { state: 'completed', costMicros: costMicros(spec) };
       if (seen.status === 'failed' || seen.status === 'cancelled') {
-        return { state: 'failed', code: seen.error?.code ?? `upstream_${seen.status}`, message: redact(seen.error?.message ?? `the upstream job ${seen.status}`).slice(0, 300) };
+        return {
+          state: 'failed',
+          code: seen.error?.code ?? `upstream_${seen.status}`,
+          message: redact(seen.error?.message ?? `the upstream job ${seen.status}`).slice(0, 300),
+        };
       }
       return { state: 'running', progress: Math.max(0, Math.min(99, Math.floor(seen.progress ?? 0))) };
     },
-    download: (remote, _spec, signal) => call(`/videos/${encodeURIComponent(remote.id)}/content`, { method: 'GET', headers: { accept: 'application/binary' } }, signal, MAX_CLIP_BYTES),
+    download: (remote, _spec, signal) =>
+      call(
+        `/videos/${encodeURIComponent(remote.id)}/content`,
+        { method: 'GET', headers: { accept: 'application/binary' } },
+        signal,
+        MAX_CLIP_BYTES,
+      ),
     async cancel(remote) {
       // Upstreams with a cancel route (ours, the spec's) stop the job; others at least drop it.
       const path = `/videos/${encodeURIComponent(remote.id)}`;
       const signal = AbortSignal.timeout(options.timeoutMs);
-      await call(`${path}/cancel`, { method: 'POST' }, signal, MAX_JSON_BYTES).catch(() => call(path, { method: 'DELETE' }, signal, MAX_JSON_BYTES).catch(() => undefined));
+      await call(`${path}/cancel`, { method: 'POST' }, signal, MAX_JSON_BYTES).catch(() =>
+        call(path, { method: 'DELETE' }, signal, MAX_JSON_BYTES).catch(() => undefined),
+      );
     },
   };
 }

@@ -14,7 +14,11 @@ export interface SimVideoOptions {
 }
 
 /** Scripted behaviours from `metadata.sim` (documented in docs/video.md). */
-function scriptOf(script: VideoSpec['script']): { fail?: 'unavailable' | 'timeout' | 'error'; failAtProgress: number | null; secondsPerSecond: number | null } {
+function scriptOf(script: VideoSpec['script']): {
+  fail?: 'unavailable' | 'timeout' | 'error';
+  failAtProgress: number | null;
+  secondsPerSecond: number | null;
+} {
   const fail = script?.fail;
   const at = script?.fail_at_progress;
   const pace = script?.seconds_per_second;
@@ -36,7 +40,8 @@ function scriptOf(script: VideoSpec['script']): { fail?: 'unavailable' | 'timeou
 export function createSimVideoBackend(options: SimVideoOptions): VideoBackend {
   const rates = VIDEO_COST_PER_SECOND_MICROS.sim;
   const costMicros = (spec: VideoSpec) => rates[spec.tier] * spec.durationSeconds;
-  const expectedMs = (spec: VideoSpec) => Math.round(spec.durationSeconds * (scriptOf(spec.script).secondsPerSecond ?? options.secondsPerSecond) * 1000);
+  const expectedMs = (spec: VideoSpec) =>
+    Math.round(spec.durationSeconds * (scriptOf(spec.script).secondsPerSecond ?? options.secondsPerSecond) * 1000);
   return {
     name: 'sim',
     costMicros,
@@ -44,9 +49,18 @@ export function createSimVideoBackend(options: SimVideoOptions): VideoBackend {
     submit(spec, _key, signal): Promise<RemoteVideoJob> {
       signal.throwIfAborted();
       const { fail } = scriptOf(spec.script);
-      if (fail === 'unavailable') return Promise.reject(new RetryableError('sim video backend: scripted outage (metadata.sim.fail)', 'upstream_unavailable'));
-      if (fail === 'timeout') return Promise.reject(new RetryableError('sim video backend: scripted timeout (metadata.sim.fail)', 'upstream_timeout'));
-      if (fail === 'error') return Promise.reject(new TerminalError('sim video backend: scripted failure (metadata.sim.fail)', 'upstream_error'));
+      if (fail === 'unavailable')
+        return Promise.reject(
+          new RetryableError('sim video backend: scripted outage (metadata.sim.fail)', 'upstream_unavailable'),
+        );
+      if (fail === 'timeout')
+        return Promise.reject(
+          new RetryableError('sim video backend: scripted timeout (metadata.sim.fail)', 'upstream_timeout'),
+        );
+      if (fail === 'error')
+        return Promise.reject(
+          new TerminalError('sim video backend: scripted failure (metadata.sim.fail)', 'upstream_error'),
+        );
       return Promise.resolve({ id: `simvid_${randomBytes(9).toString('base64url')}`, startedAt: options.clock.now() });
     },
     poll(job, spec): Promise<VideoPoll> {
@@ -54,7 +68,12 @@ export function createSimVideoBackend(options: SimVideoOptions): VideoBackend {
       const elapsed = options.clock.now() - job.startedAt;
       const progress = total <= 0 ? 100 : Math.min(100, Math.floor((elapsed / total) * 100));
       const { failAtProgress } = scriptOf(spec.script);
-      if (failAtProgress !== null && progress >= failAtProgress) return Promise.resolve({ state: 'failed', code: 'generation_failed', message: `sim video backend: scripted failure at ${failAtProgress}% (metadata.sim.fail_at_progress)` });
+      if (failAtProgress !== null && progress >= failAtProgress)
+        return Promise.resolve({
+          state: 'failed',
+          code: 'generation_failed',
+          message: `sim video backend: scripted failure at ${failAtProgress}% (metadata.sim.fail_at_progress)`,
+        });
       if (progress >= 100) return Promise.resolve({ state: 'completed', costMicros: costMicros(spec) });
       return Promise.resolve({ state: 'running', progress });
     },
@@ -63,8 +82,18 @@ export function createSimVideoBackend(options: SimVideoOptions): VideoBackend {
         return await renderSimVideo(spec, signal);
       } catch (err) {
         signal.throwIfAborted();
-        if (err instanceof FfmpegError && err.kind === 'missing') throw new RetryableError('sim video backend: ffmpeg is not installed on this server', 'upstream_unavailable', null, { cause: err });
-        throw new TerminalError(`sim video backend: rendering failed: ${err instanceof Error ? err.message : String(err)}`, 'upstream_error', { cause: err });
+        if (err instanceof FfmpegError && err.kind === 'missing')
+          throw new RetryableError(
+            'sim video backend: ffmpeg is not installed on this server',
+            'upstream_unavailable',
+            null,
+            { cause: err },
+          );
+        throw new TerminalError(
+          `sim video backend: rendering failed: ${err instanceof Error ? err.message : String(err)}`,
+          'upstream_error',
+          { cause: err },
+        );
       }
     },
     cancel: () => Promise.resolve(),

@@ -23,7 +23,11 @@ const WEBHOOK_SECRET = 'whsec_bench_0123456789abcdef';
 /** A clock a minute ahead at every reading, so the per-minute buckets refill and the loop measures the check, not 429s. */
 function racingClock(): Clock {
   let t = Date.now();
-  return { now: () => (t += 60_000), setTimer: (fire, ms) => systemClock.setTimer(fire, ms), clearTimer: (handle) => systemClock.clearTimer(handle) };
+  return {
+    now: () => (t += 60_000),
+    setTimer: (fire, ms) => systemClock.setTimer(fire, ms),
+    clearTimer: (handle) => systemClock.clearTimer(handle),
+  };
 }
 
 /** Runs the accounts figures: tier enforcement at the perimeter, webhook verification and crediting, TOTP, sealing. */
@@ -32,8 +36,20 @@ export async function runAccountsBench(options: { timeMs: number }): Promise<Mic
   const store = LmdbStore.open(dir);
   const services = new AccountServices(store, racingClock(), { sessionTtlMs: 60_000, usageFlushMs: 0 });
   const auth = new Authenticator(services, new TicketBook(systemClock, 60_000));
-  const custom = (await services.createAccount({ email: 'custom@bench.test', password: null, creditMicros: 1e12, tokenLabel: 'bench', tier: 'custom' }))!;
-  const tiered = (await services.createAccount({ email: 'tiered@bench.test', password: null, creditMicros: 1e12, tokenLabel: 'bench', tier: 'tier-4' }))!;
+  const custom = (await services.createAccount({
+    email: 'custom@bench.test',
+    password: null,
+    creditMicros: 1e12,
+    tokenLabel: 'bench',
+    tier: 'custom',
+  }))!;
+  const tiered = (await services.createAccount({
+    email: 'tiered@bench.test',
+    password: null,
+    creditMicros: 1e12,
+    tokenLabel: 'bench',
+    tier: 'tier-4',
+  }))!;
   const customToken = custom.token!.value;
   const tieredToken = tiered.token!.value;
   const perimeter = new Perimeter(auth, undefined);
@@ -50,9 +66,23 @@ export async function runAccountsBench(options: { timeMs: number }): Promise<Mic
       object: 'event',
       created: Math.floor(Date.now() / 1000),
       type: 'checkout.session.completed',
-      data: { object: { id: `cs_bench_${n}`, object: 'checkout.session', mode: 'payment', payment_status: 'paid', amount_total: 500, currency: 'usd', client_reference_id: custom.account.id, metadata: { account_id: custom.account.id, purpose: 'topup' } } },
+      data: {
+        object: {
+          id: `cs_bench_${n}`,
+          object: 'checkout.session',
+          mode: 'payment',
+          payment_status: 'paid',
+          amount_total: 500,
+          currency: 'usd',
+          client_reference_id: custom.account.id,
+          metadata: { account_id: custom.account.id, purpose: 'topup' },
+        },
+      },
     });
-    return { payload: Buffer.from(payload), signature: signer.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET }) };
+    return {
+      payload: Buffer.from(payload),
+      signature: signer.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET }),
+    };
   };
   const fixed = signedTopUp();
   const kv = store.table<{ n: number }>('bench_accounts');
@@ -78,16 +108,34 @@ export async function runAccountsBench(options: { timeMs: number }): Promise<Mic
     gate.finish();
   });
   add('webhook', 'baseline: JSON.parse of the event', true, () => JSON.parse(fixed.payload.toString('utf8')));
-  add('webhook', 'verify signature and read the event (stripe SDK)', false, () => provider.verifyEvent(fixed.payload, fixed.signature, Date.now()));
-  add('webhook credit', 'baseline: bare LMDB transaction with one put', true, () => store.transaction(() => void kv.put('k', { n: 1 })));
-  add('webhook credit', 'verify + credit once (event id reserved, ledger, paid total, one transaction)', false, async () => {
-    const delivery = signedTopUp();
-    const event = await provider.verifyEvent(delivery.payload, delivery.signature, Date.now());
-    if (event.kind === 'topup_paid') await repo.creditTopUp({ eventId: event.eventId, checkoutId: event.checkoutId, accountId: custom.account.id, amountMicros: event.amountCents * 10_000, description: 'bench' });
-  });
+  add('webhook', 'verify signature and read the event (stripe SDK)', false, () =>
+    provider.verifyEvent(fixed.payload, fixed.signature, Date.now()),
+  );
+  add('webhook credit', 'baseline: bare LMDB transaction with one put', true, () =>
+    store.transaction(() => void kv.put('k', { n: 1 })),
+  );
+  add(
+    'webhook credit',
+    'verify + credit once (event id reserved, ledger, paid total, one transaction)',
+    false,
+    async () => {
+      const delivery = signedTopUp();
+      const event = await provider.verifyEvent(delivery.payload, delivery.signature, Date.now());
+      if (event.kind === 'topup_paid')
+        await repo.creditTopUp({
+          eventId: event.eventId,
+          checkoutId: event.checkoutId,
+          accountId: custom.account.id,
+          amountMicros: event.amountCents * 10_000,
+          description: 'bench',
+        });
+    },
+  );
   add('two-factor', 'baseline: one HMAC-SHA-1', true, () => createHash('sha1').update(code).digest());
   add('two-factor', 'TOTP check of a code (otpauth, ±1 step)', false, () => totpStep(secret, code, now));
-  add('two-factor', 'open the sealed secret (AES-256-GCM) + TOTP check', false, () => totpStep(box.open(sealed, custom.account.id), code, now));
+  add('two-factor', 'open the sealed secret (AES-256-GCM) + TOTP check', false, () =>
+    totpStep(box.open(sealed, custom.account.id), code, now),
+  );
 
   await bench.run();
   const results = microResults(bench, groups);

@@ -10,7 +10,10 @@ import { Pool } from 'undici';
 import { createFfmpegAudioCodec } from '../../backends/audio/ffmpeg-audio-codec.js';
 import { createSpeechBackend } from '../../backends/create-voice-backends.js';
 import { espeakAvailable } from '../../backends/local/espeak-speech.js';
-import { createPocketsphinxTranscriptionBackend, pocketsphinxAvailable } from '../../backends/local/pocketsphinx-transcription.js';
+import {
+  createPocketsphinxTranscriptionBackend,
+  pocketsphinxAvailable,
+} from '../../backends/local/pocketsphinx-transcription.js';
 import { pcm16Samples, pcm16Wav } from '../../backends/pcm16-samples.js';
 import { createSimTimedTranscriptionBackend } from '../../backends/sim/sim-timed-transcription.js';
 import { encodeSimVoice } from '../../backends/sim/sim-voice-codec.js';
@@ -57,7 +60,8 @@ export interface AudioReport {
   rows: AudioRow[];
 }
 
-const SENTENCE = 'The committee will publish its findings on the fourteenth, after a final review of the budget and the schedule for next year.';
+const SENTENCE =
+  'The committee will publish its findings on the fourteenth, after a final review of the budget and the schedule for next year.';
 const SHORT = 'Please call me back when you have a minute.';
 const signal = () => new AbortController().signal;
 const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits;
@@ -75,9 +79,15 @@ type Run = () => Promise<{ firstMs: number; totalMs: number }>;
  * from anything else on the machine falls on both alike.
  */
 async function timePairs(count: number, ours: Run, baseline: Run): Promise<{ ours: Runs; baseline: Runs }> {
-  const result = { ours: { first: [], total: [], errors: 0 } as Runs, baseline: { first: [], total: [], errors: 0 } as Runs };
+  const result = {
+    ours: { first: [], total: [], errors: 0 } as Runs,
+    baseline: { first: [], total: [], errors: 0 } as Runs,
+  };
   for (let i = -1; i < count; i++) {
-    for (const [runs, once] of [[result.ours, ours], [result.baseline, baseline]] as const) {
+    for (const [runs, once] of [
+      [result.ours, ours],
+      [result.baseline, baseline],
+    ] as const) {
       try {
         const run = await once();
         if (i >= 0) {
@@ -94,10 +104,16 @@ async function timePairs(count: number, ours: Run, baseline: Run): Promise<{ our
 
 async function speechOverHttp(pool: Pool, token: string): Promise<{ firstMs: number; totalMs: number }> {
   const started = performance.now();
-  const res = await pool.request({ method: 'POST', path: '/v1/audio/speech', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'pro-1', input: SENTENCE, voice: 'alloy' }) });
+  const res = await pool.request({
+    method: 'POST',
+    path: '/v1/audio/speech',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'pro-1', input: SENTENCE, voice: 'alloy' }),
+  });
   if (res.statusCode !== 200) throw new Error(`speech → ${res.statusCode} ${await res.body.text()}`);
   let firstMs = 0;
-  for await (const chunk of res.body) if (!firstMs && (chunk as Buffer).length > 0) firstMs = performance.now() - started;
+  for await (const chunk of res.body)
+    if (!firstMs && (chunk as Buffer).length > 0) firstMs = performance.now() - started;
   return { firstMs, totalMs: performance.now() - started };
 }
 
@@ -106,7 +122,12 @@ async function speechDirect(engine: SpeechBackend): Promise<{ firstMs: number; t
   const codec = createFfmpegAudioCodec();
   let firstMs = 0;
   const pcm = engine.synthesize({ text: SENTENCE, voice: 'alloy', signal: signal() });
-  for await (const chunk of codec.encode(pcm, { format: 'mp3', shape: { sampleRate: 24_000, channels: 1 }, signal: signal() })) if (!firstMs && chunk.length > 0) firstMs = performance.now() - started;
+  for await (const chunk of codec.encode(pcm, {
+    format: 'mp3',
+    shape: { sampleRate: 24_000, channels: 1 },
+    signal: signal(),
+  }))
+    if (!firstMs && chunk.length > 0) firstMs = performance.now() - started;
   return { firstMs, totalMs: performance.now() - started };
 }
 
@@ -126,12 +147,20 @@ function speechRow(engine: string, role: AudioRow['role'], name: string, runs: R
 function multipart(file: Buffer, filename: string): { body: Buffer; type: string } {
   const boundary = `bench${Math.random().toString(36).slice(2)}`;
   const head = `--${boundary}\r\nContent-Disposition: form-data; name="model"\r\n\r\npro-1\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: application/octet-stream\r\n\r\n`;
-  return { body: Buffer.concat([Buffer.from(head), file, Buffer.from(`\r\n--${boundary}--\r\n`)]), type: `multipart/form-data; boundary=${boundary}` };
+  return {
+    body: Buffer.concat([Buffer.from(head), file, Buffer.from(`\r\n--${boundary}--\r\n`)]),
+    type: `multipart/form-data; boundary=${boundary}`,
+  };
 }
 
 async function transcribeOverHttp(pool: Pool, token: string, form: { body: Buffer; type: string }): Promise<number> {
   const started = performance.now();
-  const res = await pool.request({ method: 'POST', path: '/v1/audio/transcriptions', headers: { authorization: `Bearer ${token}`, 'content-type': form.type }, body: form.body });
+  const res = await pool.request({
+    method: 'POST',
+    path: '/v1/audio/transcriptions',
+    headers: { authorization: `Bearer ${token}`, 'content-type': form.type },
+    body: form.body,
+  });
   const text = await res.body.text();
   if (res.statusCode !== 200) throw new Error(`transcription → ${res.statusCode} ${text.slice(0, 200)}`);
   return performance.now() - started;
@@ -139,13 +168,20 @@ async function transcribeOverHttp(pool: Pool, token: string, form: { body: Buffe
 
 async function transcribeDirect(engine: TranscriptionBackend, path: string): Promise<number> {
   const started = performance.now();
-  const decoded = await createFfmpegAudioCodec().decode({ path }, { sampleRate: 24_000, maxSeconds: 1500, signal: signal() });
+  const decoded = await createFfmpegAudioCodec().decode(
+    { path },
+    { sampleRate: 24_000, maxSeconds: 1500, signal: signal() },
+  );
   await engine.transcribe({ audio: decoded.pcm, format: 'pcm16', signal: signal(), detail: { words: false } });
   return performance.now() - started;
 }
 
 /** Completions per second with `concurrency` lanes for `durationMs`. */
-async function throughput(concurrency: number, durationMs: number, once: () => Promise<unknown>): Promise<{ perSecond: number; errors: number }> {
+async function throughput(
+  concurrency: number,
+  durationMs: number,
+  once: () => Promise<unknown>,
+): Promise<{ perSecond: number; errors: number }> {
   let done = 0;
   let errors = 0;
   const until = performance.now() + durationMs;
@@ -166,8 +202,13 @@ async function throughput(concurrency: number, durationMs: number, once: () => P
 }
 
 /** The gateway with `env`, or the `--target` deployment. */
-async function gateway(settings: AudioBenchSettings, env: Record<string, string>): Promise<ServerUnderTest & { token: string }> {
-  const server = settings.target ? { url: settings.target.url, token: settings.target.token, sample: null, close: () => Promise.resolve() } : await startGateway({ inProcess: settings.inProcess, env });
+async function gateway(
+  settings: AudioBenchSettings,
+  env: Record<string, string>,
+): Promise<ServerUnderTest & { token: string }> {
+  const server = settings.target
+    ? { url: settings.target.url, token: settings.target.token, sample: null, close: () => Promise.resolve() }
+    : await startGateway({ inProcess: settings.inProcess, env });
   return { ...server, token: server.token ?? '' };
 }
 
@@ -180,7 +221,9 @@ export async function runAudioBench(settings: AudioBenchSettings): Promise<Audio
   try {
     // Inputs: a 10 s sim-voice clip (MP3) for the real-time factor and a short WAV for throughput.
     const longPcm = Buffer.concat([encodeSimVoice(SENTENCE), Buffer.alloc(24_000 * 2)]);
-    const longMp3 = await collect(codec.encode(once(longPcm), { format: 'mp3', shape: { sampleRate: 24_000, channels: 1 }, signal: signal() }));
+    const longMp3 = await collect(
+      codec.encode(once(longPcm), { format: 'mp3', shape: { sampleRate: 24_000, channels: 1 }, signal: signal() }),
+    );
     const longPath = join(scratch, 'long.mp3');
     writeFileSync(longPath, longMp3);
     const longSeconds = longPcm.length / 48_000;
@@ -188,38 +231,100 @@ export async function runAudioBench(settings: AudioBenchSettings): Promise<Audio
     const shortPath = join(scratch, 'short.wav');
     writeFileSync(shortPath, shortWav);
 
-    const engines: { name: string; env: Record<string, string>; speech: SpeechBackend; transcription: TranscriptionBackend; requests: number }[] = [
-      { name: 'sim', env: {}, speech: createSpeechBackend('sim'), transcription: createSimTimedTranscriptionBackend(), requests: settings.requests },
+    const engines: {
+      name: string;
+      env: Record<string, string>;
+      speech: SpeechBackend;
+      transcription: TranscriptionBackend;
+      requests: number;
+    }[] = [
+      {
+        name: 'sim',
+        env: {},
+        speech: createSpeechBackend('sim'),
+        transcription: createSimTimedTranscriptionBackend(),
+        requests: settings.requests,
+      },
     ];
     if ((settings.localEngines ?? true) && espeakAvailable() && pocketsphinxAvailable() && !settings.target) {
       // pocketsphinx takes about a quarter of real time: fewer runs keep the scenario under a minute.
       const requests = Math.min(3, settings.requests);
-      engines.push({ name: 'espeak-ng / pocketsphinx', env: { SVC_SPEECH_BACKEND: 'espeak-ng', SVC_TRANSCRIPTION_BACKEND: 'pocketsphinx' }, speech: createSpeechBackend('espeak-ng'), transcription: createPocketsphinxTranscriptionBackend(), requests });
+      engines.push({
+        name: 'espeak-ng / pocketsphinx',
+        env: { SVC_SPEECH_BACKEND: 'espeak-ng', SVC_TRANSCRIPTION_BACKEND: 'pocketsphinx' },
+        speech: createSpeechBackend('espeak-ng'),
+        transcription: createPocketsphinxTranscriptionBackend(),
+        requests,
+      });
     }
     for (const engine of engines) {
       const { requests } = engine;
-        const server = await gateway(settings, engine.env);
+      const server = await gateway(settings, engine.env);
       const pool = new Pool(server.url, { connections: settings.concurrency + 1, pipelining: 1 });
       try {
         const speechSeconds = await spokenSeconds(pool, server.token);
         step(`audio: ${engine.name}, speech and transcription, gateway and direct alternating`);
-        const speech = await timePairs(requests, () => speechOverHttp(pool, server.token), () => speechDirect(engine.speech));
-        rows.push(speechRow(engine.name, 'ours', 'svc gateway, POST /v1/audio/speech (mp3)', speech.ours, speechSeconds));
-        rows.push(speechRow(engine.name, 'baseline', 'engine + ffmpeg encoder, in process', speech.baseline, speechSeconds));
+        const speech = await timePairs(
+          requests,
+          () => speechOverHttp(pool, server.token),
+          () => speechDirect(engine.speech),
+        );
+        rows.push(
+          speechRow(engine.name, 'ours', 'svc gateway, POST /v1/audio/speech (mp3)', speech.ours, speechSeconds),
+        );
+        rows.push(
+          speechRow(engine.name, 'baseline', 'engine + ffmpeg encoder, in process', speech.baseline, speechSeconds),
+        );
         const form = multipart(longMp3, 'long.mp3');
         const heard = await timePairs(
           requests,
           async () => ({ firstMs: 0, totalMs: await transcribeOverHttp(pool, server.token, form) }),
           async () => ({ firstMs: 0, totalMs: await transcribeDirect(engine.transcription, longPath) }),
         );
-        rows.push({ figure: 'transcription', engine: engine.name, role: 'ours', name: 'svc gateway, POST /v1/audio/transcriptions (mp3, multipart)', realTimeFactor: round(percentile(heard.ours.total, 50) / 1000 / longSeconds, 4), audioSeconds: round(longSeconds), errors: heard.ours.errors });
-        rows.push({ figure: 'transcription', engine: engine.name, role: 'baseline', name: 'ffmpeg decoder + engine, in process', realTimeFactor: round(percentile(heard.baseline.total, 50) / 1000 / longSeconds, 4), audioSeconds: round(longSeconds), errors: heard.baseline.errors });
+        rows.push({
+          figure: 'transcription',
+          engine: engine.name,
+          role: 'ours',
+          name: 'svc gateway, POST /v1/audio/transcriptions (mp3, multipart)',
+          realTimeFactor: round(percentile(heard.ours.total, 50) / 1000 / longSeconds, 4),
+          audioSeconds: round(longSeconds),
+          errors: heard.ours.errors,
+        });
+        rows.push({
+          figure: 'transcription',
+          engine: engine.name,
+          role: 'baseline',
+          name: 'ffmpeg decoder + engine, in process',
+          realTimeFactor: round(percentile(heard.baseline.total, 50) / 1000 / longSeconds, 4),
+          audioSeconds: round(longSeconds),
+          errors: heard.baseline.errors,
+        });
         step(`audio: ${engine.name}, ${settings.concurrency} concurrent transcriptions, gateway then direct`);
         const shortForm = multipart(shortWav, 'short.wav');
-        const concurrent = await throughput(settings.concurrency, settings.durationMs, () => transcribeOverHttp(pool, server.token, shortForm));
-        rows.push({ figure: 'concurrent transcription', engine: engine.name, role: 'ours', name: `svc gateway, ${settings.concurrency} in flight (${round(shortWav.length / 48_000)} s wav)`, perSecond: concurrent.perSecond, audioSeconds: round(shortWav.length / 48_000), errors: concurrent.errors });
-        const directConcurrent = await throughput(settings.concurrency, settings.durationMs, () => transcribeDirect(engine.transcription, shortPath));
-        rows.push({ figure: 'concurrent transcription', engine: engine.name, role: 'baseline', name: `ffmpeg decoder + engine, ${settings.concurrency} in flight`, perSecond: directConcurrent.perSecond, audioSeconds: round(shortWav.length / 48_000), errors: directConcurrent.errors });
+        const concurrent = await throughput(settings.concurrency, settings.durationMs, () =>
+          transcribeOverHttp(pool, server.token, shortForm),
+        );
+        rows.push({
+          figure: 'concurrent transcription',
+          engine: engine.name,
+          role: 'ours',
+          name: `svc gateway, ${settings.concurrency} in flight (${round(shortWav.length / 48_000)} s wav)`,
+          perSecond: concurrent.perSecond,
+          audioSeconds: round(shortWav.length / 48_000),
+          errors: concurrent.errors,
+        });
+        const directConcurrent = await throughput(settings.concurrency, settings.durationMs, () =>
+          transcribeDirect(engine.transcription, shortPath),
+        );
+        rows.push({
+          figure: 'concurrent transcription',
+          engine: engine.name,
+          role: 'baseline',
+          name: `ffmpeg decoder + engine, ${settings.concurrency} in flight`,
+          perSecond: directConcurrent.perSecond,
+          audioSeconds: round(shortWav.length / 48_000),
+          errors: directConcurrent.errors,
+        });
       } finally {
         await pool.close();
         await server.close();
@@ -228,12 +333,23 @@ export async function runAudioBench(settings: AudioBenchSettings): Promise<Audio
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
-  return { scenario: 'audio', requests: settings.requests, concurrency: settings.concurrency, durationMs: settings.durationMs, rows };
+  return {
+    scenario: 'audio',
+    requests: settings.requests,
+    concurrency: settings.concurrency,
+    durationMs: settings.durationMs,
+    rows,
+  };
 }
 
 /** How long the benchmark sentence is when spoken (one probe request, as PCM). */
 async function spokenSeconds(pool: Pool, token: string): Promise<number> {
-  const res = await pool.request({ method: 'POST', path: '/v1/audio/speech', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ input: SENTENCE, response_format: 'pcm' }) });
+  const res = await pool.request({
+    method: 'POST',
+    path: '/v1/audio/speech',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ input: SENTENCE, response_format: 'pcm' }),
+  });
   const bytes = (await res.body.arrayBuffer()).byteLength;
   if (res.statusCode !== 200) throw new Error(`speech probe → ${res.statusCode}`);
   return bytes / 48_000;

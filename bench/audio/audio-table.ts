@@ -1,7 +1,8 @@
 import type { AudioReport, AudioRow } from './audio-bench.js';
 
 const cell = (row: AudioRow) => {
-  if (row.figure === 'speech') return `first byte p50 ${row.firstByteMs!.p50} ms, p99 ${row.firstByteMs!.p99} ms; RTF ${row.realTimeFactor}`;
+  if (row.figure === 'speech')
+    return `first byte p50 ${row.firstByteMs!.p50} ms, p99 ${row.firstByteMs!.p99} ms; RTF ${row.realTimeFactor}`;
   if (row.figure === 'transcription') return `RTF ${row.realTimeFactor}`;
   return `${row.perSecond} transcriptions/s`;
 };
@@ -13,7 +14,8 @@ function versus(ours: AudioRow, base: AudioRow | undefined): string {
     const added = ours.firstByteMs!.p50 - base.firstByteMs!.p50;
     return `${added >= 0 ? '+' : '−'}${Math.abs(added).toFixed(1)} ms to first byte; RTF ×${(ours.realTimeFactor! / Math.max(base.realTimeFactor!, 1e-6)).toFixed(2)}`;
   }
-  if (ours.figure === 'transcription') return `RTF ×${(ours.realTimeFactor! / Math.max(base.realTimeFactor!, 1e-6)).toFixed(2)}`;
+  if (ours.figure === 'transcription')
+    return `RTF ×${(ours.realTimeFactor! / Math.max(base.realTimeFactor!, 1e-6)).toFixed(2)}`;
   return `${Math.round((100 * ours.perSecond!) / Math.max(base.perSecond!, 1e-6))} % of the baseline`;
 }
 
@@ -28,8 +30,15 @@ export function formatAudio(report: AudioReport): string {
     '|---|---|---|---:|---|---:|',
   ];
   for (const row of report.rows) {
-    const base = row.role === 'ours' ? report.rows.find((other) => other.role === 'baseline' && other.engine === row.engine && other.figure === row.figure) : undefined;
-    lines.push(`| ${row.engine} | ${row.figure} (${row.audioSeconds} s of audio) | ${row.name} | ${cell(row)} | ${row.role === 'baseline' ? '(baseline)' : versus(row, base)} | ${row.errors} |`);
+    const base =
+      row.role === 'ours'
+        ? report.rows.find(
+            (other) => other.role === 'baseline' && other.engine === row.engine && other.figure === row.figure,
+          )
+        : undefined;
+    lines.push(
+      `| ${row.engine} | ${row.figure} (${row.audioSeconds} s of audio) | ${row.name} | ${cell(row)} | ${row.role === 'baseline' ? '(baseline)' : versus(row, base)} | ${row.errors} |`,
+    );
   }
   return lines.join('\n');
 }

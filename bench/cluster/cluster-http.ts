@@ -8,10 +8,20 @@ import { SseDecoder } from '../../protocols/sse-decoder.js';
 export const wallNow = () => performance.timeOrigin + performance.now();
 
 /** One JSON request; the body parsed when it is JSON. */
-export async function callJson(origin: string, method: string, path: string, token: string, body?: unknown, timeoutMs = 15_000): Promise<{ status: number; body: any }> {
+export async function callJson(
+  origin: string,
+  method: string,
+  path: string,
+  token: string,
+  body?: unknown,
+  timeoutMs = 15_000,
+): Promise<{ status: number; body: any }> {
   const res = await request(`${origin}${path}`, {
     method: method as 'GET',
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
@@ -25,9 +35,18 @@ export async function callJson(origin: string, method: string, path: string, tok
 }
 
 /** An account with `creditUsd` through POST /admin/v1/accounts (no tier caps), and its API token. */
-export async function createAccount(origin: string, adminKey: string, creditUsd = 1_000_000): Promise<{ id: string; token: string }> {
-  const created = await callJson(origin, 'POST', '/admin/v1/accounts', adminKey, { email: `bench-cluster-${randomBytes(5).toString('hex')}@example.com`, password: 'bench password 123', credit_usd: creditUsd });
-  if (created.status !== 201 || !created.body?.api_token?.token) throw new Error(`account creation failed: ${created.status} ${JSON.stringify(created.body).slice(0, 300)}`);
+export async function createAccount(
+  origin: string,
+  adminKey: string,
+  creditUsd = 1_000_000,
+): Promise<{ id: string; token: string }> {
+  const created = await callJson(origin, 'POST', '/admin/v1/accounts', adminKey, {
+    email: `bench-cluster-${randomBytes(5).toString('hex')}@example.com`,
+    password: 'bench password 123',
+    credit_usd: creditUsd,
+  });
+  if (created.status !== 201 || !created.body?.api_token?.token)
+    throw new Error(`account creation failed: ${created.status} ${JSON.stringify(created.body).slice(0, 300)}`);
   return { id: created.body.account.id, token: created.body.api_token.token };
 }
 
@@ -58,7 +77,13 @@ export interface FollowResult {
  * Follows a session's events on `origin` after `after` (sent as Last-Event-ID) until the stream
  * ends, breaks, `timeoutMs` passes without a byte, or `onEvent` returns `'stop'`.
  */
-export async function followSession(origin: string, id: string, token: string, after: number, options: { onEvent?: (event: FollowedEvent) => void | 'stop'; timeoutMs?: number } = {}): Promise<FollowResult> {
+export async function followSession(
+  origin: string,
+  id: string,
+  token: string,
+  after: number,
+  options: { onEvent?: (event: FollowedEvent) => void | 'stop'; timeoutMs?: number } = {},
+): Promise<FollowResult> {
   const events: FollowedEvent[] = [];
   const controller = new AbortController();
   let stopped = false;
@@ -72,7 +97,13 @@ export async function followSession(origin: string, id: string, token: string, a
       return;
     }
     if (typeof parsed.seq !== 'number' || typeof parsed.ts !== 'number') return;
-    const event: FollowedEvent = { seq: parsed.seq, type: String(parsed.type), ts: parsed.ts, data: (parsed.data ?? {}) as Record<string, unknown>, at };
+    const event: FollowedEvent = {
+      seq: parsed.seq,
+      type: String(parsed.type),
+      ts: parsed.ts,
+      data: (parsed.data ?? {}) as Record<string, unknown>,
+      at,
+    };
     events.push(event);
     if (options.onEvent?.(event) === 'stop') {
       stopped = true;
@@ -98,6 +129,12 @@ export async function followSession(origin: string, id: string, token: string, a
     return { status, events, ended: !stopped, stopped, error: null };
   } catch (err) {
     if (stopped) return { status, events, ended: false, stopped, error: null };
-    return { status, events, ended: false, stopped, error: (err as { code?: string; message?: string }).code ?? String((err as Error).message ?? err) };
+    return {
+      status,
+      events,
+      ended: false,
+      stopped,
+      error: (err as { code?: string; message?: string }).code ?? String((err as Error).message ?? err),
+    };
   }
 }

@@ -38,7 +38,11 @@ function killChild(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
  * Spawns a tracked child and resolves once `ready` matches its output on `stream`, within
  * `timeoutMs`. Both pipes stay drained for the child's life; only the stderr tail is kept.
  */
-function spawnUntil(command: string, args: string[], options: { env?: NodeJS.ProcessEnv; ready: RegExp; stream: 'stdout' | 'stderr'; timeoutMs: number }): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
+function spawnUntil(
+  command: string,
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; ready: RegExp; stream: 'stdout' | 'stderr'; timeoutMs: number },
+): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
   const child = spawn(command, args, { cwd: ROOT, env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   let log: string | null = '';
@@ -104,7 +108,11 @@ export async function startNats(): Promise<NatsUnderTest> {
 /** `size` nats-servers with JetStream and routes between all of them (the tests' cluster), ready for streams with `size` replicas. */
 export async function startNatsCluster(size = 3): Promise<NatsUnderTest> {
   const cluster = await startTestNatsCluster(size);
-  return { urls: cluster.urls, pids: cluster.members.flatMap((member) => (member.process.pid === undefined ? [] : [member.process.pid])), close: () => cluster.close() };
+  return {
+    urls: cluster.urls,
+    pids: cluster.members.flatMap((member) => (member.process.pid === undefined ? [] : [member.process.pid])),
+    close: () => cluster.close(),
+  };
 }
 
 /** One key for sealed secrets on every node (cluster mode requires it; the single node gets it too, same settings). */
@@ -130,7 +138,12 @@ export interface GatewayProcess {
  * A gateway with the sim backend at zero latency (as every load scenario), on its own data
  * directory under `root`. `env` adds settings (cluster mode: SVC_NATS_URL, SVC_NODE_ID, …).
  */
-export function gatewayProcess(id: string, root: string, adminKey: string, env: Record<string, string> = {}): GatewayProcess {
+export function gatewayProcess(
+  id: string,
+  root: string,
+  adminKey: string,
+  env: Record<string, string> = {},
+): GatewayProcess {
   let child: ChildProcess | null = null;
   let url: string | null = null;
   let fencedExits = 0;
@@ -164,7 +177,12 @@ export function gatewayProcess(id: string, root: string, adminKey: string, env: 
       return fencedExits;
     },
     start: async () => {
-      const started = await spawnUntil(process.execPath, ['--import', 'tsx', 'http/main.ts'], { env: fullEnv, ready: /svc listening on (\d+)/, stream: 'stdout', timeoutMs: 30_000 }).catch((err: unknown) => {
+      const started = await spawnUntil(process.execPath, ['--import', 'tsx', 'http/main.ts'], {
+        env: fullEnv,
+        ready: /svc listening on (\d+)/,
+        stream: 'stdout',
+        timeoutMs: 30_000,
+      }).catch((err: unknown) => {
         if (/: exited \(3\)/.test(String(err))) fencedExits++;
         throw err;
       });

@@ -15,7 +15,15 @@ import { UNIQUE_MARKER, type LoadProgress } from '../load/load-client.js';
 import { ResourceSampler } from '../load/process-sampler.js';
 import { runLoadInWorker } from '../load/run-in-worker.js';
 import { callJson, createAccount, followSession } from './cluster-http.js';
-import { benchRoot, gatewayProcess, newAdminKey, startNats, startNatsCluster, type GatewayProcess, type NatsUnderTest } from './cluster-processes.js';
+import {
+  benchRoot,
+  gatewayProcess,
+  newAdminKey,
+  startNats,
+  startNatsCluster,
+  type GatewayProcess,
+  type NatsUnderTest,
+} from './cluster-processes.js';
 import { runSessionLoad } from './session-load.js';
 import { measureCrossNode, type CrossNodeReport } from './cross-node.js';
 import { median, ratio, round } from './figures.js';
@@ -80,7 +88,15 @@ export interface OneNodeReport {
 /** Part 2: the same events followed on the home node and through another node. */
 export interface ClusterReport {
   scenario: typeof CLUSTER_SCENARIO;
-  settings: { connections: number; durationS: number; warmupS: number; crossSessions: number; crossLanes: number; takeovers: number; leaseMs: number };
+  settings: {
+    connections: number;
+    durationS: number;
+    warmupS: number;
+    crossSessions: number;
+    crossLanes: number;
+    takeovers: number;
+    leaseMs: number;
+  };
   oneNode: OneNodeReport;
   crossNode: CrossNodeReport;
   takeover: TakeoverReport;
@@ -89,7 +105,10 @@ export interface ClusterReport {
 }
 
 /** Samples the gateway and the nats-servers over one window. */
-function sampleWindow(gateway: GatewayProcess, nats: NatsUnderTest | null): () => { gateway: number | null; nats: number | null } {
+function sampleWindow(
+  gateway: GatewayProcess,
+  nats: NatsUnderTest | null,
+): () => { gateway: number | null; nats: number | null } {
   const ours = gateway.pid === null ? null : new ResourceSampler(gateway.pid);
   const theirs = (nats?.pids ?? []).map((pid) => new ResourceSampler(pid));
   ours?.start();
@@ -97,13 +116,30 @@ function sampleWindow(gateway: GatewayProcess, nats: NatsUnderTest | null): () =
   return () => {
     const gatewayCpu = ours?.stop()?.cpuPercent ?? null;
     const natsCpu = theirs.map((sampler) => sampler.stop()?.cpuPercent ?? 0);
-    return { gateway: gatewayCpu, nats: natsCpu.length ? round(natsCpu.reduce((a, b) => a + b, 0), 1) : null };
+    return {
+      gateway: gatewayCpu,
+      nats: natsCpu.length
+        ? round(
+            natsCpu.reduce((a, b) => a + b, 0),
+            1,
+          )
+        : null,
+    };
   };
 }
 
 /** Part 1 for one mode: a fresh server (and, in cluster mode, a fresh nats-server), chat then sessions. */
 /** One row of the one-node table: how many completed in the window, their latencies and errors, and the CPU it took. */
-function loadRow(count: number, run: { windowMs: number; latency: HistogramData; errors: Record<string, number>; errorSamples: Record<string, string> }, cpu: { gateway: number | null; nats: number | null }): ClusterLoadRow {
+function loadRow(
+  count: number,
+  run: {
+    windowMs: number;
+    latency: HistogramData;
+    errors: Record<string, number>;
+    errorSamples: Record<string, string>;
+  },
+  cpu: { gateway: number | null; nats: number | null },
+): ClusterLoadRow {
   return {
     count,
     perSecond: round((count / Math.max(1, run.windowMs)) * 1000, 1),
@@ -115,13 +151,18 @@ function loadRow(count: number, run: { windowMs: number; latency: HistogramData;
   };
 }
 
-async function measureOneNode(mode: 'single' | 'cluster', s: ClusterSettings): Promise<{ chat: ClusterLoadRow; sessions: ClusterLoadRow }> {
+async function measureOneNode(
+  mode: 'single' | 'cluster',
+  s: ClusterSettings,
+): Promise<{ chat: ClusterLoadRow; sessions: ClusterLoadRow }> {
   const root = benchRoot(`svc-bench-cluster-${mode}-`);
   let nats: NatsUnderTest | null = null;
   let gateway: GatewayProcess | null = null;
   try {
     if (mode === 'cluster') nats = await startNats();
-    const env: Record<string, string> = nats ? { SVC_NATS_URL: nats.urls[0]!, SVC_NODE_ID: 'solo', SVC_BLOB_DIR: join(root.path, 'blobs') } : {};
+    const env: Record<string, string> = nats
+      ? { SVC_NATS_URL: nats.urls[0]!, SVC_NODE_ID: 'solo', SVC_BLOB_DIR: join(root.path, 'blobs') }
+      : {};
     gateway = gatewayProcess('solo', root.path, newAdminKey(), env);
     await gateway.start();
     const chatAccount = await createAccount(gateway.url, gateway.adminKey);
@@ -134,7 +175,11 @@ async function measureOneNode(mode: 'single' | 'cluster', s: ClusterSettings): P
       {
         url: `${gateway.url}/v1/chat/completions`,
         headers: { authorization: `Bearer ${chatAccount.token}` },
-        body: JSON.stringify({ model: 'pro-1', messages: [{ role: 'user', content: `Cluster probe ${UNIQUE_MARKER}` }], max_tokens: 16 }),
+        body: JSON.stringify({
+          model: 'pro-1',
+          messages: [{ role: 'user', content: `Cluster probe ${UNIQUE_MARKER}` }],
+          max_tokens: 16,
+        }),
         mode: 'json',
         connections: s.connections,
         durationMs: s.durationMs,
@@ -157,7 +202,11 @@ async function measureOneNode(mode: 'single' | 'cluster', s: ClusterSettings): P
       durationMs: s.durationMs,
       warmupMs: s.warmupMs,
       timeoutMs: s.timeoutMs,
-      body: (n) => ({ model: 'pro-1', messages: [{ role: 'user', content: `Session probe ${run}-${n}` }], max_tokens: 16 }),
+      body: (n) => ({
+        model: 'pro-1',
+        messages: [{ role: 'user', content: `Session probe ${run}-${n}` }],
+        max_tokens: 16,
+      }),
     });
     const sessionRow = loadRow(sessions.sessions, sessions, stop());
     return { chat: chatRow, sessions: sessionRow };
@@ -174,18 +223,36 @@ async function measureOneNode(mode: 'single' | 'cluster', s: ClusterSettings): P
  */
 async function prime(origin: string, chatToken: string, sessionToken: string): Promise<void> {
   for (let i = 0; i < 10; i++) {
-    const res = await callJson(origin, 'POST', '/v1/chat/completions', chatToken, { model: 'pro-1', messages: [{ role: 'user', content: `Priming ${i} ${Math.random()}` }], max_tokens: 16 });
-    if (res.status !== 200) throw new Error(`priming chat completion failed: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
+    const res = await callJson(origin, 'POST', '/v1/chat/completions', chatToken, {
+      model: 'pro-1',
+      messages: [{ role: 'user', content: `Priming ${i} ${Math.random()}` }],
+      max_tokens: 16,
+    });
+    if (res.status !== 200)
+      throw new Error(`priming chat completion failed: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
   }
   for (let i = 0; i < 2; i++) {
-    const created = await callJson(origin, 'POST', '/v1/chat/sessions', sessionToken, { model: 'pro-1', messages: [{ role: 'user', content: `Priming ${i} ${Math.random()}` }], max_tokens: 16 });
-    if (created.status !== 201) throw new Error(`priming session failed: ${created.status} ${JSON.stringify(created.body).slice(0, 300)}`);
+    const created = await callJson(origin, 'POST', '/v1/chat/sessions', sessionToken, {
+      model: 'pro-1',
+      messages: [{ role: 'user', content: `Priming ${i} ${Math.random()}` }],
+      max_tokens: 16,
+    });
+    if (created.status !== 201)
+      throw new Error(`priming session failed: ${created.status} ${JSON.stringify(created.body).slice(0, 300)}`);
     await followSession(origin, created.body.id as string, sessionToken, 0);
   }
 }
 
 function compare(single: ClusterLoadRow, cluster: ClusterLoadRow): OneNodeFigure {
-  return { single, cluster, ratio: { perSecond: ratio(cluster.perSecond, single.perSecond), p50: ratio(cluster.latencyMs.p50, single.latencyMs.p50), p99: ratio(cluster.latencyMs.p99, single.latencyMs.p99) } };
+  return {
+    single,
+    cluster,
+    ratio: {
+      perSecond: ratio(cluster.perSecond, single.perSecond),
+      p50: ratio(cluster.latencyMs.p50, single.latencyMs.p50),
+      p99: ratio(cluster.latencyMs.p99, single.latencyMs.p99),
+    },
+  };
 }
 
 /** Resolves once `onEvent` has seen an event with seq ≥ `seq`; rejects after `timeoutMs`. */
@@ -202,7 +269,9 @@ async function startNode(node: GatewayProcess, s: ClusterSettings): Promise<void
 }
 
 /** Parts 2 and 3 on one 3-node cluster over a 3-server NATS cluster (R3). */
-async function measureThreeNodes(s: ClusterSettings): Promise<{ crossNode: CrossNodeReport; takeover: TakeoverReport }> {
+async function measureThreeNodes(
+  s: ClusterSettings,
+): Promise<{ crossNode: CrossNodeReport; takeover: TakeoverReport }> {
   const root = benchRoot('svc-bench-cluster-3-');
   let nats: NatsUnderTest | null = null;
   const nodes: GatewayProcess[] = [];
@@ -210,7 +279,12 @@ async function measureThreeNodes(s: ClusterSettings): Promise<{ crossNode: Cross
     s.onStep?.('cluster: starting 3 nats-servers (JetStream cluster) and 3 gateway nodes');
     nats = await startNatsCluster(3);
     const adminKey = newAdminKey();
-    const env = { SVC_NATS_URL: nats.urls.join(','), SVC_BLOB_DIR: join(root.path, 'blobs'), SVC_CLUSTER_LEASE_MS: String(s.leaseMs), SVC_DRAIN_MS: '1000' };
+    const env = {
+      SVC_NATS_URL: nats.urls.join(','),
+      SVC_BLOB_DIR: join(root.path, 'blobs'),
+      SVC_CLUSTER_LEASE_MS: String(s.leaseMs),
+      SVC_DRAIN_MS: '1000',
+    };
     for (const id of ['g1', 'g2', 'g3']) {
       const node = gatewayProcess(id, root.path, adminKey, { ...env, SVC_NODE_ID: id });
       nodes.push(node);
@@ -234,7 +308,17 @@ async function measureThreeNodes(s: ClusterSettings): Promise<{ crossNode: Cross
         }
         runs.push(await takeoverOnce(g1, g2, s));
       } catch (err) {
-        runs.push({ nextEventMs: null, nextEventType: null, downMs: null, movedMs: null, movedTo: null, finalState: null, gapFree: false, reconnects: 0, error: err instanceof Error ? err.message : String(err) });
+        runs.push({
+          nextEventMs: null,
+          nextEventType: null,
+          downMs: null,
+          movedMs: null,
+          movedTo: null,
+          finalState: null,
+          gapFree: false,
+          reconnects: 0,
+          error: err instanceof Error ? err.message : String(err),
+        });
       }
     }
     return {
@@ -243,7 +327,11 @@ async function measureThreeNodes(s: ClusterSettings): Promise<{ crossNode: Cross
         leaseMs: s.leaseMs,
         fencedExits: nodes.reduce((sum, node) => sum + node.fencedExits, 0),
         runs,
-        median: { nextEventMs: median(runs.map((r) => r.nextEventMs)), downMs: median(runs.map((r) => r.downMs)), movedMs: median(runs.map((r) => r.movedMs)) },
+        median: {
+          nextEventMs: median(runs.map((r) => r.nextEventMs)),
+          downMs: median(runs.map((r) => r.downMs)),
+          movedMs: median(runs.map((r) => r.movedMs)),
+        },
       },
     };
   } finally {
@@ -261,7 +349,15 @@ export async function runClusterScenario(s: ClusterSettings): Promise<ClusterRep
   const three = await measureThreeNodes(s);
   return {
     scenario: CLUSTER_SCENARIO,
-    settings: { connections: s.connections, durationS: s.durationMs / 1000, warmupS: s.warmupMs / 1000, crossSessions: s.crossSessions, crossLanes: s.crossLanes, takeovers: s.takeovers, leaseMs: s.leaseMs },
+    settings: {
+      connections: s.connections,
+      durationS: s.durationMs / 1000,
+      warmupS: s.warmupMs / 1000,
+      crossSessions: s.crossSessions,
+      crossLanes: s.crossLanes,
+      takeovers: s.takeovers,
+      leaseMs: s.leaseMs,
+    },
     oneNode: { chat: compare(single.chat, cluster.chat), sessions: compare(single.sessions, cluster.sessions) },
     crossNode: three.crossNode,
     takeover: three.takeover,

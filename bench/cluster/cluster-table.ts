@@ -4,11 +4,13 @@ import { cpus } from 'node:os';
 import type { ClusterLoadRow, ClusterReport, OneNodeFigure } from './cluster-scenario.js';
 import type { LatencySummary } from '../load/histogram.js';
 
-const ms = (value: number | null) => (value === null ? '–' : value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2));
+const ms = (value: number | null) =>
+  value === null ? '–' : value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2);
 const num = (value: number) => (value >= 100 ? Math.round(value).toLocaleString('en-US') : value.toFixed(1));
 const times = (value: number) => `×${value.toFixed(2)}`;
 const errorCount = (row: ClusterLoadRow) => Object.values(row.errors).reduce((a, b) => a + b, 0);
-const cpu = (row: ClusterLoadRow) => `${row.gatewayCpuPercent ?? '–'}${row.natsCpuPercent === null ? '' : ` + nats ${row.natsCpuPercent}`}`;
+const cpu = (row: ClusterLoadRow) =>
+  `${row.gatewayCpuPercent ?? '–'}${row.natsCpuPercent === null ? '' : ` + nats ${row.natsCpuPercent}`}`;
 
 function oneNodeRows(label: string, unit: string, figure: OneNodeFigure): string[] {
   const { single, cluster, ratio } = figure;
@@ -27,9 +29,16 @@ function latencyRow(name: string, summary: LatencySummary): string {
 
 function errorLines(report: ClusterReport): string[] {
   const lines: string[] = [];
-  for (const [name, figure] of [['chat', report.oneNode.chat], ['sessions', report.oneNode.sessions]] as const) {
-    for (const [mode, row] of [['single', figure.single], ['cluster', figure.cluster]] as const) {
-      for (const [kind, count] of Object.entries(row.errors)) lines.push(`- ${name}, ${mode}: ${count} × ${kind}: ${row.errorSamples[kind] ?? ''}`);
+  for (const [name, figure] of [
+    ['chat', report.oneNode.chat],
+    ['sessions', report.oneNode.sessions],
+  ] as const) {
+    for (const [mode, row] of [
+      ['single', figure.single],
+      ['cluster', figure.cluster],
+    ] as const) {
+      for (const [kind, count] of Object.entries(row.errors))
+        lines.push(`- ${name}, ${mode}: ${count} × ${kind}: ${row.errorSamples[kind] ?? ''}`);
     }
   }
   for (const error of report.crossNode.errors) lines.push(`- cross-node: ${error}`);
@@ -66,7 +75,10 @@ export function formatCluster(report: ClusterReport): string {
     '',
     '| run | SIGKILL → next event on node 2 ms | next event | SIGKILL → node 1 down ms | SIGKILL → session listed under | final state | gap-free | reconnects |',
     '|---|---:|---|---:|---|---|---|---:|',
-    ...t.runs.map((run, i) => `| ${i + 1} | ${ms(run.nextEventMs)} | ${run.nextEventType ?? '–'} | ${ms(run.downMs)} | ${run.movedMs === null ? '–' : `${run.movedTo} at ${ms(run.movedMs)} ms`} | ${run.finalState ?? '–'} | ${run.gapFree ? 'yes' : 'no'} | ${run.reconnects} |`),
+    ...t.runs.map(
+      (run, i) =>
+        `| ${i + 1} | ${ms(run.nextEventMs)} | ${run.nextEventType ?? '–'} | ${ms(run.downMs)} | ${run.movedMs === null ? '–' : `${run.movedTo} at ${ms(run.movedMs)} ms`} | ${run.finalState ?? '–'} | ${run.gapFree ? 'yes' : 'no'} | ${run.reconnects} |`,
+    ),
     `| median | ${ms(t.median.nextEventMs)} | | ${ms(t.median.downMs)} | ${t.median.movedMs === null ? '–' : `${ms(t.median.movedMs)} ms`} | | | |`,
     '',
     `nodes of the 3-node cluster that exited fenced without being killed (at boot, then started again, or during the run): ${t.fencedExits}`,

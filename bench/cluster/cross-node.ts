@@ -28,7 +28,10 @@ export interface CrossNodeReport {
 
 /** One SIGKILL of node 1 with a session running there. */
 
-function seqReached(timeoutMs: number): { seen: (event: FollowedEvent) => void; ready: (seq: number) => Promise<void> } {
+function seqReached(timeoutMs: number): {
+  seen: (event: FollowedEvent) => void;
+  ready: (seq: number) => Promise<void>;
+} {
   let last = 0;
   const waiters: { seq: number; resolve: () => void }[] = [];
   return {
@@ -46,11 +49,16 @@ function seqReached(timeoutMs: number): { seen: (event: FollowedEvent) => void; 
 }
 
 /** Part 2: sessions of an account homed on node 1, each followed on node 1 and on node 2 at once. */
-export async function measureCrossNode(home: GatewayProcess, other: GatewayProcess, s: ClusterSettings): Promise<CrossNodeReport> {
+export async function measureCrossNode(
+  home: GatewayProcess,
+  other: GatewayProcess,
+  s: ClusterSettings,
+): Promise<CrossNodeReport> {
   const account = await createAccount(home.url, home.adminKey);
   // The account's first request lands on node 1: node 1 becomes its home.
   const first = await callJson(home.url, 'GET', '/v1/account', account.token);
-  if (first.status !== 200) throw new Error(`first request on node 1 failed: ${first.status} ${JSON.stringify(first.body)}`);
+  if (first.status !== 200)
+    throw new Error(`first request on node 1 failed: ${first.status} ${JSON.stringify(first.body)}`);
   const direct = new Histogram();
   const forwarded = new Histogram();
   const added = new Histogram();
@@ -70,22 +78,35 @@ export async function measureCrossNode(home: GatewayProcess, other: GatewayProce
       require_approval: true,
       metadata: { sim: { tokens_per_s: 200 } },
     });
-    if (created.status !== 201) throw new Error(`session not created: ${created.status} ${JSON.stringify(created.body).slice(0, 300)}`);
+    if (created.status !== 201)
+      throw new Error(`session not created: ${created.status} ${JSON.stringify(created.body).slice(0, 300)}`);
     const id = created.body.id as string;
     if (n === 0) {
       const view = await callJson(other.url, 'GET', '/admin/v1/cluster', other.adminKey);
-      homeOnNode1 = Boolean(view.body?.nodes?.find((node: { id: string }) => node.id === home.id)?.actors?.some((actor: { id: string }) => actor.id === id));
+      homeOnNode1 = Boolean(
+        view.body?.nodes
+          ?.find((node: { id: string }) => node.id === home.id)
+          ?.actors?.some((actor: { id: string }) => actor.id === id),
+      );
     }
     const onHome = seqReached(s.timeoutMs);
     const onOther = seqReached(s.timeoutMs);
     const followHome = followSession(home.url, id, account.token, 0, { onEvent: onHome.seen, timeoutMs: s.timeoutMs });
-    const followOther = followSession(other.url, id, account.token, 0, { onEvent: onOther.seen, timeoutMs: s.timeoutMs });
+    const followOther = followSession(other.url, id, account.token, 0, {
+      onEvent: onOther.seen,
+      timeoutMs: s.timeoutMs,
+    });
     await Promise.all([onHome.ready(readySeq), onOther.ready(readySeq)]);
     const approved = await callJson(home.url, 'POST', `/v1/chat/sessions/${id}/approve`, account.token);
-    if (approved.status !== 200) throw new Error(`approve failed: ${approved.status} ${JSON.stringify(approved.body).slice(0, 300)}`);
+    if (approved.status !== 200)
+      throw new Error(`approve failed: ${approved.status} ${JSON.stringify(approved.body).slice(0, 300)}`);
     const [a, b] = await Promise.all([followHome, followOther]);
-    for (const [name, result] of [['node 1', a], ['node 2', b]] as const) {
-      if (result.error || !result.ended) errors.push(`${name} follower of ${id}: ${result.status} ${result.error ?? 'stream did not end'}`);
+    for (const [name, result] of [
+      ['node 1', a],
+      ['node 2', b],
+    ] as const) {
+      if (result.error || !result.ended)
+        errors.push(`${name} follower of ${id}: ${result.status} ${result.error ?? 'stream did not end'}`);
     }
     const onTwo = new Map(b.events.map((event) => [event.seq, event]));
     for (const event of a.events) {

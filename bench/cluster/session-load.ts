@@ -39,17 +39,31 @@ async function oneSession(client: Client, options: SessionLoadOptions, n: number
     bodyTimeout: options.timeoutMs,
   });
   const text = await created.body.text();
-  if (created.statusCode !== 201) return { ok: false, kind: `create:${created.statusCode}`, detail: text.slice(0, 300) };
+  if (created.statusCode !== 201)
+    return { ok: false, kind: `create:${created.statusCode}`, detail: text.slice(0, 300) };
   const id = (JSON.parse(text) as { id: string }).id;
-  const events = await client.request({ path: `/v1/chat/sessions/${id}/events`, method: 'GET', headers: { ...headers, 'last-event-id': '0' }, headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs });
-  if (events.statusCode !== 200) return { ok: false, kind: `events:${events.statusCode}`, detail: (await events.body.text()).slice(0, 300) };
+  const events = await client.request({
+    path: `/v1/chat/sessions/${id}/events`,
+    method: 'GET',
+    headers: { ...headers, 'last-event-id': '0' },
+    headersTimeout: options.timeoutMs,
+    bodyTimeout: options.timeoutMs,
+  });
+  if (events.statusCode !== 200)
+    return { ok: false, kind: `events:${events.statusCode}`, detail: (await events.body.text()).slice(0, 300) };
   let last = '';
   const decoder = new SseDecoder((event) => {
     if (event.event) last = event.event;
   });
   for await (const chunk of events.body as AsyncIterable<Buffer>) decoder.push(chunk);
   decoder.end();
-  return last === 'completed' ? { ok: true } : { ok: false, kind: `ended:${last || 'empty'}`, detail: `session ${id} ended its stream after ${last || 'no event'}` };
+  return last === 'completed'
+    ? { ok: true }
+    : {
+        ok: false,
+        kind: `ended:${last || 'empty'}`,
+        detail: `session ${id} ended its stream after ${last || 'no event'}`,
+      };
 }
 
 /** Runs `connections` lanes of sessions for `warmupMs + durationMs`, then waits (up to `timeoutMs`) for those in flight. */
@@ -62,7 +76,10 @@ export async function runSessionLoad(options: SessionLoadOptions): Promise<Sessi
   const t0 = performance.now();
   const measureStart = t0 + options.warmupMs;
   const measureEnd = measureStart + options.durationMs;
-  const clients = Array.from({ length: options.connections }, () => new Client(options.origin, { pipelining: 1, keepAliveTimeout: 60_000, connectTimeout: options.timeoutMs }));
+  const clients = Array.from(
+    { length: options.connections },
+    () => new Client(options.origin, { pipelining: 1, keepAliveTimeout: 60_000, connectTimeout: options.timeoutMs }),
+  );
   const lane = async (client: Client) => {
     while (performance.now() < measureEnd) {
       const sent = performance.now();

@@ -37,7 +37,13 @@ export interface TakeoverReport {
 
 /** What the cluster scenario measured. */
 
-async function watchTakeover(watcher: GatewayProcess, dead: string, sessionId: string, killedAt: number, until: Promise<unknown>) {
+async function watchTakeover(
+  watcher: GatewayProcess,
+  dead: string,
+  sessionId: string,
+  killedAt: number,
+  until: Promise<unknown>,
+) {
   let downMs: number | null = null;
   let movedMs: number | null = null;
   let movedTo: string | null = null;
@@ -45,11 +51,15 @@ async function watchTakeover(watcher: GatewayProcess, dead: string, sessionId: s
   void until.finally(() => (finished = true));
   const deadline = killedAt + 60_000;
   while (performance.now() < deadline && (downMs === null || movedMs === null)) {
-    const view = await callJson(watcher.url, 'GET', '/admin/v1/cluster', watcher.adminKey, undefined, 5_000).catch(() => null);
+    const view = await callJson(watcher.url, 'GET', '/admin/v1/cluster', watcher.adminKey, undefined, 5_000).catch(
+      () => null,
+    );
     const at = performance.now() - killedAt;
     const nodes = (view?.body?.nodes ?? []) as { id: string; state: string; actors: { id: string }[] }[];
     if (downMs === null && nodes.some((node) => node.id === dead && node.state === 'down')) downMs = round(at, 1);
-    const owner = nodes.find((node) => node.id !== dead && node.state === 'up' && node.actors.some((actor) => actor.id === sessionId));
+    const owner = nodes.find(
+      (node) => node.id !== dead && node.state === 'up' && node.actors.some((actor) => actor.id === sessionId),
+    );
     if (movedMs === null && owner) {
       movedMs = round(at, 1);
       movedTo = owner.id;
@@ -82,7 +92,8 @@ export async function takeoverOnce(g1: GatewayProcess, g2: GatewayProcess, s: Cl
     max_tokens: 80,
     metadata: { sim: { tokens_per_s: 25 } },
   });
-  if (created.status !== 201) throw new Error(`session not created on node 1: ${created.status} ${JSON.stringify(created.body).slice(0, 300)}`);
+  if (created.status !== 201)
+    throw new Error(`session not created on node 1: ${created.status} ${JSON.stringify(created.body).slice(0, 300)}`);
   const id = created.body.id as string;
   const seen: FollowedEvent[] = [];
   const before = await followSession(g2.url, id, account.token, 0, {
@@ -92,7 +103,10 @@ export async function takeoverOnce(g1: GatewayProcess, g2: GatewayProcess, s: Cl
       return event.type === 'phase' && event.data.phase === 'drafting' ? 'stop' : undefined;
     },
   });
-  if (!before.stopped) throw new Error(`the session did not reach drafting on node 1 (${before.status} ${before.error ?? ''}: ${seen.map((e) => e.type).join(',')})`);
+  if (!before.stopped)
+    throw new Error(
+      `the session did not reach drafting on node 1 (${before.status} ${before.error ?? ''}: ${seen.map((e) => e.type).join(',')})`,
+    );
 
   const killedAt = performance.now();
   await g1.kill('SIGKILL');
@@ -115,7 +129,12 @@ export async function takeoverOnce(g1: GatewayProcess, g2: GatewayProcess, s: Cl
           seen.push(event);
         },
       });
-      if (result.status === 200 && result.ended && ['completed', 'failed', 'cancelled', 'expired'].includes(seen.at(-1)?.type ?? '')) return;
+      if (
+        result.status === 200 &&
+        result.ended &&
+        ['completed', 'failed', 'cancelled', 'expired'].includes(seen.at(-1)?.type ?? '')
+      )
+        return;
       await sleep(100);
     }
     error = 'the session did not end on node 2 in time';

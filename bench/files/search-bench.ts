@@ -44,7 +44,26 @@ function createRandom(seed: number): () => number {
 
 /** Pronounceable words, a few with accents, and a Zipf (s = 1) sampler over them. */
 function createVocabulary(random: () => number): { words: string[]; pick: () => string } {
-  const syllables = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'to', 'vi', 'del', 'mar', 'qui', 'ston', 'bre', 'fal', 'gor', 'zé', 'cö', 'ha'];
+  const syllables = [
+    'ka',
+    'lo',
+    'mi',
+    'ne',
+    'ru',
+    'sa',
+    'to',
+    'vi',
+    'del',
+    'mar',
+    'qui',
+    'ston',
+    'bre',
+    'fal',
+    'gor',
+    'zé',
+    'cö',
+    'ha',
+  ];
   const words = new Set<string>();
   while (words.size < VOCABULARY) {
     const count = 1 + Math.floor(random() * 4);
@@ -82,7 +101,12 @@ function createDocument(random: () => number, pick: () => string): string {
 }
 
 /** Single terms across frequency ranks, two- and three-term ORs, and phrases taken from the corpus. */
-function createQueries(count: number, random: () => number, words: readonly string[], texts: readonly string[]): string[] {
+function createQueries(
+  count: number,
+  random: () => number,
+  words: readonly string[],
+  texts: readonly string[],
+): string[] {
   const queries: string[] = [];
   const word = () => words[Math.floor(random() ** 3 * words.length)]!;
   for (let i = 0; i < count; i++) {
@@ -93,7 +117,9 @@ function createQueries(count: number, random: () => number, words: readonly stri
       const text = texts[Math.floor(random() * texts.length)]!;
       const at = Math.floor(random() * (text.length - 60));
       // Skip the first, possibly cut, word; the next two are consecutive tokens of the file.
-      const phrase = tokenTerms(text.slice(at, at + 60)).slice(1, 3).join(' ');
+      const phrase = tokenTerms(text.slice(at, at + 60))
+        .slice(1, 3)
+        .join(' ');
       queries.push(kind === 9 ? `"${phrase}" ${word()}` : `"${phrase}"`);
     }
   }
@@ -135,8 +161,12 @@ export async function benchSearch(options: { files: number; queries: number }): 
     const indexStart = performance.now();
     const pending: Promise<void>[] = [];
     for (let from = 0; from < texts.length; from += FILES_PER_TRANSACTION) {
-      const batch = texts.slice(from, from + FILES_PER_TRANSACTION).map((text, offset) => ({ fileId: `file-${from + offset}`, doc: index.analyze(text) }));
-      pending.push(store.transaction(() => batch.forEach(({ fileId, doc }) => index.addInTransaction(ACCOUNT, fileId, doc))));
+      const batch = texts
+        .slice(from, from + FILES_PER_TRANSACTION)
+        .map((text, offset) => ({ fileId: `file-${from + offset}`, doc: index.analyze(text) }));
+      pending.push(
+        store.transaction(() => batch.forEach(({ fileId, doc }) => index.addInTransaction(ACCOUNT, fileId, doc))),
+      );
       // Keep a few transactions in flight: batched commits without holding the whole corpus analysed.
       if (pending.length >= 4) await pending.shift();
     }
@@ -156,7 +186,14 @@ export async function benchSearch(options: { files: number; queries: number }): 
     }
     const runMs = performance.now() - runStart;
     latencies.sort((a, b) => a - b);
-    return { files: options.files, indexMs, qps: (queries.length / runMs) * 1000, p50Ms: percentile(latencies, 0.5), p99Ms: percentile(latencies, 0.99), scan: scanBaseline(queries, texts) };
+    return {
+      files: options.files,
+      indexMs,
+      qps: (queries.length / runMs) * 1000,
+      p50Ms: percentile(latencies, 0.5),
+      p99Ms: percentile(latencies, 0.99),
+      scan: scanBaseline(queries, texts),
+    };
   } finally {
     await store.close();
     rmSync(dir, { recursive: true, force: true });

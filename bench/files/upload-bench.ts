@@ -49,7 +49,11 @@ export interface UploadReport {
 const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits;
 
 /** Sends parts 0…n−1 with `concurrency` in flight; parts are random bytes generated in order and hashed as a whole. */
-async function sendParts(total: number, concurrency: number, put: (n: number, body: Buffer) => Promise<void>): Promise<{ sha256: string; histogram: Histogram; ms: number }> {
+async function sendParts(
+  total: number,
+  concurrency: number,
+  put: (n: number, body: Buffer) => Promise<void>,
+): Promise<{ sha256: string; histogram: Histogram; ms: number }> {
   const count = Math.ceil(total / UPLOAD_PART_BYTES);
   const whole = createHash('sha256');
   const histogram = new Histogram();
@@ -69,8 +73,25 @@ async function sendParts(total: number, concurrency: number, put: (n: number, bo
   return { sha256: whole.digest('hex'), histogram, ms: performance.now() - started };
 }
 
-async function json(pool: Pool, method: 'POST' | 'PUT' | 'GET', path: string, token: string | null, body?: Buffer | string, type = 'application/json'): Promise<Record<string, unknown>> {
-  const res = await pool.request({ method, path, headers: { ...(token && { authorization: `Bearer ${token}` }), ...(body !== undefined && { 'content-type': type }) }, body, headersTimeout: 600_000, bodyTimeout: 600_000 });
+async function json(
+  pool: Pool,
+  method: 'POST' | 'PUT' | 'GET',
+  path: string,
+  token: string | null,
+  body?: Buffer | string,
+  type = 'application/json',
+): Promise<Record<string, unknown>> {
+  const res = await pool.request({
+    method,
+    path,
+    headers: {
+      ...(token && { authorization: `Bearer ${token}` }),
+      ...(body !== undefined && { 'content-type': type }),
+    },
+    body,
+    headersTimeout: 600_000,
+    bodyTimeout: 600_000,
+  });
   const text = await res.body.text();
   if (res.statusCode !== 200) throw new Error(`${method} ${path} → ${res.statusCode} ${text.slice(0, 300)}`);
   return JSON.parse(text) as Record<string, unknown>;
@@ -81,7 +102,13 @@ async function uploadToGateway(server: ServerUnderTest, settings: UploadBenchSet
   const sampler = new ResourceSampler(typeof server.sample === 'number' ? server.sample : null, 100);
   try {
     if (server.sample !== null) sampler.start();
-    const upload = await json(pool, 'POST', '/v1/files/uploads', server.token, JSON.stringify({ filename: 'bench.bin', bytes: settings.bytes }));
+    const upload = await json(
+      pool,
+      'POST',
+      '/v1/files/uploads',
+      server.token,
+      JSON.stringify({ filename: 'bench.bin', bytes: settings.bytes }),
+    );
     const id = upload.id as string;
     const sent = await sendParts(settings.bytes, settings.concurrency, async (n, body) => {
       await json(pool, 'PUT', `/v1/files/uploads/${id}/parts/${n}`, server.token, body, 'application/octet-stream');
@@ -90,7 +117,13 @@ async function uploadToGateway(server: ServerUnderTest, settings: UploadBenchSet
     const file = await json(pool, 'POST', `/v1/files/uploads/${id}/complete`, server.token);
     const completeMs = performance.now() - t0;
     const resources = server.sample !== null ? sampler.stop() : null;
-    await pool.request({ method: 'DELETE', path: `/v1/files/${file.id as string}`, headers: { authorization: `Bearer ${server.token}` } }).then((res) => res.body.dump());
+    await pool
+      .request({
+        method: 'DELETE',
+        path: `/v1/files/${file.id as string}`,
+        headers: { authorization: `Bearer ${server.token}` },
+      })
+      .then((res) => res.body.dump());
     return {
       name: 'svc gateway',
       role: 'ours',
@@ -115,7 +148,16 @@ async function uploadToSink(settings: UploadBenchSettings): Promise<UploadRow> {
     const sent = await sendParts(settings.bytes, settings.concurrency, async (n, body) => {
       await json(pool, 'PUT', `/parts/${n}`, null, body, 'application/octet-stream');
     });
-    return { name: 'bare uWS sink', role: 'baseline', parts: sent.histogram.summary().count, mibPerSecond: round(settings.bytes / 1024 ** 2 / (sent.ms / 1000)), partLatencyMs: sent.histogram.summary(), completeMs: null, sha256Matches: null, server: sampler.stop() };
+    return {
+      name: 'bare uWS sink',
+      role: 'baseline',
+      parts: sent.histogram.summary().count,
+      mibPerSecond: round(settings.bytes / 1024 ** 2 / (sent.ms / 1000)),
+      partLatencyMs: sent.histogram.summary(),
+      completeMs: null,
+      sha256Matches: null,
+      server: sampler.stop(),
+    };
   } finally {
     await pool.close();
     await server.close();
@@ -131,7 +173,16 @@ async function writeToDisk(settings: UploadBenchSettings): Promise<UploadRow> {
       await handle.datasync();
       await handle.close();
     });
-    return { name: 'fsynced file writes', role: 'baseline', parts: sent.histogram.summary().count, mibPerSecond: round(settings.bytes / 1024 ** 2 / (sent.ms / 1000)), partLatencyMs: sent.histogram.summary(), completeMs: null, sha256Matches: null, server: null };
+    return {
+      name: 'fsynced file writes',
+      role: 'baseline',
+      parts: sent.histogram.summary().count,
+      mibPerSecond: round(settings.bytes / 1024 ** 2 / (sent.ms / 1000)),
+      partLatencyMs: sent.histogram.summary(),
+      completeMs: null,
+      sha256Matches: null,
+      server: null,
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -163,10 +214,16 @@ export function formatUpload(report: UploadReport): string {
   ];
   for (const row of report.rows) {
     const sha = row.sha256Matches === null ? '–' : row.sha256Matches ? 'matches' : '**differs**';
-    lines.push(`| ${row.name} | ${row.mibPerSecond} | ${round(row.partLatencyMs.p50)} | ${round(row.partLatencyMs.p99)} | ${row.completeMs ?? '–'} | ${sha} | ${row.server?.rssMbMax ?? '–'} | ${row.server?.cpuPercent ?? '–'} |`);
+    lines.push(
+      `| ${row.name} | ${row.mibPerSecond} | ${round(row.partLatencyMs.p50)} | ${round(row.partLatencyMs.p99)} | ${row.completeMs ?? '–'} | ${sha} | ${row.server?.rssMbMax ?? '–'} | ${row.server?.cpuPercent ?? '–'} |`,
+    );
   }
   const ours = report.rows.find((row) => row.role === 'ours');
   const sink = report.rows.find((row) => row.name === 'bare uWS sink');
-  if (ours && sink) lines.push('', `ours ÷ bare uWS sink: ${round((ours.mibPerSecond / sink.mibPerSecond) * 100, 0)} % of its MiB/s; target: server RSS under 200 MiB (${ours.server?.rssMbMax ?? '?'} MB) and sha256 equal`);
+  if (ours && sink)
+    lines.push(
+      '',
+      `ours ÷ bare uWS sink: ${round((ours.mibPerSecond / sink.mibPerSecond) * 100, 0)} % of its MiB/s; target: server RSS under 200 MiB (${ours.server?.rssMbMax ?? '?'} MB) and sha256 equal`,
+    );
   return lines.join('\n');
 }

@@ -11,19 +11,25 @@ function envelopeProblems(status: number, body: any, requestId: string | undefin
   const problems: string[] = [];
   const error = body?.error;
   if (!error || typeof error !== 'object') return ['error body has no `error` object'];
-  if (typeof error.message !== 'string' || error.message.length === 0) problems.push('error.message is not a non-empty string');
+  if (typeof error.message !== 'string' || error.message.length === 0)
+    problems.push('error.message is not a non-empty string');
   if (typeof error.type !== 'string') problems.push('error.type is not a string');
   if (typeof error.code !== 'string') problems.push('error.code is not a string');
-  if (!(error.param === null || typeof error.param === 'string')) problems.push('error.param is neither null nor a string');
+  if (!(error.param === null || typeof error.param === 'string'))
+    problems.push('error.param is neither null nor a string');
   const entry = (ERROR_CATALOGUE as Record<string, { status: number; type: string }>)[String(error.code)];
   if (!entry) problems.push(`error.code ${JSON.stringify(error.code)} is not in the catalogue`);
   else {
-    if (entry.status !== status) problems.push(`error.code ${error.code} belongs to status ${entry.status}, sent with ${status}`);
-    if (entry.type !== error.type) problems.push(`error.type ${error.type} is not the catalogue's ${entry.type} for ${error.code}`);
+    if (entry.status !== status)
+      problems.push(`error.code ${error.code} belongs to status ${entry.status}, sent with ${status}`);
+    if (entry.type !== error.type)
+      problems.push(`error.type ${error.type} is not the catalogue's ${entry.type} for ${error.code}`);
   }
   if (typeof body.request_id !== 'string') problems.push('request_id missing from the error body');
-  else if (body.request_id !== requestId) problems.push(`request_id ${body.request_id} differs from X-Request-ID ${requestId}`);
-  if (typeof error.message === 'string' && /node_modules|\.ts:\d+|\bat [\w.<>]+ \(/.test(error.message)) problems.push('error.message carries a stack trace or source path');
+  else if (body.request_id !== requestId)
+    problems.push(`request_id ${body.request_id} differs from X-Request-ID ${requestId}`);
+  if (typeof error.message === 'string' && /node_modules|\.ts:\d+|\bat [\w.<>]+ \(/.test(error.message))
+    problems.push('error.message carries a stack trace or source path');
   return problems;
 }
 
@@ -34,9 +40,15 @@ function detailProblems(body: any): string[] {
   const problems: string[] = [];
   for (const item of detail) {
     if (!item || typeof item !== 'object') problems.push('a detail item is not an object');
-    else if (!Array.isArray(item.loc) || !item.loc.every((part: unknown) => typeof part === 'string' || typeof part === 'number')) problems.push('detail.loc is not an array of strings and numbers');
-    else if (!VALIDATION_SOURCES.has(item.loc[0])) problems.push(`detail.loc starts with ${JSON.stringify(item.loc[0])}, not body/query/path/header`);
-    else if (typeof item.msg !== 'string' || typeof item.type !== 'string') problems.push('detail.msg or detail.type is not a string');
+    else if (
+      !Array.isArray(item.loc) ||
+      !item.loc.every((part: unknown) => typeof part === 'string' || typeof part === 'number')
+    )
+      problems.push('detail.loc is not an array of strings and numbers');
+    else if (!VALIDATION_SOURCES.has(item.loc[0]))
+      problems.push(`detail.loc starts with ${JSON.stringify(item.loc[0])}, not body/query/path/header`);
+    else if (typeof item.msg !== 'string' || typeof item.type !== 'string')
+      problems.push('detail.msg or detail.type is not a string');
     if (problems.length > 0) break;
   }
   return problems;
@@ -75,7 +87,8 @@ export interface Secrets {
  * found; an empty list means the response is fine.
  */
 export function checkResponse(res: WireResponse, secrets: Secrets, method = 'GET'): string[] {
-  if (res.status === null && res.error?.startsWith('client refused')) return [`the generator made a request node:http cannot send (${res.error})`];
+  if (res.status === null && res.error?.startsWith('client refused'))
+    return [`the generator made a request node:http cannot send (${res.error})`];
   if (res.status === null) return [`no response: ${res.error ?? 'unknown'}`];
   if (res.status === 101) return [];
   const problems: string[] = [];
@@ -84,12 +97,19 @@ export function checkResponse(res: WireResponse, secrets: Secrets, method = 'GET
   const requestId = res.headers['x-request-id'];
   const id = Array.isArray(requestId) ? requestId[0] : requestId;
   if (!id) problems.push('no X-Request-ID header');
-  else if (!REQUEST_ID.test(id)) problems.push(`X-Request-ID ${JSON.stringify(id.slice(0, 80))} is not a server-made id`);
+  else if (!REQUEST_ID.test(id))
+    problems.push(`X-Request-ID ${JSON.stringify(id.slice(0, 80))} is not a server-made id`);
   const text = res.body.toString('utf8');
   if (text.includes(secrets.adminKey)) problems.push('the admin key appears in the response');
-  if (secrets.tokens.some((token) => text.includes(token))) problems.push('an existing token value appears in the response');
+  if (secrets.tokens.some((token) => text.includes(token)))
+    problems.push('an existing token value appears in the response');
   const truncated = res.bodyBytes > res.body.length;
-  if (res.status < 300 && method !== 'HEAD' && !truncated && String(res.headers['content-type'] ?? '').startsWith('application/json')) {
+  if (
+    res.status < 300 &&
+    method !== 'HEAD' &&
+    !truncated &&
+    String(res.headers['content-type'] ?? '').startsWith('application/json')
+  ) {
     try {
       JSON.parse(text);
     } catch {
@@ -98,8 +118,13 @@ export function checkResponse(res: WireResponse, secrets: Secrets, method = 'GET
   }
   // HEAD answers carry the headers of the GET answer and no body.
   if (res.status >= 400 && method !== 'HEAD') {
-    if (!String(res.headers['content-type'] ?? '').startsWith('application/json')) problems.push(`error Content-Type is ${String(res.headers['content-type'])}`);
-    if (res.bodyBytes > MAX_ERROR_BYTES) return [...problems, `error body is ${res.bodyBytes} bytes (over ${MAX_ERROR_BYTES}): it echoes client input without a bound`];
+    if (!String(res.headers['content-type'] ?? '').startsWith('application/json'))
+      problems.push(`error Content-Type is ${String(res.headers['content-type'])}`);
+    if (res.bodyBytes > MAX_ERROR_BYTES)
+      return [
+        ...problems,
+        `error body is ${res.bodyBytes} bytes (over ${MAX_ERROR_BYTES}): it echoes client input without a bound`,
+      ];
     let body: unknown;
     try {
       body = JSON.parse(text);

@@ -46,7 +46,15 @@ function isStaleSocket(res: WireResponse): boolean {
 export async function runCampaign(options: CampaignOptions): Promise<FuzzResult> {
   const { plan, sender, secrets } = options;
   const indexes = options.only ?? Array.from({ length: options.count }, (_, i) => i);
-  const result: FuzzResult = { seed: plan.seed, sent: 0, byStatus: new Map(), hits: new Map(), failures: [], staleSockets: [], statusByTarget: new Map() };
+  const result: FuzzResult = {
+    seed: plan.seed,
+    sent: 0,
+    byStatus: new Map(),
+    hits: new Map(),
+    failures: [],
+    staleSockets: [],
+    statusByTarget: new Map(),
+  };
   const bump = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1);
   let next = 0;
 
@@ -58,7 +66,8 @@ export async function runCampaign(options: CampaignOptions): Promise<FuzzResult>
       // or the server had closed a kept-alive connection without saying so after the one before.
       const first = response;
       response = await sender.send({ ...request.wire, fresh: true });
-      if (response.status !== null) result.staleSockets.push({ index, previous: first.previousTag, error: first.error ?? '' });
+      if (response.status !== null)
+        result.staleSockets.push({ index, previous: first.previousTag, error: first.error ?? '' });
     }
     result.sent++;
     bump(result.hits, request.target);

@@ -53,31 +53,64 @@ export interface FuzzFixtures {
 }
 
 /** A JSON call for setup: fails loudly on an unexpected status. */
-async function call(sender: Sender, method: string, path: string, options: { auth?: string; body?: unknown; expect: number }): Promise<any> {
+async function call(
+  sender: Sender,
+  method: string,
+  path: string,
+  options: { auth?: string; body?: unknown; expect: number },
+): Promise<any> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (options.auth) headers.authorization = `Bearer ${options.auth}`;
-  const res = await sender.send({ method, path, headers, ...(options.body !== undefined && { body: Buffer.from(JSON.stringify(options.body)) }) });
+  const res = await sender.send({
+    method,
+    path,
+    headers,
+    ...(options.body !== undefined && { body: Buffer.from(JSON.stringify(options.body)) }),
+  });
   const text = res.body.toString('utf8');
-  if (res.status !== options.expect) throw new Error(`fuzz setup: ${method} ${path} answered ${res.status ?? res.error}: ${text.slice(0, 500)}`);
+  if (res.status !== options.expect)
+    throw new Error(`fuzz setup: ${method} ${path} answered ${res.status ?? res.error}: ${text.slice(0, 500)}`);
   return JSON.parse(text);
 }
 
 let counter = 0;
 
 /** A new funded account, logged in; the password is returned apart so generators never see it. */
-async function createAccount(sender: Sender, adminKey: string, creditUsd: number): Promise<{ account: FuzzAccount; password: string }> {
+async function createAccount(
+  sender: Sender,
+  adminKey: string,
+  creditUsd: number,
+): Promise<{ account: FuzzAccount; password: string }> {
   const email = `fuzz${++counter}-${process.pid}-${Date.now().toString(36)}@example.com`;
   const password = `fuzz-password-${counter}-${process.pid}`;
-  const created = await call(sender, 'POST', '/admin/v1/accounts', { auth: adminKey, body: { email, password, credit_usd: creditUsd }, expect: 201 });
+  const created = await call(sender, 'POST', '/admin/v1/accounts', {
+    auth: adminKey,
+    body: { email, password, credit_usd: creditUsd },
+    expect: 201,
+  });
   const login = await call(sender, 'POST', '/v1/auth/login', { body: { email, password }, expect: 200 });
-  return { account: { id: created.account.id, email, token: created.api_token.token, tokenId: created.api_token.id, session: login.token }, password };
+  return {
+    account: {
+      id: created.account.id,
+      email,
+      token: created.api_token.token,
+      tokenId: created.api_token.id,
+      session: login.token,
+    },
+    password,
+  };
 }
 
 async function login(sender: Sender, email: string, password: string): Promise<string> {
   return (await call(sender, 'POST', '/v1/auth/login', { body: { email, password }, expect: 200 })).token;
 }
 
-const chat = (content: string, extra: Record<string, unknown> = {}) => ({ model: 'pro-1', messages: [{ role: 'user', content }], max_tokens: 32, ...extra });
+const chat = (content: string, extra: Record<string, unknown> = {}) => ({
+  model: 'pro-1',
+  messages: [{ role: 'user', content }],
+  max_tokens: 32,
+  ...extra,
+});
 
 /** `count` results of `make`, one after another, so ids come in a stable order. */
 async function times<T>(count: number, make: () => Promise<T>): Promise<T[]> {
@@ -88,11 +121,29 @@ async function times<T>(count: number, make: () => Promise<T>): Promise<T[]> {
 
 async function createResources(sender: Sender, account: FuzzAccount, pools: number): Promise<ResourceIds> {
   const auth = account.token;
-  const session = async (extra: Record<string, unknown>) => (await call(sender, 'POST', '/v1/chat/sessions', { auth, body: chat('Plan a small garden', extra), expect: 201 })) as { id: string; completion_id: string };
-  const file = async () => (await call(sender, 'POST', '/v1/files', { auth, body: { filename: 'notes.txt', file_data: Buffer.from('fuzz fixture notes\n').toString('base64') }, expect: 200 })).id as string;
-  const upload = async () => (await call(sender, 'POST', '/v1/files/uploads', { auth, body: { filename: 'parts.bin', bytes: 16 }, expect: 200 })).id as string;
+  const session = async (extra: Record<string, unknown>) =>
+    (await call(sender, 'POST', '/v1/chat/sessions', {
+      auth,
+      body: chat('Plan a small garden', extra),
+      expect: 201,
+    })) as { id: string; completion_id: string };
+  const file = async () =>
+    (
+      await call(sender, 'POST', '/v1/files', {
+        auth,
+        body: { filename: 'notes.txt', file_data: Buffer.from('fuzz fixture notes\n').toString('base64') },
+        expect: 200,
+      })
+    ).id as string;
+  const upload = async () =>
+    (await call(sender, 'POST', '/v1/files/uploads', { auth, body: { filename: 'parts.bin', bytes: 16 }, expect: 200 }))
+      .id as string;
   const done = await session({});
-  const completion = await call(sender, 'POST', '/v1/chat/completions', { auth, body: chat(`Say hello to ${account.id}`), expect: 200 });
+  const completion = await call(sender, 'POST', '/v1/chat/completions', {
+    auth,
+    body: chat(`Say hello to ${account.id}`),
+    expect: 200,
+  });
   return {
     sessionsAwaiting: (await times(pools * 2, () => session({ require_approval: true }))).map((s) => s.id),
     sessionDone: done.id,
@@ -111,7 +162,11 @@ export async function createFixtures(sender: Sender, adminKey: string): Promise<
   const { account: primary, password } = await createAccount(sender, adminKey, 10_000);
   const { account: other } = await createAccount(sender, adminKey, 1_000);
   const { account: victim } = await createAccount(sender, adminKey, 1);
-  const spare = await call(sender, 'POST', '/v1/account/tokens', { auth: primary.session, body: { label: 'fuzz-spare' }, expect: 201 });
+  const spare = await call(sender, 'POST', '/v1/account/tokens', {
+    auth: primary.session,
+    body: { label: 'fuzz-spare' },
+    expect: 201,
+  });
   const spareSessions = [await login(sender, primary.email, password), await login(sender, primary.email, password)];
   return {
     adminKey,

@@ -39,24 +39,37 @@ export function failureClass(failure: FuzzFailure): string {
   // The error code, except for an oversized body, whose class is its size.
   let code = '';
   try {
-    if (!failure.problems[0]!.startsWith('error body is')) code = String(JSON.parse(failure.response.body.toString('utf8'))?.error?.code ?? '');
+    if (!failure.problems[0]!.startsWith('error body is'))
+      code = String(JSON.parse(failure.response.body.toString('utf8'))?.error?.code ?? '');
   } catch {
     // not JSON; the problem text says so
   }
   const problem = failure.problems[0]!.replace(/req_[A-Za-z0-9_-]+/g, 'req_…').replace(/\d{3,}/g, 'N');
   const { target, wire } = failure.request;
   // Unknown paths differ by the form of the request target (origin, absolute, asterisk).
-  const form = target === 'unknown path' ? ` ${wire.path.startsWith('/') ? 'origin-form' : wire.path.startsWith('http') ? 'absolute-form' : `"${wire.path.split('?')[0]}"`}` : '';
+  const form =
+    target === 'unknown path'
+      ? ` ${wire.path.startsWith('/') ? 'origin-form' : wire.path.startsWith('http') ? 'absolute-form' : `"${wire.path.split('?')[0]}"`}`
+      : '';
   return `${failure.response.status ?? 'no response'} ${target}${form}${code ? ` [${code}]` : ''}: ${problem}`;
 }
 
 /** The run's summary: counts by status, failure classes with their first example, and stale sockets. */
 export function formatSummary(result: FuzzResult, options: { log?: ServerLog; maxExamples?: number } = {}): string {
-  const statuses = [...result.byStatus.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([status, count]) => `${status}: ${count}`);
-  const lines = [`fuzz: seed ${result.seed}, ${result.sent} requests, ${result.failures.length} failures`, `  by status: ${statuses.join(', ')}`];
+  const statuses = [...result.byStatus.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([status, count]) => `${status}: ${count}`);
+  const lines = [
+    `fuzz: seed ${result.seed}, ${result.sent} requests, ${result.failures.length} failures`,
+    `  by status: ${statuses.join(', ')}`,
+  ];
   if (result.staleSockets.length > 0) {
-    const blamed = result.staleSockets.map((stale) => (stale.previous === null ? `#${stale.index}` : `#${stale.index} after #${stale.previous}`));
-    lines.push(`  kept-alive connections the server had closed without Connection: close (the request was answered on a new one): ${cut(blamed.join(', '), 600)}`);
+    const blamed = result.staleSockets.map((stale) =>
+      stale.previous === null ? `#${stale.index}` : `#${stale.index} after #${stale.previous}`,
+    );
+    lines.push(
+      `  kept-alive connections the server had closed without Connection: close (the request was answered on a new one): ${cut(blamed.join(', '), 600)}`,
+    );
   }
   const classes = new Map<string, FuzzFailure[]>();
   for (const failure of result.failures) {
@@ -64,8 +77,16 @@ export function formatSummary(result: FuzzResult, options: { log?: ServerLog; ma
     classes.set(key, [...(classes.get(key) ?? []), failure]);
   }
   if (classes.size > 0) lines.push('', `failure classes (${classes.size}):`);
-  for (const [key, failures] of classes) lines.push(`  ${failures.length} × ${key}  (e.g. #${failures.slice(0, 5).map((f) => f.request.index).join(', #')})`);
-  const examples = [...classes.values()].slice(0, options.maxExamples ?? 40).map((failures) => formatFailure(failures[0]!, options.log));
+  for (const [key, failures] of classes)
+    lines.push(
+      `  ${failures.length} × ${key}  (e.g. #${failures
+        .slice(0, 5)
+        .map((f) => f.request.index)
+        .join(', #')})`,
+    );
+  const examples = [...classes.values()]
+    .slice(0, options.maxExamples ?? 40)
+    .map((failures) => formatFailure(failures[0]!, options.log));
   if (examples.length > 0) lines.push('', 'first example of each class:', ...examples);
   return lines.join('\n');
 }
@@ -74,6 +95,12 @@ export function formatSummary(result: FuzzResult, options: { log?: ServerLog; ma
 export function formatStatusByTarget(result: FuzzResult): string {
   return [...result.statusByTarget.entries()]
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([target, statuses]) => `  ${target.padEnd(62)} ${[...statuses.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([status, count]) => `${status}:${count}`).join(' ')}`)
+    .map(
+      ([target, statuses]) =>
+        `  ${target.padEnd(62)} ${[...statuses.entries()]
+          .sort(([a], [b]) => a.localeCompare(b))
+          .map(([status, count]) => `${status}:${count}`)
+          .join(' ')}`,
+    )
     .join('\n');
 }

@@ -33,17 +33,42 @@ export interface FuzzRunReport {
 
 /** The API's routes as the fuzzer sees them, taken from the app itself so new routes are covered. */
 export function routesOf(app: App): FuzzRoute[] {
-  return allRoutes(app.deps).map((route) => ({ method: route.method, path: route.path, auth: route.auth, ...(route.maxBodyBytes !== undefined && { maxBodyBytes: route.maxBodyBytes }) }));
+  return allRoutes(app.deps).map((route) => ({
+    method: route.method,
+    path: route.path,
+    auth: route.auth,
+    ...(route.maxBodyBytes !== undefined && { maxBodyBytes: route.maxBodyBytes }),
+  }));
 }
 
 /** Sets up accounts and resources on a running app, fuzzes every route, then checks the server is healthy. */
 export async function fuzzApp(options: FuzzRunOptions): Promise<FuzzRunReport> {
   const concurrency = options.concurrency ?? 8;
-  const sender = createSender({ host: '127.0.0.1', port: options.port, timeoutMs: options.timeoutMs ?? 10_000, maxSockets: concurrency });
+  const sender = createSender({
+    host: '127.0.0.1',
+    port: options.port,
+    timeoutMs: options.timeoutMs ?? 10_000,
+    maxSockets: concurrency,
+  });
   try {
     const fixtures = await createFixtures(sender, options.adminKey);
-    const plan: FuzzPlan = { seed: options.seed, routes: routesOf(options.app), fixtures, maxBodyBytes: options.app.deps.config.SVC_MAX_BODY_BYTES };
-    const secrets = { adminKey: options.adminKey, tokens: [fixtures.primary.token, fixtures.primary.session, fixtures.other.token, fixtures.other.session, fixtures.spareToken.value, ...fixtures.spareSessions] };
+    const plan: FuzzPlan = {
+      seed: options.seed,
+      routes: routesOf(options.app),
+      fixtures,
+      maxBodyBytes: options.app.deps.config.SVC_MAX_BODY_BYTES,
+    };
+    const secrets = {
+      adminKey: options.adminKey,
+      tokens: [
+        fixtures.primary.token,
+        fixtures.primary.session,
+        fixtures.other.token,
+        fixtures.other.session,
+        fixtures.spareToken.value,
+        ...fixtures.spareSessions,
+      ],
+    };
     const result = await runCampaign({
       plan,
       sender,

@@ -25,7 +25,7 @@ export function sessionSettler(app: App): SessionSettler {
   return (sessionId) =>
     app.deps.host.waitFor(sessionId, (snapshot) => {
       const value = snapshot.value;
-      const state = typeof value === 'string' ? value : Object.keys(value ?? {})[0] ?? '';
+      const state = typeof value === 'string' ? value : (Object.keys(value ?? {})[0] ?? '');
       return state === 'awaiting_approval' || !LIVE_SESSION_STATES.includes(state);
     });
 }
@@ -34,16 +34,31 @@ export function sessionSettler(app: App): SessionSettler {
  * Starts the real server in this process, as the tests do, with a logger that keeps what was
  * logged per request id (and echoes lines at `echoLevel` and above to stderr).
  */
-export async function startFuzzServer(options: { echoLevel?: LogLevel; env?: Record<string, string> } = {}): Promise<FuzzServer> {
+export async function startFuzzServer(
+  options: { echoLevel?: LogLevel; env?: Record<string, string> } = {},
+): Promise<FuzzServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-fuzz-'));
   const adminKey = `fuzz-admin-key-${process.pid}-0123456789`;
-  const config = loadConfig({ HOST: '127.0.0.1', PORT: '0', SVC_DATA_DIR: dataDir, SVC_ADMIN_KEY: adminKey, SVC_LOG_LEVEL: 'warn', ...options.env });
+  const config = loadConfig({
+    HOST: '127.0.0.1',
+    PORT: '0',
+    SVC_DATA_DIR: dataDir,
+    SVC_ADMIN_KEY: adminKey,
+    SVC_LOG_LEVEL: 'warn',
+    ...options.env,
+  });
   const log: ServerLog = new Map();
   const echoRank = RANK[options.echoLevel ?? 'silent'];
   const logger = createLogger('warn', (line) => {
-    const entry = JSON.parse(line) as { level: LogLevel; msg: string; request_id?: string; err?: { message?: string; stack?: string } };
+    const entry = JSON.parse(line) as {
+      level: LogLevel;
+      msg: string;
+      request_id?: string;
+      err?: { message?: string; stack?: string };
+    };
     // The first error about a request is the one that explains it.
-    if (entry.request_id && !(log.get(entry.request_id)?.startsWith('error') && entry.level !== 'error')) log.set(entry.request_id, `${entry.level} ${entry.msg}: ${entry.err?.stack ?? entry.err?.message ?? ''}`);
+    if (entry.request_id && !(log.get(entry.request_id)?.startsWith('error') && entry.level !== 'error'))
+      log.set(entry.request_id, `${entry.level} ${entry.msg}: ${entry.err?.stack ?? entry.err?.message ?? ''}`);
     if (RANK[entry.level] >= echoRank) process.stderr.write(line);
   });
   const app = buildApp(config, { logger });

@@ -18,7 +18,9 @@ function rightCredential(rng: Rng, mode: AuthModeName, fx: FuzzFixtures): AuthCh
     case 'session':
       return { value: `Bearer ${fx.primary.session}`, label: 'primary session token' };
     case 'account':
-      return rng.chance(0.5) ? { value: `Bearer ${fx.primary.token}`, label: 'primary API token' } : { value: `Bearer ${fx.primary.session}`, label: 'primary session token' };
+      return rng.chance(0.5)
+        ? { value: `Bearer ${fx.primary.token}`, label: 'primary API token' }
+        : { value: `Bearer ${fx.primary.session}`, label: 'primary session token' };
     case 'admin':
       return { value: `Bearer ${fx.adminKey}`, label: 'admin key' };
   }
@@ -33,7 +35,10 @@ function hostileCredential(rng: Rng, fx: FuzzFixtures): AuthChoice {
     [2, () => ({ value: `Bearer ${fx.primary.session}`, label: 'session token (maybe where an API token is needed)' })],
     [2, () => ({ value: `Bearer ${fx.primary.token}`, label: 'API token (maybe where a session is needed)' })],
     [2, () => ({ value: `Bearer ${fx.adminKey}`, label: 'admin key (maybe on a non-admin route)' })],
-    [2, () => ({ value: `Bearer ${fx.spareToken.value}`, label: 'spare API token (may be disabled or deleted by now)' })],
+    [
+      2,
+      () => ({ value: `Bearer ${fx.spareToken.value}`, label: 'spare API token (may be disabled or deleted by now)' }),
+    ],
     [1, () => ({ value: `Bearer ${fx.spareSessions[0]}`, label: 'spare session (may be logged out by now)' })],
     [2, () => ({ value: `Bearer sk-svc-${rng.chars(rng.int(1, 60))}`, label: 'well-formed unknown API token' })],
     [1, () => ({ value: `Bearer ${rng.chars(rng.pick([513, 2000, 6000, 20000]))}`, label: 'very long token' })],

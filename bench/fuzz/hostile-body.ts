@@ -17,12 +17,55 @@ export interface HostileBody {
 /** The key a polluted prototype would show; checked absent after the run. */
 export const POLLUTION_MARKER = 'fuzzPolluted';
 
-const NOT_JSON = ['{', '{"model":', "{'a':1}", '{"a":1,}', 'NaN', 'undefined', '<xml/>', 'a=1&b=2', '\u0000', '{"a":1}garbage', '[1,2', '"unterminated', '{"a":"\\u00"}', '{"a":01}', ' ', '\n\n', '{"a":1}{"b":2}', '//{}', '{"a":\u00a01}'];
+const NOT_JSON = [
+  '{',
+  '{"model":',
+  "{'a':1}",
+  '{"a":1,}',
+  'NaN',
+  'undefined',
+  '<xml/>',
+  'a=1&b=2',
+  '\u0000',
+  '{"a":1}garbage',
+  '[1,2',
+  '"unterminated',
+  '{"a":"\\u00"}',
+  '{"a":01}',
+  ' ',
+  '\n\n',
+  '{"a":1}{"b":2}',
+  '//{}',
+  '{"a":\u00a01}',
+];
 const SCALARS = ['1', '"x"', 'null', 'true', 'false', '[]', '[{}]', '[null]', '-0', '1e999', '""', '[[[]]]', '0'];
-const BAD_UTF8 = [[0xff], [0xc3, 0x28], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xc0, 0xaf], [0xe2, 0x82], [0x00]];
+const BAD_UTF8 = [
+  [0xff],
+  [0xc3, 0x28],
+  [0xed, 0xa0, 0x80],
+  [0xf4, 0x90, 0x80, 0x80],
+  [0xc0, 0xaf],
+  [0xe2, 0x82],
+  [0x00],
+];
 
 /** What is done to a JSON body. */
-export type JsonStrategy = 'valid' | 'chat' | 'wrong-type' | 'null' | 'missing' | 'extra' | 'deep' | 'huge' | 'over-cap' | 'scalar' | 'not-json' | 'empty' | 'utf8' | 'duplicate' | 'proto';
+export type JsonStrategy =
+  | 'valid'
+  | 'chat'
+  | 'wrong-type'
+  | 'null'
+  | 'missing'
+  | 'extra'
+  | 'deep'
+  | 'huge'
+  | 'over-cap'
+  | 'scalar'
+  | 'not-json'
+  | 'empty'
+  | 'utf8'
+  | 'duplicate'
+  | 'proto';
 
 const STRATEGY_WEIGHTS: [number, JsonStrategy][] = [
   [14, 'valid'],
@@ -46,13 +89,58 @@ const STRATEGY_WEIGHTS: [number, JsonStrategy][] = [
  * The strategies a short run goes through in order, one pass over every route each, most telling
  * first, so even a few hundred requests try each of them on every route that takes a body.
  */
-export const SYSTEMATIC_STRATEGIES: readonly JsonStrategy[] = ['valid', 'deep', 'chat', 'proto', 'wrong-type', 'huge', 'deep', 'chat', 'not-json', 'scalar', 'utf8', 'duplicate', 'extra', 'null', 'missing', 'empty', 'over-cap'];
+export const SYSTEMATIC_STRATEGIES: readonly JsonStrategy[] = [
+  'valid',
+  'deep',
+  'chat',
+  'proto',
+  'wrong-type',
+  'huge',
+  'deep',
+  'chat',
+  'not-json',
+  'scalar',
+  'utf8',
+  'duplicate',
+  'extra',
+  'null',
+  'missing',
+  'empty',
+  'over-cap',
+];
 
 /** The fields where deep nesting gets furthest: values the schemas accept as unknown. */
-const DEEP_TARGETS = ['metadata', 'metadata', 'metadata', 'messages.0.content', 'tools', 'response_format', 'content', 'content', '*'];
+const DEEP_TARGETS = [
+  'metadata',
+  'metadata',
+  'metadata',
+  'messages.0.content',
+  'tools',
+  'response_format',
+  'content',
+  'content',
+  '*',
+];
 
 function wrongValue(rng: Rng): JsonLike {
-  return rng.pick<JsonLike>([123, -1, 1.5, 'str', true, false, [], bareObject(), null, new RawJson('1e999'), new RawJson('-1e999'), 'x'.repeat(300), [1, [2, [3]]], '', 2 ** 63, new RawJson('0.1e-400')]);
+  return rng.pick<JsonLike>([
+    123,
+    -1,
+    1.5,
+    'str',
+    true,
+    false,
+    [],
+    bareObject(),
+    null,
+    new RawJson('1e999'),
+    new RawJson('-1e999'),
+    'x'.repeat(300),
+    [1, [2, [3]]],
+    '',
+    2 ** 63,
+    new RawJson('0.1e-400'),
+  ]);
 }
 
 function keysOf(base: Record<string, JsonLike>): string[] {
@@ -69,12 +157,27 @@ function bigString(rng: Rng, length: number): string {
 function placeDeep(rng: Rng, body: Record<string, JsonLike>, value: JsonLike): string {
   const target = rng.pick(DEEP_TARGETS);
   const messages = body.messages;
-  if (target === 'messages.0.content' && Array.isArray(messages) && messages[0] && typeof messages[0] === 'object' && !Array.isArray(messages[0]) && !(messages[0] instanceof RawJson)) {
+  if (
+    target === 'messages.0.content' &&
+    Array.isArray(messages) &&
+    messages[0] &&
+    typeof messages[0] === 'object' &&
+    !Array.isArray(messages[0]) &&
+    !(messages[0] instanceof RawJson)
+  ) {
     messages[0].content = value;
   } else if (target === 'tools') {
-    body.tools = [bareObject({ type: 'function', function: bareObject({ name: 'deep', parameters: bareObject({ type: 'object', properties: value }) }) })];
+    body.tools = [
+      bareObject({
+        type: 'function',
+        function: bareObject({ name: 'deep', parameters: bareObject({ type: 'object', properties: value }) }),
+      }),
+    ];
   } else if (target === 'response_format') {
-    body.response_format = bareObject({ type: 'json_schema', json_schema: bareObject({ name: 'deep', schema: bareObject({ nested: value }) }) });
+    body.response_format = bareObject({
+      type: 'json_schema',
+      json_schema: bareObject({ name: 'deep', schema: bareObject({ nested: value }) }),
+    });
   } else if (target === '*' && keysOf(body).length > 0) {
     const key = rng.pick(keysOf(body));
     body[key] = value;
@@ -119,9 +222,16 @@ function withDuplicateKeys(rng: Rng, base: Record<string, JsonLike>): string {
 }
 
 /** A JSON body for `base`: valid, or with one hostile twist chosen by the PRNG. */
-function mutateJson(rng: Rng, base: Record<string, JsonLike>, options: { chat: boolean; maxBodyBytes: number; fx: FuzzFixtures; strategy: JsonStrategy | undefined }): { text: string | Buffer; label: string } {
+function mutateJson(
+  rng: Rng,
+  base: Record<string, JsonLike>,
+  options: { chat: boolean; maxBodyBytes: number; fx: FuzzFixtures; strategy: JsonStrategy | undefined },
+): { text: string | Buffer; label: string } {
   const keys = keysOf(base);
-  const strategy = options.strategy && (options.chat || options.strategy !== 'chat') ? options.strategy : rng.weighted<JsonStrategy>(STRATEGY_WEIGHTS.filter(([, name]) => options.chat || name !== 'chat'));
+  const strategy =
+    options.strategy && (options.chat || options.strategy !== 'chat')
+      ? options.strategy
+      : rng.weighted<JsonStrategy>(STRATEGY_WEIGHTS.filter(([, name]) => options.chat || name !== 'chat'));
   switch (strategy) {
     case 'chat': {
       const twisted = chatTwist(rng, options.fx);
@@ -142,7 +252,19 @@ function mutateJson(rng: Rng, base: Record<string, JsonLike>, options: { chat: b
       return { text: toJsonText(base), label: `missing ${key}` };
     }
     case 'extra': {
-      for (let i = rng.int(1, 5); i > 0; i--) base[rng.pick(['id', 'object', 'account_id', 'balance_usd', 'admin', 'status', 'owner', hostileString(rng, 20) || 'k'])] = wrongValue(rng);
+      for (let i = rng.int(1, 5); i > 0; i--)
+        base[
+          rng.pick([
+            'id',
+            'object',
+            'account_id',
+            'balance_usd',
+            'admin',
+            'status',
+            'owner',
+            hostileString(rng, 20) || 'k',
+          ])
+        ] = wrongValue(rng);
       return { text: toJsonText(base), label: 'unknown fields' };
     }
     case 'deep': {
@@ -166,7 +288,11 @@ function mutateJson(rng: Rng, base: Record<string, JsonLike>, options: { chat: b
     case 'scalar':
       return { text: rng.pick(SCALARS), label: 'JSON scalar or array instead of an object' };
     case 'not-json': {
-      if (rng.chance(0.3)) return { text: Buffer.from(Array.from({ length: rng.int(1, 200) }, () => rng.int(0, 255))), label: 'random bytes' };
+      if (rng.chance(0.3))
+        return {
+          text: Buffer.from(Array.from({ length: rng.int(1, 200) }, () => rng.int(0, 255))),
+          label: 'random bytes',
+        };
       return { text: rng.pick(NOT_JSON), label: 'not JSON' };
     }
     case 'empty':
@@ -189,7 +315,10 @@ function junkBody(rng: Rng): { text: string | Buffer; label: string } {
     { text: '{}', label: 'unexpected {} body' },
     { text: rng.pick(NOT_JSON), label: 'unexpected non-JSON body' },
     { text: toJsonText(nested(rng.pick([100, 5000]), 'array')), label: 'unexpected deep body' },
-    { text: Buffer.from(Array.from({ length: rng.int(1, 64) }, () => rng.int(0, 255))), label: 'unexpected random bytes' },
+    {
+      text: Buffer.from(Array.from({ length: rng.int(1, 64) }, () => rng.int(0, 255))),
+      label: 'unexpected random bytes',
+    },
   ]);
 }
 
@@ -202,11 +331,20 @@ function hostilePart(rng: Rng): HostileBody {
     [1, 'application/json'],
     [1, 'multipart/form-data; boundary=x'],
   ]);
-  return { body: length > 0 || rng.chance(0.5) ? Buffer.from(rng.chars(length)) : undefined, contentType, chunked: rng.chance(0.1), label: `${length}-byte part` };
+  return {
+    body: length > 0 || rng.chance(0.5) ? Buffer.from(rng.chars(length)) : undefined,
+    contentType,
+    chunked: rng.chance(0.1),
+    label: `${length}-byte part`,
+  };
 }
 
 /** The body of one request for a route of body kind `base.kind`. */
-export function hostileBody(rng: Rng, base: BodyBase, options: { maxBodyBytes: number; fx: FuzzFixtures; strategy?: JsonStrategy }): HostileBody {
+export function hostileBody(
+  rng: Rng,
+  base: BodyBase,
+  options: { maxBodyBytes: number; fx: FuzzFixtures; strategy?: JsonStrategy },
+): HostileBody {
   const chunked = rng.chance(0.05);
   if (base.kind === 'part') return hostilePart(rng);
   if (base.kind === 'file' && rng.chance(0.5)) {
@@ -218,7 +356,17 @@ export function hostileBody(rng: Rng, base: BodyBase, options: { maxBodyBytes: n
     const junk = junkBody(rng);
     return { body: Buffer.from(junk.text), contentType: hostileContentType(rng), chunked, label: junk.label };
   }
-  const json = mutateJson(rng, base.base, { chat: base.kind === 'chat', maxBodyBytes: options.maxBodyBytes, fx: options.fx, strategy: options.strategy });
+  const json = mutateJson(rng, base.base, {
+    chat: base.kind === 'chat',
+    maxBodyBytes: options.maxBodyBytes,
+    fx: options.fx,
+    strategy: options.strategy,
+  });
   const body = typeof json.text === 'string' ? Buffer.from(json.text) : json.text;
-  return { body: body.length === 0 && rng.chance(0.5) ? undefined : body, contentType: hostileContentType(rng), chunked, label: json.label };
+  return {
+    body: body.length === 0 && rng.chance(0.5) ? undefined : body,
+    contentType: hostileContentType(rng),
+    chunked,
+    label: json.label,
+  };
 }

@@ -47,31 +47,80 @@ function idsFor(param: string, route: FuzzRoute, fx: FuzzFixtures): Labelled<str
   const reads = route.method === 'GET';
   switch (param) {
     case 'session_id': {
-      const theirs = [label(foreign.sessionDone, "another account's session"), label(foreign.sessionsAwaiting[0]!, "another account's session awaiting approval"), label(own.fileId, 'own file id in a session slot')];
-      if (route.method === 'DELETE') return [...each(own.sessionsToDelete, 'own finished session to delete'), ...theirs];
-      if (reads) return [label(own.sessionDone, 'own finished session'), label(own.sessionsAwaiting[0]!, 'own session awaiting approval'), ...theirs];
-      return [...each(own.sessionsAwaiting, 'own session awaiting approval'), label(own.sessionDone, 'own finished session'), ...theirs];
+      const theirs = [
+        label(foreign.sessionDone, "another account's session"),
+        label(foreign.sessionsAwaiting[0]!, "another account's session awaiting approval"),
+        label(own.fileId, 'own file id in a session slot'),
+      ];
+      if (route.method === 'DELETE')
+        return [...each(own.sessionsToDelete, 'own finished session to delete'), ...theirs];
+      if (reads)
+        return [
+          label(own.sessionDone, 'own finished session'),
+          label(own.sessionsAwaiting[0]!, 'own session awaiting approval'),
+          ...theirs,
+        ];
+      return [
+        ...each(own.sessionsAwaiting, 'own session awaiting approval'),
+        label(own.sessionDone, 'own finished session'),
+        ...theirs,
+      ];
     }
     case 'completion_id':
-      return [label(own.completionId, 'own recent completion'), label(own.sessionCompletionId, "own session's completion id"), label(foreign.completionId, "another account's completion"), label(foreign.sessionCompletionId, "another account's session completion")];
+      return [
+        label(own.completionId, 'own recent completion'),
+        label(own.sessionCompletionId, "own session's completion id"),
+        label(foreign.completionId, "another account's completion"),
+        label(foreign.sessionCompletionId, "another account's session completion"),
+      ];
     case 'file_id': {
-      const theirs = [label(foreign.fileId, "another account's file"), label(own.uploads[0]!, 'own upload id in a file slot')];
-      return route.method === 'DELETE' ? [...each(own.filesToDelete, 'own file to delete'), ...theirs] : [label(own.fileId, 'own file'), ...theirs];
+      const theirs = [
+        label(foreign.fileId, "another account's file"),
+        label(own.uploads[0]!, 'own upload id in a file slot'),
+      ];
+      return route.method === 'DELETE'
+        ? [...each(own.filesToDelete, 'own file to delete'), ...theirs]
+        : [label(own.fileId, 'own file'), ...theirs];
     }
     case 'upload_id': {
-      const theirs = [label(foreign.uploads[0]!, "another account's upload"), label(own.sessionDone, 'own session id in an upload slot')];
-      return [...(route.method === 'DELETE' ? each(own.uploadsToCancel, 'own upload to cancel') : each(own.uploads, 'own upload')), ...theirs];
+      const theirs = [
+        label(foreign.uploads[0]!, "another account's upload"),
+        label(own.sessionDone, 'own session id in an upload slot'),
+      ];
+      return [
+        ...(route.method === 'DELETE'
+          ? each(own.uploadsToCancel, 'own upload to cancel')
+          : each(own.uploads, 'own upload')),
+        ...theirs,
+      ];
     }
     case 'model_id':
-      return [...MODEL_CATALOGUE.map((model) => label(model.id, 'a catalogue model')), label('PRO-1', 'model id in capitals'), label('pro-1-2099-01-01', 'snapshot that does not exist')];
+      return [
+        ...MODEL_CATALOGUE.map((model) => label(model.id, 'a catalogue model')),
+        label('PRO-1', 'model id in capitals'),
+        label('pro-1-2099-01-01', 'snapshot that does not exist'),
+      ];
     case 'token':
       // Never the primary token's id: disabling or deleting it would end the run's own access.
       return [label(fx.spareToken.id, 'own spare token id'), label(fx.other.tokenId, "another account's token id")];
     case 'id':
       // Never the primary account: suspending it would end the run's own access.
-      return [label(fx.victimId, 'victim account id'), label(fx.other.id, 'other account id'), label(own.fileId, 'a file id as an account id')];
+      return [
+        label(fx.victimId, 'victim account id'),
+        label(fx.other.id, 'other account id'),
+        label(own.fileId, 'a file id as an account id'),
+      ];
     case 'part_number':
-      return [label('0', 'part 0'), label('0', 'part 0'), label('1', 'part 1'), label('00', 'part 00'), label('999999999', 'part 999999999'), label('-1', 'part -1'), label('1.5', 'part 1.5'), label('1e3', 'part 1e3')];
+      return [
+        label('0', 'part 0'),
+        label('0', 'part 0'),
+        label('1', 'part 1'),
+        label('00', 'part 00'),
+        label('999999999', 'part 999999999'),
+        label('-1', 'part -1'),
+        label('1.5', 'part 1.5'),
+        label('1e3', 'part 1e3'),
+      ];
     default:
       return [];
   }
@@ -124,7 +173,12 @@ function unknownPath(rng: Rng, routes: readonly FuzzRoute[], pass: number | null
   return pass !== null && pass < forms.length ? forms[pass]! : rng.pick(forms);
 }
 
-function headersFor(rng: Rng, authorization: string | undefined, contentType: string | undefined, notes: string[]): Record<string, string | string[]> {
+function headersFor(
+  rng: Rng,
+  authorization: string | undefined,
+  contentType: string | undefined,
+  notes: string[],
+): Record<string, string | string[]> {
   const headers: Record<string, string | string[]> = {};
   if (authorization !== undefined) headers.authorization = authorization;
   if (contentType !== undefined) headers['content-type'] = contentType;
@@ -133,7 +187,14 @@ function headersFor(rng: Rng, authorization: string | undefined, contentType: st
     notes.push('client-sent X-Request-ID');
   }
   if (rng.chance(0.06)) {
-    headers['idempotency-key'] = rng.pick(['', 'k'.repeat(256), 'k'.repeat(300), `fuzz-${rng.int(0, 3)}`, '\u00ff\u00fe', ' ']);
+    headers['idempotency-key'] = rng.pick([
+      '',
+      'k'.repeat(256),
+      'k'.repeat(300),
+      `fuzz-${rng.int(0, 3)}`,
+      '\u00ff\u00fe',
+      ' ',
+    ]);
     notes.push('Idempotency-Key');
   }
   if (rng.chance(0.04)) {
@@ -150,7 +211,8 @@ function headersFor(rng: Rng, authorization: string | undefined, contentType: st
 /** How often a route is aimed at after the first pass: bodies are where validation lives. */
 function routeWeight(route: FuzzRoute): number {
   if (route.method === 'GET' || route.method === 'DELETE') return 2;
-  if (route.path === '/v1/chat/completions' || route.path === '/v1/chat/sessions' || route.path === '/v1/estimate') return 8;
+  if (route.path === '/v1/chat/completions' || route.path === '/v1/chat/sessions' || route.path === '/v1/estimate')
+    return 8;
   return 4;
 }
 
@@ -163,20 +225,47 @@ function offRouteRequest(rng: Rng, plan: FuzzPlan, index: number, target: string
   const { routes, fixtures: fx } = plan;
   if (target === 'GET /v1/realtime (upgrade)') {
     // Never with a working credential: a call that opened would hold money past the run.
-    const ticket = rng.pick(['', `?ticket=${rng.chars(rng.pick([8, 43, 5000]))}`, '?ticket=%00', '?ticket=a&ticket=b', '?model=pro-1']);
+    const ticket = rng.pick([
+      '',
+      `?ticket=${rng.chars(rng.pick([8, 43, 5000]))}`,
+      '?ticket=%00',
+      '?ticket=a&ticket=b',
+      '?model=pro-1',
+    ]);
     const auth = rng.pick([undefined, `Bearer sk-svc-${rng.chars(20)}`, `Bearer ${fx.other.session}`, 'Bearer x']);
-    const headers: Record<string, string> = { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': rng.pick(['13', '8', 'x']), 'sec-websocket-key': rng.pick(['dGhlIHNhbXBsZSBub25jZQ==', '', 'x'.repeat(100)]) };
+    const headers: Record<string, string> = {
+      connection: 'Upgrade',
+      upgrade: 'websocket',
+      'sec-websocket-version': rng.pick(['13', '8', 'x']),
+      'sec-websocket-key': rng.pick(['dGhlIHNhbXBsZSBub25jZQ==', '', 'x'.repeat(100)]),
+    };
     if (auth) headers.authorization = auth;
-    if (rng.chance(0.3)) headers['sec-websocket-protocol'] = rng.pick(['realtime', 'x, realtime', ',,,', 'a'.repeat(2000)]);
-    return { index, target, wire: { method: 'GET', path: `/v1/realtime${ticket}`, headers, upgrade: true, tag: index }, notes: [`upgrade with ticket ${ticket.slice(0, 40) || 'none'}`, `auth: ${auth ? 'junk or foreign' : 'none'}`] };
+    if (rng.chance(0.3))
+      headers['sec-websocket-protocol'] = rng.pick(['realtime', 'x, realtime', ',,,', 'a'.repeat(2000)]);
+    return {
+      index,
+      target,
+      wire: { method: 'GET', path: `/v1/realtime${ticket}`, headers, upgrade: true, tag: index },
+      notes: [`upgrade with ticket ${ticket.slice(0, 40) || 'none'}`, `auth: ${auth ? 'junk or foreign' : 'none'}`],
+    };
   }
   const notes: string[] = [];
   const auth = chooseAuth(rng, 'token', fx);
   const body = hostileBody(rng, { kind: 'json', base: null }, { maxBodyBytes: plan.maxBodyBytes, fx });
-  const method = target === 'unknown method' ? rng.pick(['OPTIONS', 'HEAD', 'PATCH', 'PUT', 'DELETE', 'POST', 'TRACE']) : rng.pick(['GET', 'POST', 'DELETE', 'PUT', 'PATCH']);
-  const path = target === 'unknown method' ? rng.pick(routes).path.replace(/:[a-z_]+/g, 'x') : unknownPath(rng, routes, pass);
+  const method =
+    target === 'unknown method'
+      ? rng.pick(['OPTIONS', 'HEAD', 'PATCH', 'PUT', 'DELETE', 'POST', 'TRACE'])
+      : rng.pick(['GET', 'POST', 'DELETE', 'PUT', 'PATCH']);
+  const path =
+    target === 'unknown method' ? rng.pick(routes).path.replace(/:[a-z_]+/g, 'x') : unknownPath(rng, routes, pass);
   const query = hostileQuery(rng);
-  const wire: WireRequest = { method, path: path + query.value, headers: headersFor(rng, auth.value, body.contentType, notes), ...(body.body && { body: body.body }), tag: index };
+  const wire: WireRequest = {
+    method,
+    path: path + query.value,
+    headers: headersFor(rng, auth.value, body.contentType, notes),
+    ...(body.body && { body: body.body }),
+    tag: index,
+  };
   return { index, target, wire, notes: describe(body.label, auth, notes) };
 }
 
@@ -193,7 +282,10 @@ export function buildRequest(plan: FuzzPlan, index: number): FuzzRequest {
   const strategy = systematic ? SYSTEMATIC_STRATEGIES[pass] : undefined;
   const target = systematic
     ? targets[index % targets.length]!
-    : rng.weighted<string>([...routes.map((route) => [routeWeight(route), `${route.method} ${route.path}`] as const), ...EXTRA_TARGETS.map((extra) => [1, extra] as const)]);
+    : rng.weighted<string>([
+        ...routes.map((route) => [routeWeight(route), `${route.method} ${route.path}`] as const),
+        ...EXTRA_TARGETS.map((extra) => [1, extra] as const),
+      ]);
   const route = routes.find((candidate) => `${candidate.method} ${candidate.path}` === target);
 
   if (!route) return offRouteRequest(rng, plan, index, target, systematic ? pass : null);
@@ -201,12 +293,17 @@ export function buildRequest(plan: FuzzPlan, index: number): FuzzRequest {
   const notes: string[] = [];
   let auth = chooseAuth(rng, route.auth, fx, systematic ? 0.9 : undefined);
   // Logging out the run's own session would shut it out of every session route that follows.
-  if (route.path === '/v1/auth/logout' && auth.value === `Bearer ${fx.primary.session}`) auth = { value: `Bearer ${rng.pick(fx.spareSessions)}`, label: 'spare session' };
+  if (route.path === '/v1/auth/logout' && auth.value === `Bearer ${fx.primary.session}`)
+    auth = { value: `Bearer ${rng.pick(fx.spareSessions)}`, label: 'spare session' };
   const path = fillPath(rng, route, fx, notes);
   const query = hostileQuery(rng);
   if (query.value) notes.push(`query: ${query.label}`);
   const base = bodyBaseFor(target, route.method, rng, fx);
-  const body = hostileBody(rng, base, { maxBodyBytes: route.maxBodyBytes ?? plan.maxBodyBytes, fx, ...(strategy && { strategy }) });
+  const body = hostileBody(rng, base, {
+    maxBodyBytes: route.maxBodyBytes ?? plan.maxBodyBytes,
+    fx,
+    ...(strategy && { strategy }),
+  });
   const wire: WireRequest = {
     method: route.method,
     path: path + query.value,

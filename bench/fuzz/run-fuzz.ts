@@ -25,8 +25,15 @@ const { values } = parseArgs({
 const seed = Number(values.seed ?? process.env.FUZZ_SEED ?? 1);
 const count = Number(values.count ?? process.env.FUZZ_COUNT ?? 10_000);
 const only = values.only?.split(',').map(Number);
-if (!Number.isInteger(seed) || !Number.isInteger(count) || count < 1 || only?.some((index) => !Number.isInteger(index))) {
-  console.error('usage: run-fuzz.ts [--count N] [--seed S] [--concurrency C] [--timeout SECONDS] [--only I,J] [--log error|warn|silent]');
+if (
+  !Number.isInteger(seed) ||
+  !Number.isInteger(count) ||
+  count < 1 ||
+  only?.some((index) => !Number.isInteger(index))
+) {
+  console.error(
+    'usage: run-fuzz.ts [--count N] [--seed S] [--concurrency C] [--timeout SECONDS] [--only I,J] [--log error|warn|silent]',
+  );
   process.exit(2);
 }
 

@@ -59,7 +59,15 @@ export function createSender(options: SenderOptions): Sender {
   const send = (wire: WireRequest): Promise<WireResponse> =>
     new Promise((resolve) => {
       let settled = false;
-      const result: WireResponse = { status: null, headers: {}, body: Buffer.alloc(0), bodyBytes: 0, error: null, reusedSocket: false, previousTag: null };
+      const result: WireResponse = {
+        status: null,
+        headers: {},
+        body: Buffer.alloc(0),
+        bodyBytes: 0,
+        error: null,
+        reusedSocket: false,
+        previousTag: null,
+      };
       const done = (error: string | null) => {
         if (settled) return;
         settled = true;
@@ -72,7 +80,14 @@ export function createSender(options: SenderOptions): Sender {
       if (wire.chunked) headers['transfer-encoding'] = 'chunked';
       let req: ReturnType<typeof httpRequest>;
       try {
-        req = httpRequest({ host: options.host, port: options.port, method: wire.method, path: wire.path, headers, agent: wire.upgrade || wire.fresh ? false : agent });
+        req = httpRequest({
+          host: options.host,
+          port: options.port,
+          method: wire.method,
+          path: wire.path,
+          headers,
+          agent: wire.upgrade || wire.fresh ? false : agent,
+        });
       } catch (err) {
         // The client library refused to send it (an invalid header character): a generator bug, not a server failure.
         resolve({ ...result, error: `client refused: ${(err as Error).message}` });
@@ -97,7 +112,11 @@ export function createSender(options: SenderOptions): Sender {
         result.headers = res.headers;
         const chunks: Buffer[] = [];
         let kept = 0;
-        if (wire.openEnded && res.statusCode === 200 && String(res.headers['content-type']).startsWith('text/event-stream')) {
+        if (
+          wire.openEnded &&
+          res.statusCode === 200 &&
+          String(res.headers['content-type']).startsWith('text/event-stream')
+        ) {
           res.destroy();
           done(null);
           return;

@@ -25,7 +25,9 @@ export function benchDir(): string {
 }
 
 /** Opens a store in `dir` (a fresh one by default) and a host with the bench machine (and `extra`) registered. */
-export function openBenchHost(options: { dir?: string; extra?: { name: string; logic: AnyStateMachine }[]; history?: boolean } = {}): BenchHost {
+export function openBenchHost(
+  options: { dir?: string; extra?: { name: string; logic: AnyStateMachine }[]; history?: boolean } = {},
+): BenchHost {
   const dir = options.dir ?? benchDir();
   const store = LmdbStore.open(dir);
   const host = new ActorHost(store, systemClock, createLogger('silent'), { history: options.history });
@@ -62,7 +64,16 @@ export class StorageFloor {
   }
 
   private record(id: string, nextSeq: number, now: number): ActorRecord {
-    return { id, machine: BENCH_MACHINE, ownerId: 'bench', snapshot: this.snapshot, nextSeq, done: false, createdAt: now, updatedAt: now };
+    return {
+      id,
+      machine: BENCH_MACHINE,
+      ownerId: 'bench',
+      snapshot: this.snapshot,
+      nextSeq,
+      done: false,
+      createdAt: now,
+      updatedAt: now,
+    };
   }
 
   /** What spawning writes: the index entry and the first record. */
@@ -82,7 +93,13 @@ export class StorageFloor {
     this.nextSeq.set(id, first + n);
     return this.store.transaction(() => {
       void this.records.put(id, this.record(id, first + n, now));
-      for (let i = 0; i < n; i++) void this.events.put([id, first + i], { seq: first + i, type: 'tick', ts: now, data: { count: first + i, text: EVENT_TEXT } });
+      for (let i = 0; i < n; i++)
+        void this.events.put([id, first + i], {
+          seq: first + i,
+          type: 'tick',
+          ts: now,
+          data: { count: first + i, text: EVENT_TEXT },
+        });
     });
   }
 }

@@ -28,12 +28,18 @@ export const benchMachine = setup({
   states: {
     counting: {
       on: {
-        INC: { actions: [assign({ count: ({ context }) => context.count + 1 }), emit(({ context }) => ({ type: 'counted', count: context.count, text: EVENT_TEXT }))] },
+        INC: {
+          actions: [
+            assign({ count: ({ context }) => context.count + 1 }),
+            emit(({ context }) => ({ type: 'counted', count: context.count, text: EVENT_TEXT })),
+          ],
+        },
         BURST: {
           actions: [
             assign({ count: ({ context, event }) => context.count + event.n }),
             enqueueActions(({ enqueue, event, context }) => {
-              for (let i = 0; i < event.n; i++) enqueue.emit({ type: 'tick', count: context.count + i, text: EVENT_TEXT });
+              for (let i = 0; i < event.n; i++)
+                enqueue.emit({ type: 'tick', count: context.count + i, text: EVENT_TEXT });
             }),
           ],
         },

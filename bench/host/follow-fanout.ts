@@ -15,7 +15,13 @@ export interface FollowFanoutResult {
 
 const GROUP = 'follow: one event to N in-process followers';
 
-async function sendWithFollowers(followers: number, timeMs: number, name: string, baseline: boolean, short?: string): Promise<{ figure: HostFigure; objectsPerEvent: number }> {
+async function sendWithFollowers(
+  followers: number,
+  timeMs: number,
+  name: string,
+  baseline: boolean,
+  short?: string,
+): Promise<{ figure: HostFigure; objectsPerEvent: number }> {
   const bench = openBenchHost();
   try {
     await bench.host.spawn(BENCH_MACHINE, { id: 'fan', ownerId: 'bench', input: { start: 0 } });
@@ -36,7 +42,14 @@ async function sendWithFollowers(followers: number, timeMs: number, name: string
       });
     }
     const figure = await measure(
-      { group: GROUP, name, baseline, ...(short && { short }), unit: 'events', ...(followers > 0 && { note: `${followers.toLocaleString('en-US')} deliveries per event` }) },
+      {
+        group: GROUP,
+        name,
+        baseline,
+        ...(short && { short }),
+        unit: 'events',
+        ...(followers > 0 && { note: `${followers.toLocaleString('en-US')} deliveries per event` }),
+      },
       async () => {
         await bench.host.send('fan', { type: 'INC' });
         return 1;
@@ -44,7 +57,8 @@ async function sendWithFollowers(followers: number, timeMs: number, name: string
       { timeMs, warmupMs: Math.min(200, timeMs / 4), concurrency: 1 },
     );
     const expected = followers * (figure.count > 0 ? 1 : 0);
-    if (followers && received < expected) throw new Error(`followers received ${received} events, expected at least ${expected}`);
+    if (followers && received < expected)
+      throw new Error(`followers received ${received} events, expected at least ${expected}`);
     return { figure, objectsPerEvent: bySeq.get(1)?.size ?? 0 };
   } finally {
     await bench.close();
@@ -60,7 +74,13 @@ async function sendAndShare(followers: number, timeMs: number): Promise<HostFigu
     const sinks = Array.from({ length: followers }, () => (_event: LogEvent) => void received++);
     let cursor = 0;
     return await measure(
-      { group: GROUP, short: 'one shared read', name: `baseline: host.send INC with no follower, then one log read handed to ${followers.toLocaleString('en-US')} sinks`, baseline: true, unit: 'events' },
+      {
+        group: GROUP,
+        short: 'one shared read',
+        name: `baseline: host.send INC with no follower, then one log read handed to ${followers.toLocaleString('en-US')} sinks`,
+        baseline: true,
+        unit: 'events',
+      },
       async () => {
         await bench.host.send('fan', { type: 'INC' });
         for (const event of bench.host.events('fan', cursor, 1000)) {
@@ -79,9 +99,24 @@ async function sendAndShare(followers: number, timeMs: number): Promise<HostFigu
 /** Times host.send with `followers` in-process followers beside the same send with one and none. */
 export async function runFollowFanout(options: { followers: number; timeMs: number }): Promise<FollowFanoutResult> {
   const n = options.followers.toLocaleString('en-US');
-  const many = await sendWithFollowers(options.followers, options.timeMs, `host.send INC, awaited, ${n} followers`, false);
+  const many = await sendWithFollowers(
+    options.followers,
+    options.timeMs,
+    `host.send INC, awaited, ${n} followers`,
+    false,
+  );
   const one = await sendWithFollowers(1, options.timeMs, 'host.send INC, awaited, 1 follower', false);
-  const none = await sendWithFollowers(0, options.timeMs, 'baseline: host.send INC, awaited, no follower', true, 'no follower');
+  const none = await sendWithFollowers(
+    0,
+    options.timeMs,
+    'baseline: host.send INC, awaited, no follower',
+    true,
+    'no follower',
+  );
   const shared = await sendAndShare(options.followers, options.timeMs);
-  return { figures: [many.figure, one.figure, none.figure, shared], followers: options.followers, objectsPerEvent: many.objectsPerEvent };
+  return {
+    figures: [many.figure, one.figure, none.figure, shared],
+    followers: options.followers,
+    objectsPerEvent: many.objectsPerEvent,
+  };
 }

@@ -9,7 +9,9 @@ const us = (value: number | null) => (value === null ? '–' : value >= 100 ? in
 /** `ours ÷ baseline` for each baseline this row is compared with. */
 function versus(row: HostFigure, figures: HostFigure[]): string {
   if (row.baseline) return '(baseline)';
-  const baselines = figures.filter((b) => b.baseline && b.group === row.group && (b.everyRow || b.concurrency === row.concurrency));
+  const baselines = figures.filter(
+    (b) => b.baseline && b.group === row.group && (b.everyRow || b.concurrency === row.concurrency),
+  );
   return baselines
     .filter((b) => b.perSecond > 0)
     .map((b) => {
@@ -20,9 +22,14 @@ function versus(row: HostFigure, figures: HostFigure[]): string {
 }
 
 function figureTable(figures: HostFigure[]): string[] {
-  const lines = ['| group | benchmark | loops | per second | unit | p50 µs | p99 µs | ours ÷ baseline |', '|---|---|---:|---:|---|---:|---:|---|'];
+  const lines = [
+    '| group | benchmark | loops | per second | unit | p50 µs | p99 µs | ours ÷ baseline |',
+    '|---|---|---:|---:|---|---:|---:|---|',
+  ];
   for (const f of figures) {
-    lines.push(`| ${f.group} | ${f.name} | ${int(f.concurrency)} | ${int(f.perSecond)} | ${f.unit} | ${us(f.p50Us)} | ${us(f.p99Us)} | ${versus(f, figures)} |`);
+    lines.push(
+      `| ${f.group} | ${f.name} | ${int(f.concurrency)} | ${int(f.perSecond)} | ${f.unit} | ${us(f.p50Us)} | ${us(f.p99Us)} | ${versus(f, figures)} |`,
+    );
   }
   return lines;
 }

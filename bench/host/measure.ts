@@ -45,7 +45,11 @@ const round = (value: number, digits: number) => Math.round(value * 10 ** digits
  * Runs `op` in `concurrency` loops, each awaiting its previous call, for `timeMs` after a warm-up
  * of `warmupMs`; counts the items completed in the window and times every call completed in it.
  */
-export async function measure(spec: FigureSpec, op: Operation, options: { timeMs: number; warmupMs: number; concurrency: number }): Promise<HostFigure> {
+export async function measure(
+  spec: FigureSpec,
+  op: Operation,
+  options: { timeMs: number; warmupMs: number; concurrency: number },
+): Promise<HostFigure> {
   const latency = new Histogram();
   const t0 = performance.now();
   const start = t0 + options.warmupMs;

@@ -13,7 +13,11 @@ const REQUEST = ChatCompletionRequestSchema.parse({
   model: 'pro-1',
   messages: [
     { role: 'system', content: 'You are a careful assistant. Answer in plain English.' },
-    { role: 'user', content: 'Plan a three-day walking trip around the lakes in the north, with one rest day and a budget under 500 USD.' },
+    {
+      role: 'user',
+      content:
+        'Plan a three-day walking trip around the lakes in the north, with one rest day and a budget under 500 USD.',
+    },
   ],
   max_tokens: 512,
   require_approval: true,
@@ -30,7 +34,15 @@ export function parkedSessionInput(id: string, at: number): SessionInput {
     completionId: `chatcmpl-${id}`,
     model: REQUEST.model,
     conversation: REQUEST.messages,
-    settings: { model: REQUEST.model, temperature: null, stop: [], responseFormat: { type: 'text', schema: null }, tools: [], toolChoice: 'auto', metadata: null },
+    settings: {
+      model: REQUEST.model,
+      temperature: null,
+      stop: [],
+      responseFormat: { type: 'text', schema: null },
+      tools: [],
+      toolChoice: 'auto',
+      metadata: null,
+    },
     plan,
     quote: { minMicros: 1_000, holdMicros: 60_000, minSeconds: 0, maxSeconds: 12 },
     requireApproval: true,
@@ -41,7 +53,10 @@ export function parkedSessionInput(id: string, at: number): SessionInput {
 }
 
 /** Spawns `count` parked sessions through `host.spawn`, `concurrency` at a time; resolves when all are durable. */
-export async function spawnParkedSessions(host: ActorHost, options: { count: number; concurrency: number; prefix: string }): Promise<void> {
+export async function spawnParkedSessions(
+  host: ActorHost,
+  options: { count: number; concurrency: number; prefix: string },
+): Promise<void> {
   let next = 0;
   const worker = async () => {
     while (next < options.count) {

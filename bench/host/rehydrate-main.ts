@@ -55,7 +55,13 @@ if (host) {
   for (const { value: record } of records.getRange()) {
     if (record.done) continue;
     actors++;
-    if (mode === 'actors') keep.push(createActor(parkedSessionMachine.logic as AnyStateMachine, { snapshot: record.snapshot as Snapshot<unknown>, id: record.id }).start());
+    if (mode === 'actors')
+      keep.push(
+        createActor(parkedSessionMachine.logic as AnyStateMachine, {
+          snapshot: record.snapshot as Snapshot<unknown>,
+          id: record.id,
+        }).start(),
+      );
     else keep.push(record.snapshot);
   }
 }

@@ -42,7 +42,16 @@ async function writeSessions(dir: string, count: number, concurrency: number): P
   const ms = performance.now() - t0;
   await store.close();
   const n = concurrency.toLocaleString('en-US');
-  return fixedFigure({ group: 'rehydration', name: `write: host.spawn of parked sessions (awaiting_approval), ${n} at a time`, unit: 'actors' }, count, ms, concurrency);
+  return fixedFigure(
+    {
+      group: 'rehydration',
+      name: `write: host.spawn of parked sessions (awaiting_approval), ${n} at a time`,
+      unit: 'actors',
+    },
+    count,
+    ms,
+    concurrency,
+  );
 }
 
 function runChild(dir: string, mode: RehydrateRun['mode']): Promise<RehydrateRun> {
@@ -51,10 +60,18 @@ function runChild(dir: string, mode: RehydrateRun['mode']): Promise<RehydrateRun
     execFile(
       process.execPath,
       ['--expose-gc', '--import', 'tsx', entry],
-      { cwd: ROOT, env: { ...process.env, BENCH_REHYDRATE: JSON.stringify({ dir, mode }) }, timeout: 600_000, maxBuffer: 16 * 1024 * 1024 },
+      {
+        cwd: ROOT,
+        env: { ...process.env, BENCH_REHYDRATE: JSON.stringify({ dir, mode }) },
+        timeout: 600_000,
+        maxBuffer: 16 * 1024 * 1024,
+      },
       (err, stdout, stderr) => {
         const line = stdout.split('\n').find((l) => l.startsWith('rehydrate-result '));
-        if (err || !line) return fail(new Error(`rehydrate ${mode} run failed: ${err?.message ?? 'no result line'}\n${stderr.slice(-2000)}`));
+        if (err || !line)
+          return fail(
+            new Error(`rehydrate ${mode} run failed: ${err?.message ?? 'no result line'}\n${stderr.slice(-2000)}`),
+          );
         done(JSON.parse(line.slice('rehydrate-result '.length)) as RehydrateRun);
       },
     );

@@ -44,5 +44,10 @@ export async function runHostBench(settings: HostSettings, onStep?: (step: strin
     rehydrate = await runRehydrate({ count: settings.rehydrate, concurrency: 1000 });
     figures.push(rehydrate.write);
   }
-  return { settings, figures, follow: { followers: follow.followers, objectsPerEvent: follow.objectsPerEvent }, rehydrate };
+  return {
+    settings,
+    figures,
+    follow: { followers: follow.followers, objectsPerEvent: follow.objectsPerEvent },
+    rehydrate,
+  };
 }

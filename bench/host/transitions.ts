@@ -17,11 +17,20 @@ export interface TransitionSettings {
 const spawnInput = (id: string) => ({ id, ownerId: 'bench', input: { start: 0 } });
 
 /** Runs `op` against a fresh host (or storage floor) and closes it afterwards. */
-async function withHost(spec: FigureSpec, settings: TransitionSettings, concurrency: number, build: (bench: BenchHost) => Promise<Operation> | Operation): Promise<HostFigure> {
+async function withHost(
+  spec: FigureSpec,
+  settings: TransitionSettings,
+  concurrency: number,
+  build: (bench: BenchHost) => Promise<Operation> | Operation,
+): Promise<HostFigure> {
   const bench = openBenchHost();
   try {
     const op = await build(bench);
-    return await measure(spec, op, { timeMs: settings.timeMs, warmupMs: Math.min(200, settings.timeMs / 4), concurrency });
+    return await measure(spec, op, {
+      timeMs: settings.timeMs,
+      warmupMs: Math.min(200, settings.timeMs / 4),
+      concurrency,
+    });
   } finally {
     await bench.close();
   }
@@ -40,12 +49,14 @@ async function spawnGroup(settings: TransitionSettings): Promise<HostFigure[]> {
   const p = settings.parallel;
   let next = 0;
   const id = () => `a${next++}`;
-  const hostOp = (bench: BenchHost): Operation => async () => {
-    const actorId = id();
-    await bench.host.spawn(BENCH_MACHINE, spawnInput(actorId));
-    await bench.host.send(actorId, { type: 'INC' });
-    return 1;
-  };
+  const hostOp =
+    (bench: BenchHost): Operation =>
+    async () => {
+      const actorId = id();
+      await bench.host.spawn(BENCH_MACHINE, spawnInput(actorId));
+      await bench.host.send(actorId, { type: 'INC' });
+      return 1;
+    };
   const floorOp = (bench: BenchHost): Operation => {
     const floor = new StorageFloor(bench.store);
     return async () => {
@@ -56,17 +67,61 @@ async function spawnGroup(settings: TransitionSettings): Promise<HostFigure[]> {
     };
   };
   return [
-    await withHost({ group, unit, name: 'host.spawn + send INC (2 commits, 1 event), awaited one at a time' }, settings, 1, hostOp),
-    await withHost({ group, unit, name: `the same, ${p.toLocaleString('en-US')} loops in parallel` }, settings, p, hostOp),
-    await withHost({ group, unit, baseline: true, short: 'no host', everyRow: true, name: 'baseline: createActor + start + send INC, no host (no persistence)' }, settings, 1, () => () => {
-      const actor = createActor(benchMachine, { input: { start: 0 }, id: id() });
-      actor.start();
-      actor.send({ type: 'INC' });
-      actor.stop();
-      return 1;
-    }),
-    await withHost({ group, unit, baseline: true, short: 'bare LMDB', name: 'baseline: bare LMDB, the same 2 transactions, awaited one at a time' }, settings, 1, floorOp),
-    await withHost({ group, unit, baseline: true, short: 'bare LMDB', name: `baseline: bare LMDB, the same 2 transactions, ${p.toLocaleString('en-US')} loops in parallel` }, settings, p, floorOp),
+    await withHost(
+      { group, unit, name: 'host.spawn + send INC (2 commits, 1 event), awaited one at a time' },
+      settings,
+      1,
+      hostOp,
+    ),
+    await withHost(
+      { group, unit, name: `the same, ${p.toLocaleString('en-US')} loops in parallel` },
+      settings,
+      p,
+      hostOp,
+    ),
+    await withHost(
+      {
+        group,
+        unit,
+        baseline: true,
+        short: 'no host',
+        everyRow: true,
+        name: 'baseline: createActor + start + send INC, no host (no persistence)',
+      },
+      settings,
+      1,
+      () => () => {
+        const actor = createActor(benchMachine, { input: { start: 0 }, id: id() });
+        actor.start();
+        actor.send({ type: 'INC' });
+        actor.stop();
+        return 1;
+      },
+    ),
+    await withHost(
+      {
+        group,
+        unit,
+        baseline: true,
+        short: 'bare LMDB',
+        name: 'baseline: bare LMDB, the same 2 transactions, awaited one at a time',
+      },
+      settings,
+      1,
+      floorOp,
+    ),
+    await withHost(
+      {
+        group,
+        unit,
+        baseline: true,
+        short: 'bare LMDB',
+        name: `baseline: bare LMDB, the same 2 transactions, ${p.toLocaleString('en-US')} loops in parallel`,
+      },
+      settings,
+      p,
+      floorOp,
+    ),
   ];
 }
 
@@ -93,21 +148,66 @@ async function transitionGroup(settings: TransitionSettings, n: number): Promise
   const what = one ? 'send INC' : `send BURST (${n} events)`;
   const writes = one ? 'record + 1 event' : `record + ${n} events`;
   return [
-    await withHost({ group, unit, name: `host.${what}, awaited one at a time` }, settings, 1, (bench) => hostRow(bench, 1)),
-    await withHost({ group, unit, name: `host.${what}, ${p.toLocaleString('en-US')} actors in parallel` }, settings, p, (bench) => hostRow(bench, p)),
-    await withHost({ group, unit, baseline: true, short: 'no host', everyRow: true, name: `baseline: actor.${what}, no host (no persistence)` }, settings, 1, () => {
-      const actor = createActor(benchMachine, { input: { start: 0 } }).start();
-      return () => {
-        actor.send(event);
-        return n;
-      };
-    }),
-    await withHost({ group, unit, baseline: true, short: 'bare LMDB', name: `baseline: bare LMDB, ${writes} in one transaction, awaited` }, settings, 1, floorRow),
-    await withHost({ group, unit, baseline: true, short: 'bare LMDB', name: `baseline: bare LMDB, ${writes} in one transaction, ${p.toLocaleString('en-US')} in parallel` }, settings, p, floorRow),
+    await withHost({ group, unit, name: `host.${what}, awaited one at a time` }, settings, 1, (bench) =>
+      hostRow(bench, 1),
+    ),
+    await withHost(
+      { group, unit, name: `host.${what}, ${p.toLocaleString('en-US')} actors in parallel` },
+      settings,
+      p,
+      (bench) => hostRow(bench, p),
+    ),
+    await withHost(
+      {
+        group,
+        unit,
+        baseline: true,
+        short: 'no host',
+        everyRow: true,
+        name: `baseline: actor.${what}, no host (no persistence)`,
+      },
+      settings,
+      1,
+      () => {
+        const actor = createActor(benchMachine, { input: { start: 0 } }).start();
+        return () => {
+          actor.send(event);
+          return n;
+        };
+      },
+    ),
+    await withHost(
+      {
+        group,
+        unit,
+        baseline: true,
+        short: 'bare LMDB',
+        name: `baseline: bare LMDB, ${writes} in one transaction, awaited`,
+      },
+      settings,
+      1,
+      floorRow,
+    ),
+    await withHost(
+      {
+        group,
+        unit,
+        baseline: true,
+        short: 'bare LMDB',
+        name: `baseline: bare LMDB, ${writes} in one transaction, ${p.toLocaleString('en-US')} in parallel`,
+      },
+      settings,
+      p,
+      floorRow,
+    ),
   ];
 }
 
 /** Spawn, transition and append figures, each group with its baselines. */
 export async function runTransitionFigures(settings: TransitionSettings): Promise<HostFigure[]> {
-  return [...(await spawnGroup(settings)), ...(await transitionGroup(settings, 1)), ...(await transitionGroup(settings, settings.burst))];
+  return [
+    ...(await spawnGroup(settings)),
+    ...(await transitionGroup(settings, 1)),
+    ...(await transitionGroup(settings, settings.burst)),
+  ];
 }

@@ -20,7 +20,10 @@ export function startBareFanout(host: string): Promise<RunningServer> {
   app.get('/events', (res) => {
     res.onAborted(() => streams.delete(res));
     res.cork(() => {
-      res.writeStatus('200 OK').writeHeader('content-type', 'text/event-stream; charset=utf-8').writeHeader('cache-control', 'no-cache');
+      res
+        .writeStatus('200 OK')
+        .writeHeader('content-type', 'text/event-stream; charset=utf-8')
+        .writeHeader('cache-control', 'no-cache');
       res.write(': hello\n\n');
     });
     streams.add(res);
@@ -47,7 +50,13 @@ export function startBareFanout(host: string): Promise<RunningServer> {
         });
       }
       if (published.end) streams.clear();
-      res.cork(() => void res.writeStatus('200 OK').writeHeader('content-type', 'application/json').end(JSON.stringify({ seq, followers })));
+      res.cork(
+        () =>
+          void res
+            .writeStatus('200 OK')
+            .writeHeader('content-type', 'application/json')
+            .end(JSON.stringify({ seq, followers })),
+      );
     });
   });
   app.any('/*', (res) => void res.writeStatus('404 Not Found').end());

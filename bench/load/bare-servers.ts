@@ -15,7 +15,15 @@ import { startBareRealtime } from '../realtime/bare-realtime.js';
  * bare uWS WebSockets holding idle calls or streaming audio frames (realtime/bare-realtime.ts),
  * bare uWS holding SSE streams open with one event a second each (bare-sse-hold.ts).
  */
-export type BareKind = 'uws-json' | 'node-http-json' | 'uws-sse' | 'uws-fanout' | 'uws-sink' | 'uws-ws-idle' | 'uws-ws-audio' | 'uws-sse-hold';
+export type BareKind =
+  | 'uws-json'
+  | 'node-http-json'
+  | 'uws-sse'
+  | 'uws-fanout'
+  | 'uws-sink'
+  | 'uws-ws-idle'
+  | 'uws-ws-audio'
+  | 'uws-sse-hold';
 
 /** What a baseline answers on POST /v1/chat/completions. */
 export interface BareServerOptions {
@@ -50,7 +58,10 @@ function startUws(options: BareServerOptions, host: string): Promise<RunningServ
           res.writeStatus('200 OK').writeHeader('content-type', 'application/json').end(body);
           return;
         }
-        res.writeStatus('200 OK').writeHeader('content-type', 'text/event-stream').writeHeader('cache-control', 'no-cache');
+        res
+          .writeStatus('200 OK')
+          .writeHeader('content-type', 'text/event-stream')
+          .writeHeader('cache-control', 'no-cache');
         for (const event of events) res.write(event);
         res.end();
       });
@@ -98,7 +109,10 @@ function startUwsSink(host: string): Promise<RunningServer> {
     res.onAborted(() => (aborted = true));
     res.onData((chunk, isLast) => {
       bytes += Buffer.from(chunk.slice(0)).length;
-      if (isLast && !aborted) res.cork(() => res.writeStatus('200 OK').writeHeader('content-type', 'application/json').end(`{"bytes":${bytes}}`));
+      if (isLast && !aborted)
+        res.cork(() =>
+          res.writeStatus('200 OK').writeHeader('content-type', 'application/json').end(`{"bytes":${bytes}}`),
+        );
     });
   });
   app.any('/*', (res) => void res.writeStatus('404 Not Found').end());

@@ -22,7 +22,10 @@ export async function startBareSseHold(host: string): Promise<RunningServer> {
     res.onData((_chunk, isLast) => {
       if (!isLast || aborted) return;
       res.cork(() => {
-        res.writeStatus('200 OK').writeHeader('content-type', 'text/event-stream').writeHeader('cache-control', 'no-cache');
+        res
+          .writeStatus('200 OK')
+          .writeHeader('content-type', 'text/event-stream')
+          .writeHeader('cache-control', 'no-cache');
         res.write(EVENT);
       });
       streams.add(res);

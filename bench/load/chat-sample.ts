@@ -16,7 +16,10 @@ export const SIM_REPLY =
  * gateway's response cache never answers: every request is a real completion. With `simReply`
  * (only for a gateway we started, on the sim), `metadata.sim.reply` fixes the answer's length.
  */
-export function chatRequestBody(stream: boolean, options: { unique: boolean; simReply: boolean }): Record<string, unknown> {
+export function chatRequestBody(
+  stream: boolean,
+  options: { unique: boolean; simReply: boolean },
+): Record<string, unknown> {
   const tag = options.unique ? ` (request ${UNIQUE_MARKER})` : '';
   const body: Record<string, unknown> = {
     model: 'pro-1',
@@ -82,7 +85,13 @@ export async function simulatedSseEvents(body: Record<string, unknown>): Promise
   const request = simBackendRequest(body);
   const events: ChatBackendEvent[] = [];
   for await (const event of createSimChatBackend({ ttftMs: 0, tokensPerSecond: 0 }).stream(request)) events.push(event);
-  const head = { id: 'chatcmpl-0123456789abcdefghijklmn', object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model: request.model, system_fingerprint: 'fp_svc_1.1.3' };
+  const head = {
+    id: 'chatcmpl-0123456789abcdefghijklmn',
+    object: 'chat.completion.chunk',
+    created: Math.floor(Date.now() / 1000),
+    model: request.model,
+    system_fingerprint: 'fp_svc_1.1.3',
+  };
   const chunk = (delta: Record<string, unknown>, finish: string | null, extra: Record<string, unknown> = {}) =>
     `data: ${JSON.stringify({ ...head, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], ...extra })}\n\n`;
   const out = [chunk({ role: 'assistant', content: '' }, null)];
@@ -91,7 +100,9 @@ export async function simulatedSseEvents(body: Record<string, unknown>): Promise
     if (event.type === 'done') {
       out.push(chunk({}, event.finishReason));
       const { promptTokens, completionTokens } = event.usage;
-      out.push(`data: ${JSON.stringify({ ...head, choices: [], usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens } })}\n\n`);
+      out.push(
+        `data: ${JSON.stringify({ ...head, choices: [], usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens } })}\n\n`,
+      );
     }
   }
   out.push('data: [DONE]\n\n');

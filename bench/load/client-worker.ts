@@ -3,7 +3,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { runLoad, type LoadOptions, type LoadProgress, type LoadStats } from './load-client.js';
 
 /** Messages this worker posts to its parent. */
-export type ClientWorkerMessage = ({ type: 'progress' } & LoadProgress) | { type: 'result'; stats: LoadStats } | { type: 'error'; message: string };
+export type ClientWorkerMessage =
+  ({ type: 'progress' } & LoadProgress) | { type: 'result'; stats: LoadStats } | { type: 'error'; message: string };
 
 const post = (message: ClientWorkerMessage) => parentPort!.postMessage(message);
 

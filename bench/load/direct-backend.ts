@@ -18,7 +18,11 @@ export interface DirectResult {
  * Calls `createSimChatBackend({ttftMs: 0, tokensPerSecond: 0}).stream(...)` for the scenario's
  * request and iterates it to the end, one call after another, for `durationMs` after a warm-up.
  */
-export async function runDirectBackend(options: { body: Record<string, unknown>; durationMs: number; warmupMs: number }): Promise<DirectResult> {
+export async function runDirectBackend(options: {
+  body: Record<string, unknown>;
+  durationMs: number;
+  warmupMs: number;
+}): Promise<DirectResult> {
   const backend = createSimChatBackend({ ttftMs: 0, tokensPerSecond: 0 });
   const request = simBackendRequest(options.body);
   const latency = new Histogram();

@@ -67,7 +67,7 @@ const highRes = () => performance.timeOrigin + performance.now();
  */
 function clockOffsetMs(): number {
   let offset = -Infinity;
-  for (const end = performance.now() + 3; performance.now() < end; ) offset = Math.max(offset, Date.now() - highRes());
+  for (const end = performance.now() + 3; performance.now() < end;) offset = Math.max(offset, Date.now() - highRes());
   return offset;
 }
 
@@ -82,7 +82,10 @@ interface Follower {
 function errorKind(err: unknown): { kind: string; detail: string } {
   const e = err as { code?: string; message?: string };
   const code = e.code ?? 'unknown';
-  return { kind: code.includes('TIMEOUT') ? `timeout:${code}` : `network:${code}`, detail: String(e.message ?? err).slice(0, 200) };
+  return {
+    kind: code.includes('TIMEOUT') ? `timeout:${code}` : `network:${code}`,
+    detail: String(e.message ?? err).slice(0, 200),
+  };
 }
 
 function orderSummary(followers: Follower[], unterminated: number): FanoutStats['order'] {
@@ -190,7 +193,13 @@ class FollowerPool {
     };
     this.followers.push(follower);
     client.dispatch(
-      { path: url.pathname + url.search, method: 'GET', headers: { accept: 'text/event-stream', ...this.options.headers }, headersTimeout: this.options.connectTimeoutMs, bodyTimeout: 0 },
+      {
+        path: url.pathname + url.search,
+        method: 'GET',
+        headers: { accept: 'text/event-stream', ...this.options.headers },
+        headersTimeout: this.options.connectTimeoutMs,
+        bodyTimeout: 0,
+      },
       {
         onRequestStart() {
           // undici takes a handler as new-style (controller API) only when this is present
@@ -204,9 +213,15 @@ class FollowerPool {
           follower.reader.push(chunk, this.now());
         },
         onResponseEnd: () => {
-          if (status !== 200) return this.fail(follower, `status:${status}`, Buffer.concat(body).toString('utf8').slice(0, 300));
+          if (status !== 200)
+            return this.fail(follower, `status:${status}`, Buffer.concat(body).toString('utf8').slice(0, 300));
           if (!follower.reader.finish()) this.unterminated++;
-          if (!follower.ready) return this.fail(follower, 'ended-before-ready', `stream ended after ${follower.reader.check.events} events`);
+          if (!follower.ready)
+            return this.fail(
+              follower,
+              'ended-before-ready',
+              `stream ended after ${follower.reader.check.events} events`,
+            );
           follower.done = true;
           this.finish();
         },
@@ -224,10 +239,16 @@ class FollowerPool {
  * history, then records each live event's delivery latency against the server's `ts` and checks
  * every stream's seqs, until all streams end or the timeout.
  */
-export async function runFanout(options: FanoutOptions, onProgress: (progress: FanoutProgress) => void): Promise<FanoutStats> {
+export async function runFanout(
+  options: FanoutOptions,
+  onProgress: (progress: FanoutProgress) => void,
+): Promise<FanoutStats> {
   const url = new URL(options.url);
   const pool = new FollowerPool(options);
-  const clients = Array.from({ length: options.followers }, () => new Client(url.origin, { pipelining: 1, connectTimeout: options.connectTimeoutMs, keepAliveTimeout: 1000 }));
+  const clients = Array.from(
+    { length: options.followers },
+    () => new Client(url.origin, { pipelining: 1, connectTimeout: options.connectTimeoutMs, keepAliveTimeout: 1000 }),
+  );
   for (const client of clients) pool.open(client, url);
   await within(pool.allReady, options.connectTimeoutMs);
   onProgress({ phase: 'ready', ready: pool.ready, failed: options.followers - pool.ready });
@@ -239,7 +260,9 @@ export async function runFanout(options: FanoutOptions, onProgress: (progress: F
   const windowMs = performance.now() - start;
   const cpuEnd = readStatCpuMs('/proc/thread-self/stat');
   const elu = performance.eventLoopUtilization(eluStart);
-  for (const follower of pool.followers) if (!follower.done) pool.fail(follower, 'timeout:stream-not-ended', `stream still open ${options.timeoutMs} ms after all were ready`);
+  for (const follower of pool.followers)
+    if (!follower.done)
+      pool.fail(follower, 'timeout:stream-not-ended', `stream still open ${options.timeoutMs} ms after all were ready`);
   await Promise.all(clients.map((client) => client.destroy().catch(() => undefined)));
 
   const eventReach = new Histogram();
@@ -258,7 +281,10 @@ export async function runFanout(options: FanoutOptions, onProgress: (progress: F
     clockOffsetMs: pool.offsetMs,
     deliveryWindowMs: Math.round(windowMs),
     client: {
-      cpuPercent: cpuStart !== null && cpuEnd !== null ? Math.round(((cpuEnd - cpuStart) / Math.max(1, windowMs)) * 1000) / 10 : null,
+      cpuPercent:
+        cpuStart !== null && cpuEnd !== null
+          ? Math.round(((cpuEnd - cpuStart) / Math.max(1, windowMs)) * 1000) / 10
+          : null,
       eventLoopUtilization: Math.round(elu.utilization * 1000) / 1000,
     },
   };

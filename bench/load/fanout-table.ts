@@ -14,9 +14,17 @@ function completeness(row: FanoutRow): string {
   const o = row.order;
   const problems = [
     row.ready < row.followers ? `${row.followers - row.ready} not ready` : '',
-    o.followersWithProblems ? `${o.followersWithProblems} with gaps ${o.gaps} / dups ${o.duplicates} / out of order ${o.outOfOrder} / bad ${o.bad}` : '',
-    o.lastSeq.min !== row.finalSeq || o.lastSeq.max !== row.finalSeq ? `last seq ${o.lastSeq.min}…${o.lastSeq.max} of ${row.finalSeq}` : '',
-    Object.keys(row.errors).length ? `errors ${Object.entries(row.errors).map(([k, v]) => `${k}×${v}`).join(', ')}` : '',
+    o.followersWithProblems
+      ? `${o.followersWithProblems} with gaps ${o.gaps} / dups ${o.duplicates} / out of order ${o.outOfOrder} / bad ${o.bad}`
+      : '',
+    o.lastSeq.min !== row.finalSeq || o.lastSeq.max !== row.finalSeq
+      ? `last seq ${o.lastSeq.min}…${o.lastSeq.max} of ${row.finalSeq}`
+      : '',
+    Object.keys(row.errors).length
+      ? `errors ${Object.entries(row.errors)
+          .map(([k, v]) => `${k}×${v}`)
+          .join(', ')}`
+      : '',
   ].filter(Boolean);
   return `NO: ${problems.join('; ')}`;
 }
@@ -25,7 +33,11 @@ function serverCells(row: FanoutRow): string[] {
   const s = row.server;
   if (!s) return ['–', '–', '–'];
   const max = s.during ? ` (max ${s.during.rssMbMax})` : '';
-  return [`${s.rssMbBefore} → ${s.rssMbReady}${max}`, `${s.rssKbPerFollower}`, s.during ? `${s.during.cpuPercent}` : '–'];
+  return [
+    `${s.rssMbBefore} → ${s.rssMbReady}${max}`,
+    `${s.rssKbPerFollower}`,
+    s.during ? `${s.during.cpuPercent}` : '–',
+  ];
 }
 
 function mainTable(report: FanoutReport): string[] {
@@ -51,17 +63,26 @@ function figureLines(report: FanoutReport): string[] {
   const lines = ['', '| figure | measured |', '|---|---:|'];
   lines.push(`| added delivery p50 (ours − bare) | ${(ours.latencyMs.p50 - bare.latencyMs.p50).toFixed(2)} ms |`);
   lines.push(`| added delivery p99 (ours − bare) | ${(ours.latencyMs.p99 - bare.latencyMs.p99).toFixed(2)} ms |`);
-  lines.push(`| last follower p50, ours ÷ bare | ${bare.eventReachMs.p50 > 0 ? (ours.eventReachMs.p50 / bare.eventReachMs.p50).toFixed(1) : '–'}× |`);
-  if (ours.server && bare.server) lines.push(`| server RSS per follower, ours − bare | ${(ours.server.rssKbPerFollower - bare.server.rssKbPerFollower).toFixed(1)} KB |`);
+  lines.push(
+    `| last follower p50, ours ÷ bare | ${bare.eventReachMs.p50 > 0 ? (ours.eventReachMs.p50 / bare.eventReachMs.p50).toFixed(1) : '–'}× |`,
+  );
+  if (ours.server && bare.server)
+    lines.push(
+      `| server RSS per follower, ours − bare | ${(ours.server.rssKbPerFollower - bare.server.rssKbPerFollower).toFixed(1)} KB |`,
+    );
   return lines;
 }
 
 function detailLines(report: FanoutReport): string[] {
   const lines = ['', `stream: ${report.rows[0]?.stream ?? '–'}`];
   for (const row of report.rows) {
-    if (row.roundsP50Ms) lines.push(`- ${row.name}: delivery p50 of each round: ${row.roundsP50Ms.map(ms).join(', ')} ms (median round shown)`);
+    if (row.roundsP50Ms)
+      lines.push(
+        `- ${row.name}: delivery p50 of each round: ${row.roundsP50Ms.map(ms).join(', ')} ms (median round shown)`,
+      );
     if (row.order.firstProblem) lines.push(`- ${row.name}: first problem: ${row.order.firstProblem}`);
-    for (const [kind, count] of Object.entries(row.errors)) lines.push(`- ${row.name}: ${kind} × ${count} (first: ${(row.errorSamples[kind] ?? '').slice(0, 160)})`);
+    for (const [kind, count] of Object.entries(row.errors))
+      lines.push(`- ${row.name}: ${kind} × ${count} (first: ${(row.errorSamples[kind] ?? '').slice(0, 160)})`);
   }
   return lines;
 }

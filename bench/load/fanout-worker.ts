@@ -4,7 +4,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { runFanout, type FanoutOptions, type FanoutProgress, type FanoutStats } from './fanout-client.js';
 
 /** Messages this worker posts to its parent. */
-export type FanoutWorkerMessage = ({ type: 'progress' } & FanoutProgress) | { type: 'result'; stats: FanoutStats } | { type: 'error'; message: string };
+export type FanoutWorkerMessage =
+  ({ type: 'progress' } & FanoutProgress) | { type: 'result'; stats: FanoutStats } | { type: 'error'; message: string };
 
 const post = (message: FanoutWorkerMessage) => parentPort!.postMessage(message);
 

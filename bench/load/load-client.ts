@@ -56,12 +56,17 @@ export interface LoadProgress {
   errors: number;
 }
 
-type Outcome = { ok: true; sent: number; end: number; ttfb: number; eventTimes: number[] | null; events: number } | { ok: false; kind: string; detail: string };
+type Outcome =
+  | { ok: true; sent: number; end: number; ttfb: number; eventTimes: number[] | null; events: number }
+  | { ok: false; kind: string; detail: string };
 
 function errorKind(err: unknown): { kind: string; detail: string } {
   const e = err as { code?: string; message?: string };
   const code = e.code ?? 'unknown';
-  return { kind: code.includes('TIMEOUT') ? `timeout:${code}` : `network:${code}`, detail: String(e.message ?? err).slice(0, 200) };
+  return {
+    kind: code.includes('TIMEOUT') ? `timeout:${code}` : `network:${code}`,
+    detail: String(e.message ?? err).slice(0, 200),
+  };
 }
 
 /** A body per request: the fixed bytes, or the marker replaced with a fresh value each time. */
@@ -101,11 +106,22 @@ function sendOne(client: Client, dispatch: Dispatcher.DispatchOptions, mode: Loa
       },
       onResponseEnd() {
         const end = performance.now();
-        if (status !== 200) return resolve({ ok: false, kind: `status:${status}`, detail: Buffer.concat(chunks).toString('utf8').slice(0, 300) });
+        if (status !== 200)
+          return resolve({
+            ok: false,
+            kind: `status:${status}`,
+            detail: Buffer.concat(chunks).toString('utf8').slice(0, 300),
+          });
         if (sse) {
           const result = sse.finish();
-          if (result.badPayload !== null) return resolve({ ok: false, kind: 'parse:sse-json', detail: result.badPayload });
-          if (!result.done) return resolve({ ok: false, kind: 'parse:no-done', detail: `stream ended after ${result.events} events without data: [DONE]` });
+          if (result.badPayload !== null)
+            return resolve({ ok: false, kind: 'parse:sse-json', detail: result.badPayload });
+          if (!result.done)
+            return resolve({
+              ok: false,
+              kind: 'parse:no-done',
+              detail: `stream ended after ${result.events} events without data: [DONE]`,
+            });
           return resolve({ ok: true, sent, end, ttfb: ttfb || end, eventTimes, events: result.events });
         }
         const text = Buffer.concat(chunks).toString('utf8');
@@ -141,7 +157,10 @@ export async function runLoad(options: LoadOptions, onProgress?: (progress: Load
     headersTimeout: options.timeoutMs,
     bodyTimeout: options.timeoutMs,
   };
-  const clients = Array.from({ length: options.connections }, () => new Client(url.origin, { pipelining: 1, keepAliveTimeout: 60_000, connectTimeout: options.timeoutMs }));
+  const clients = Array.from(
+    { length: options.connections },
+    () => new Client(url.origin, { pipelining: 1, keepAliveTimeout: 60_000, connectTimeout: options.timeoutMs }),
+  );
 
   const latency = new Histogram();
   const ttfb = new Histogram();
@@ -168,7 +187,12 @@ export async function runLoad(options: LoadOptions, onProgress?: (progress: Load
   }, options.warmupMs);
   const progressTimer = setInterval(() => {
     const now = performance.now();
-    onProgress?.({ elapsedMs: now - t0, phase: now < measureStart ? 'warmup' : 'measuring', completed, errors: errorCount });
+    onProgress?.({
+      elapsedMs: now - t0,
+      phase: now < measureStart ? 'warmup' : 'measuring',
+      completed,
+      errors: errorCount,
+    });
   }, 500);
 
   const record = (outcome: Outcome) => {
@@ -187,7 +211,8 @@ export async function runLoad(options: LoadOptions, onProgress?: (progress: Load
     latency.record(outcome.end - outcome.sent);
     if (outcome.eventTimes) {
       ttfb.record(outcome.ttfb - outcome.sent);
-      for (let i = 1; i < outcome.eventTimes.length; i++) gaps.record(outcome.eventTimes[i]! - outcome.eventTimes[i - 1]!);
+      for (let i = 1; i < outcome.eventTimes.length; i++)
+        gaps.record(outcome.eventTimes[i]! - outcome.eventTimes[i - 1]!);
       eventsMin = Math.min(eventsMin, outcome.events);
       eventsMax = Math.max(eventsMax, outcome.events);
       eventsTotal += outcome.events;
@@ -226,14 +251,24 @@ export async function runLoad(options: LoadOptions, onProgress?: (progress: Load
   await Promise.all(clients.map((client) => client.destroy().catch(() => undefined)));
   await loops;
 
-  const cpuPercent = cpuStart !== null && cpuEnd !== null ? Math.round(((cpuEnd - cpuStart) / Math.max(1, windowMs)) * 1000) / 10 : null;
+  const cpuPercent =
+    cpuStart !== null && cpuEnd !== null ? Math.round(((cpuEnd - cpuStart) / Math.max(1, windowMs)) * 1000) / 10 : null;
   return {
     requests,
     errors,
     errorSamples,
     windowMs: Math.round(windowMs),
     latency: latency.data,
-    sse: options.mode === 'sse' ? { ttfb: ttfb.data, gaps: gaps.data, eventsMin: eventsMin === Infinity ? 0 : eventsMin, eventsMax, eventsTotal } : null,
+    sse:
+      options.mode === 'sse'
+        ? {
+            ttfb: ttfb.data,
+            gaps: gaps.data,
+            eventsMin: eventsMin === Infinity ? 0 : eventsMin,
+            eventsMax,
+            eventsTotal,
+          }
+        : null,
     client: { cpuPercent, eventLoopUtilization: Math.round(elu.utilization * 1000) / 1000 },
   };
 }

@@ -29,7 +29,11 @@ function latencyCells(summary: LatencySummary): string[] {
 function title(report: ScenarioReport): string {
   const s = report.settings;
   const how = s.rate !== null ? `paced at ${int(s.rate)} req/s` : 'closed loop';
-  const where = s.target ? `, target ${s.target}` : s.inProcess ? ', servers in-process' : ', servers as child processes';
+  const where = s.target
+    ? `, target ${s.target}`
+    : s.inProcess
+      ? ', servers in-process'
+      : ', servers as child processes';
   const rounds = s.rounds > 1 ? `, median of ${s.rounds} rounds` : '';
   const prompts = s.repeatPrompt ? ', same prompt every request (cache hits)' : '';
   return `${report.scenario}: ${s.connections} connections, ${s.durationS} s after ${s.warmupS} s warm-up, ${how}${where}${rounds}${prompts}`;
@@ -46,12 +50,16 @@ function mainTable(report: ScenarioReport): string[] {
       lines.push(`| ${label(row)} | ${row.status}: ${row.note ?? ''} | | | | | | | | | |`);
       continue;
     }
-    lines.push(`| ${label(row)} | ${int(row.requestsPerSecond)} | ${latencyCells(row.latencyMs).join(' | ')} | ${int(sum(row.errors))} | ${resources(row).join(' | ')} |`);
+    lines.push(
+      `| ${label(row)} | ${int(row.requestsPerSecond)} | ${latencyCells(row.latencyMs).join(' | ')} | ${int(sum(row.errors))} | ${resources(row).join(' | ')} |`,
+    );
   }
   const loads = report.rows.flatMap((row) => (row.hostLoad1m === null ? [] : [row.hostLoad1m]));
   const d = report.direct;
-  if (d) lines.push(`| ${d.name} | ${int(d.callsPerSecond)} | ${latencyCells(d.latencyMs).join(' | ')} | 0 | – | – | – |`);
-  if (loads.length) lines.push('', `host load average (1 min) at the end of each run: ${loads.join(', ')} (${cpus().length} cores)`);
+  if (d)
+    lines.push(`| ${d.name} | ${int(d.callsPerSecond)} | ${latencyCells(d.latencyMs).join(' | ')} | 0 | – | – | – |`);
+  if (loads.length)
+    lines.push('', `host load average (1 min) at the end of each run: ${loads.join(', ')} (${cpus().length} cores)`);
   return lines;
 }
 
@@ -74,7 +82,10 @@ function streamTable(report: ScenarioReport): string[] {
 }
 
 function checkLine(check: Check): string {
-  const value = check.value === null ? `not measured: ${check.note ?? ''}` : `${check.unit === 'ms' ? check.value.toFixed(3) : check.value.toFixed(1)} ${check.unit}`;
+  const value =
+    check.value === null
+      ? `not measured: ${check.note ?? ''}`
+      : `${check.unit === 'ms' ? check.value.toFixed(3) : check.value.toFixed(1)} ${check.unit}`;
   const verdict = check.met === null ? '' : check.met ? ' (met)' : ' (missed)';
   const note = check.value !== null && check.note ? ` (${check.note})` : '';
   return `| ${check.figure} | ${value}${note} | ${check.target ?? '–'}${verdict} |`;
@@ -83,7 +94,8 @@ function checkLine(check: Check): string {
 function errorLines(report: ScenarioReport): string[] {
   const lines: string[] = [];
   for (const row of report.rows) {
-    for (const [kind, count] of Object.entries(row.errors)) lines.push(`- ${row.name}: ${kind} × ${count} (first: ${(row.errorSamples[kind] ?? '').slice(0, 160)})`);
+    for (const [kind, count] of Object.entries(row.errors))
+      lines.push(`- ${row.name}: ${kind} × ${count} (first: ${(row.errorSamples[kind] ?? '').slice(0, 160)})`);
   }
   return lines.length ? ['', 'errors:', ...lines] : [];
 }
@@ -91,7 +103,8 @@ function errorLines(report: ScenarioReport): string[] {
 /** The scenario as Markdown: title, per-target table, SSE timings, derived figures, errors. */
 export function formatScenario(report: ScenarioReport): string {
   const lines = [`### ${title(report)}`, '', ...mainTable(report), ...streamTable(report)];
-  if (report.checks.length) lines.push('', '| figure | measured | target |', '|---|---:|---|', ...report.checks.map(checkLine));
+  if (report.checks.length)
+    lines.push('', '| figure | measured | target |', '|---|---:|---|', ...report.checks.map(checkLine));
   lines.push(...errorLines(report));
   return lines.join('\n');
 }

@@ -39,7 +39,10 @@ export function runFanoutInWorker(options: FanoutOptions): RunningFanout {
       failReady(err);
       finish(() => reject(err));
     };
-    const deadline = setTimeout(() => failBoth(new Error(`fan-out worker overran its ${deadlineMs} ms deadline`)), deadlineMs);
+    const deadline = setTimeout(
+      () => failBoth(new Error(`fan-out worker overran its ${deadlineMs} ms deadline`)),
+      deadlineMs,
+    );
     worker.on('message', (message: FanoutWorkerMessage) => {
       if (message.type === 'progress') onReady(message);
       else if (message.type === 'result') finish(() => resolve(message.stats));

@@ -10,7 +10,10 @@ const WORKER_URL = new URL('./client-worker.ts', import.meta.url).href;
  * The worker loads TypeScript through tsx's `tsImport` (Node 20 workers do not inherit loader
  * hooks). It is terminated if it overruns its window by more than 30 s.
  */
-export function runLoadInWorker(options: LoadOptions, onProgress?: (progress: LoadProgress) => void): Promise<LoadStats> {
+export function runLoadInWorker(
+  options: LoadOptions,
+  onProgress?: (progress: LoadProgress) => void,
+): Promise<LoadStats> {
   const worker = startTsWorker(WORKER_URL, { workerData: options });
   const deadlineMs = options.warmupMs + options.durationMs + options.timeoutMs + 30_000;
   return new Promise<LoadStats>((resolve, reject) => {
@@ -22,7 +25,10 @@ export function runLoadInWorker(options: LoadOptions, onProgress?: (progress: Lo
       fn();
       void worker.terminate();
     };
-    const deadline = setTimeout(() => finish(() => reject(new Error(`load worker overran its ${deadlineMs} ms deadline`))), deadlineMs);
+    const deadline = setTimeout(
+      () => finish(() => reject(new Error(`load worker overran its ${deadlineMs} ms deadline`))),
+      deadlineMs,
+    );
     worker.on('message', (message: ClientWorkerMessage) => {
       if (message.type === 'progress') onProgress?.(message);
       else if (message.type === 'result') finish(() => resolve(message.stats));

@@ -31,9 +31,17 @@ export interface RunningHold {
  * are), so it never shares an event loop with the main thread, which samples the server.
  * `onOpening` sees the count every second while opening. The worker is terminated after `deadlineMs`.
  */
-export function runSseHoldInWorker(options: HoldOptions, deadlineMs: number, onOpening?: (opened: number, failed: number) => void): RunningHold {
+export function runSseHoldInWorker(
+  options: HoldOptions,
+  deadlineMs: number,
+  onOpening?: (opened: number, failed: number) => void,
+): RunningHold {
   const worker = startTsWorker(WORKER_URL, { workerData: options });
-  const waiters = { opened: deferred<{ opened: number; failed: number }>(), held: deferred<undefined>(), result: deferred<HoldStats>() };
+  const waiters = {
+    opened: deferred<{ opened: number; failed: number }>(),
+    held: deferred<undefined>(),
+    result: deferred<HoldStats>(),
+  };
   // Whoever awaits only a later phase must not see an unhandled rejection of an earlier one.
   for (const waiter of Object.values(waiters)) waiter.promise.catch(() => undefined);
   let settled = false;
@@ -48,7 +56,10 @@ export function runSseHoldInWorker(options: HoldOptions, deadlineMs: number, onO
     finish(() => {
       for (const waiter of Object.values(waiters)) waiter.reject(err);
     });
-  const deadline = setTimeout(() => fail(new Error(`sse-hold worker overran its ${deadlineMs} ms deadline`)), deadlineMs);
+  const deadline = setTimeout(
+    () => fail(new Error(`sse-hold worker overran its ${deadlineMs} ms deadline`)),
+    deadlineMs,
+  );
   worker.on('message', (message: HoldWorkerMessage) => {
     if (message.type === 'error') return fail(new Error(`sse-hold worker failed: ${message.message}`));
     if (message.type === 'result') return finish(() => waiters.result.resolve(message.stats));
@@ -59,5 +70,10 @@ export function runSseHoldInWorker(options: HoldOptions, deadlineMs: number, onO
   });
   worker.on('error', fail);
   worker.on('exit', (code) => fail(new Error(`sse-hold worker exited with ${code} before reporting`)));
-  return { opened: waiters.opened.promise, held: waiters.held.promise, result: waiters.result.promise, stop: () => fail(new Error('sse-hold worker stopped')) };
+  return {
+    opened: waiters.opened.promise,
+    held: waiters.held.promise,
+    result: waiters.result.promise,
+    stop: () => fail(new Error('sse-hold worker stopped')),
+  };
 }

@@ -21,7 +21,8 @@ export type ScenarioName = (typeof SCENARIO_NAMES)[number];
  * uWS fanning SSE out (session-fanout), the upload sink, bare uWS WebSockets (realtime-idle, realtime-active),
  * bare uWS holding SSE streams open (sse-hold).
  */
-export type BaselineId = 'uws' | 'node-http' | 'uws-sse' | 'uws-fanout' | 'uws-sink' | 'uws-ws-idle' | 'uws-ws-audio' | 'uws-sse-hold';
+export type BaselineId =
+  'uws' | 'node-http' | 'uws-sse' | 'uws-fanout' | 'uws-sink' | 'uws-ws-idle' | 'uws-ws-audio' | 'uws-sse-hold';
 
 /** Settings shared by every run of a scenario (same client, same connections for every target). */
 export interface LoadSettings {
@@ -49,7 +50,16 @@ export interface LoadSettings {
 /** What one scenario measured. */
 export interface ScenarioReport {
   scenario: ScenarioName;
-  settings: { connections: number; durationS: number; warmupS: number; rate: number | null; rounds: number; target: string | null; inProcess: boolean; repeatPrompt: boolean };
+  settings: {
+    connections: number;
+    durationS: number;
+    warmupS: number;
+    rate: number | null;
+    rounds: number;
+    target: string | null;
+    inProcess: boolean;
+    repeatPrompt: boolean;
+  };
   rows: TargetResult[];
   direct: DirectResult | null;
   /** SSE events per stream the baseline wrote (streaming scenarios only). */
@@ -66,7 +76,10 @@ interface PreparedTarget {
 }
 
 async function measureOnce(target: PreparedTarget, settings: LoadSettings, paced: boolean): Promise<TargetResult> {
-  const sampler = target.server.sample === null ? null : new ResourceSampler(target.server.sample === 'self' ? null : target.server.sample);
+  const sampler =
+    target.server.sample === null
+      ? null
+      : new ResourceSampler(target.server.sample === 'self' ? null : target.server.sample);
   const resources: { value: ServerResources | null } = { value: null };
   const stats = await runLoadInWorker(
     {
@@ -115,7 +128,10 @@ function describe(settings: LoadSettings, paced: boolean): ScenarioReport['setti
 }
 
 /** Starts what the scenario needs, runs `body`, and always stops what it started. */
-async function withServers<T>(settings: LoadSettings, body: (ours: ServerUnderTest, start: (server: Promise<ServerUnderTest>) => Promise<ServerUnderTest>) => Promise<T>): Promise<T> {
+async function withServers<T>(
+  settings: LoadSettings,
+  body: (ours: ServerUnderTest, start: (server: Promise<ServerUnderTest>) => Promise<ServerUnderTest>) => Promise<T>,
+): Promise<T> {
   const started: ServerUnderTest[] = [];
   const start = async (server: Promise<ServerUnderTest>) => {
     const running = await server;
@@ -123,7 +139,11 @@ async function withServers<T>(settings: LoadSettings, body: (ours: ServerUnderTe
     return running;
   };
   try {
-    const ours = await start(settings.target ? Promise.resolve(externalTarget(settings.target.url, settings.target.token)) : startGateway({ inProcess: settings.inProcess }));
+    const ours = await start(
+      settings.target
+        ? Promise.resolve(externalTarget(settings.target.url, settings.target.token))
+        : startGateway({ inProcess: settings.inProcess }),
+    );
     return await body(ours, start);
   } finally {
     await Promise.all(started.map((server) => server.close()));
@@ -134,7 +154,11 @@ const wants = (settings: LoadSettings, id: BaselineId) => !settings.baselines ||
 
 async function directFigure(settings: LoadSettings, body: Record<string, unknown>): Promise<DirectResult | null> {
   if (settings.direct === false) return null;
-  return runDirectBackend({ body, durationMs: Math.min(settings.durationMs, 2000), warmupMs: Math.min(settings.warmupMs, 300) });
+  return runDirectBackend({
+    body,
+    durationMs: Math.min(settings.durationMs, 2000),
+    warmupMs: Math.min(settings.warmupMs, 300),
+  });
 }
 
 /** Non-streaming chat against the gateway, bare uWS and bare node:http; closed loop, or paced for chat-latency. */
@@ -144,20 +168,44 @@ async function runChat(scenario: 'chat' | 'chat-latency', settings: LoadSettings
   const direct = paced ? null : await directFigure(settings, body);
   return withServers(settings, async (ours, start) => {
     const sample = await probe(ours.url, ours.token, body);
-    if (sample.status !== 200) throw new Error(`${scenario}: the gateway's probe answered ${sample.status}: ${sample.text.slice(0, 300)}`);
+    if (sample.status !== 200)
+      throw new Error(`${scenario}: the gateway's probe answered ${sample.status}: ${sample.text.slice(0, 300)}`);
     const json = { mode: 'json' as const, body: JSON.stringify(body) };
     const targets: PreparedTarget[] = [{ name: 'svc gateway', role: 'ours', server: ours, ...json }];
-    if (wants(settings, 'uws')) targets.push({ name: 'bare uWS', role: 'baseline', server: await start(startBaseline({ kind: 'uws-json', body: sample.text, inProcess: settings.inProcess })), ...json });
+    if (wants(settings, 'uws'))
+      targets.push({
+        name: 'bare uWS',
+        role: 'baseline',
+        server: await start(startBaseline({ kind: 'uws-json', body: sample.text, inProcess: settings.inProcess })),
+        ...json,
+      });
     if (wants(settings, 'node-http') && !paced) {
-      targets.push({ name: 'bare node:http', role: 'baseline', server: await start(startBaseline({ kind: 'node-http-json', body: sample.text, inProcess: settings.inProcess })), ...json });
+      targets.push({
+        name: 'bare node:http',
+        role: 'baseline',
+        server: await start(
+          startBaseline({ kind: 'node-http-json', body: sample.text, inProcess: settings.inProcess }),
+        ),
+        ...json,
+      });
     }
     const rows = await measureAll(targets, settings, paced);
-    return { scenario, settings: describe(settings, paced), rows, direct, chunks: null, checks: chatChecks(rows, { paced }) };
+    return {
+      scenario,
+      settings: describe(settings, paced),
+      rows,
+      direct,
+      chunks: null,
+      checks: chatChecks(rows, { paced }),
+    };
   });
 }
 
 /** Streaming chat (SSE) against the gateway and a bare uWS server writing the same events; closed loop, or paced. */
-async function runChatStream(scenario: 'chat-stream' | 'chat-stream-latency', settings: LoadSettings): Promise<ScenarioReport> {
+async function runChatStream(
+  scenario: 'chat-stream' | 'chat-stream-latency',
+  settings: LoadSettings,
+): Promise<ScenarioReport> {
   const paced = scenario === 'chat-stream-latency';
   const body = chatRequestBody(true, { unique: !settings.repeatPrompt, simReply: !settings.target });
   const direct = paced ? null : await directFigure(settings, body);
@@ -175,10 +223,23 @@ async function runChatStream(scenario: 'chat-stream' | 'chat-stream-latency', se
     const events = streams ? splitSseEvents(sample.text) : await simulatedSseEvents(body);
     const sse = { mode: 'sse' as const, body: JSON.stringify(body) };
     const targets: PreparedTarget[] = streams ? [{ name: 'svc gateway', role: 'ours', server: ours, ...sse }] : [];
-    if (wants(settings, 'uws-sse')) targets.push({ name: 'bare uWS SSE', role: 'baseline', server: await start(startBaseline({ kind: 'uws-sse', events, inProcess: settings.inProcess })), ...sse });
+    if (wants(settings, 'uws-sse'))
+      targets.push({
+        name: 'bare uWS SSE',
+        role: 'baseline',
+        server: await start(startBaseline({ kind: 'uws-sse', events, inProcess: settings.inProcess })),
+        ...sse,
+      });
     const rows = await measureAll(targets, settings, paced);
     if (skipped) rows.unshift(skipped);
-    return { scenario, settings: describe(settings, paced), rows, direct, chunks: events.length, checks: streamChecks(rows, events.length, { paced }) };
+    return {
+      scenario,
+      settings: describe(settings, paced),
+      rows,
+      direct,
+      chunks: events.length,
+      checks: streamChecks(rows, events.length, { paced }),
+    };
   });
 }
 

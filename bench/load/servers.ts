@@ -26,8 +26,16 @@ process.once('exit', () => {
 });
 
 /** Spawns `node --import tsx <entry>` (a child the bench kills on exit) and waits for `<pattern> (\d+)` on its stdout. */
-export function spawnServer(entry: string, env: Record<string, string>, ready: RegExp): Promise<{ port: number; child: ChildProcess; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export function spawnServer(
+  entry: string,
+  env: Record<string, string>,
+  ready: RegExp,
+): Promise<{ port: number; child: ChildProcess; stop(): Promise<void> }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.add(child);
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
@@ -66,15 +74,28 @@ export async function createBenchAccount(url: string, adminKey: string): Promise
   const res = await fetch(`${url}/admin/v1/accounts`, {
     method: 'POST',
     headers: { authorization: `Bearer ${adminKey}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ email: `bench-${randomBytes(4).toString('hex')}@example.com`, password: 'bench password 123', credit_usd: 1_000_000 }),
+    body: JSON.stringify({
+      email: `bench-${randomBytes(4).toString('hex')}@example.com`,
+      password: 'bench password 123',
+      credit_usd: 1_000_000,
+    }),
   });
   const body = (await res.json()) as { api_token?: { token?: string } };
-  if (res.status !== 201 || !body.api_token?.token) throw new Error(`account creation failed: ${res.status} ${JSON.stringify(body)}`);
+  if (res.status !== 201 || !body.api_token?.token)
+    throw new Error(`account creation failed: ${res.status} ${JSON.stringify(body)}`);
   return body.api_token.token;
 }
 
 function gatewayEnv(dataDir: string, adminKey: string): Record<string, string> {
-  return { PORT: '0', HOST: '127.0.0.1', SVC_DATA_DIR: dataDir, SVC_ADMIN_KEY: adminKey, SVC_BACKEND: 'sim', SVC_SIM_TTFT_MS: '0', SVC_SIM_TOKENS_PER_S: '0' };
+  return {
+    PORT: '0',
+    HOST: '127.0.0.1',
+    SVC_DATA_DIR: dataDir,
+    SVC_ADMIN_KEY: adminKey,
+    SVC_BACKEND: 'sim',
+    SVC_SIM_TTFT_MS: '0',
+    SVC_SIM_TOKENS_PER_S: '0',
+  };
 }
 
 /**
@@ -82,18 +103,34 @@ function gatewayEnv(dataDir: string, adminKey: string): Record<string, string> {
  * process (`node --import tsx http/main.ts`, what `npm start` runs) or inside this process.
  * `env` adds settings on top of those (e.g. `SVC_SIM_SPEECH_REALTIME` for the realtime scenarios).
  */
-export async function startGateway(options: { inProcess?: boolean; env?: Record<string, string> } = {}): Promise<ServerUnderTest> {
+export async function startGateway(
+  options: { inProcess?: boolean; env?: Record<string, string> } = {},
+): Promise<ServerUnderTest> {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
   const adminKey = `bench-admin-${randomBytes(12).toString('hex')}`;
   const cleanup = () => rmSync(dataDir, { recursive: true, force: true });
   if (options.inProcess) {
     const app = buildApp(loadConfig({ ...gatewayEnv(dataDir, adminKey), ...options.env, SVC_LOG_LEVEL: 'silent' }));
     const url = `http://127.0.0.1:${await app.listen()}`;
-    return { url, token: await createBenchAccount(url, adminKey), sample: 'self', close: () => app.close().then(cleanup) };
+    return {
+      url,
+      token: await createBenchAccount(url, adminKey),
+      sample: 'self',
+      close: () => app.close().then(cleanup),
+    };
   }
-  const server = await spawnServer('http/main.ts', { ...gatewayEnv(dataDir, adminKey), ...options.env, SVC_LOG_LEVEL: 'warn' }, /svc listening on (\d+)/);
+  const server = await spawnServer(
+    'http/main.ts',
+    { ...gatewayEnv(dataDir, adminKey), ...options.env, SVC_LOG_LEVEL: 'warn' },
+    /svc listening on (\d+)/,
+  );
   const url = `http://127.0.0.1:${server.port}`;
-  return { url, token: await createBenchAccount(url, adminKey), sample: server.child.pid ?? null, close: () => server.stop().then(cleanup) };
+  return {
+    url,
+    token: await createBenchAccount(url, adminKey),
+    sample: server.child.pid ?? null,
+    close: () => server.stop().then(cleanup),
+  };
 }
 
 /** Starts a baseline server (see bare-servers.ts) as a child process or inside this process. */
@@ -102,8 +139,17 @@ export async function startBaseline(options: BareServerOptions & { inProcess?: b
     const server = await startBareServer(options);
     return { url: `http://127.0.0.1:${server.port}`, token: null, sample: 'self', close: () => server.close() };
   }
-  const server = await spawnServer('bench/load/bare-server-main.ts', { BENCH_BARE: JSON.stringify(options) }, /bare listening on (\d+)/);
-  return { url: `http://127.0.0.1:${server.port}`, token: null, sample: server.child.pid ?? null, close: () => server.stop() };
+  const server = await spawnServer(
+    'bench/load/bare-server-main.ts',
+    { BENCH_BARE: JSON.stringify(options) },
+    /bare listening on (\d+)/,
+  );
+  return {
+    url: `http://127.0.0.1:${server.port}`,
+    token: null,
+    sample: server.child.pid ?? null,
+    close: () => server.stop(),
+  };
 }
 
 /** A deployment given by `--target URL --token T`: not started, not stopped, not sampled. */
@@ -117,11 +163,18 @@ export function externalTarget(url: string, token: string): ServerUnderTest {
  * share the machine.
  */
 export async function measureOursThenBaseline<Row>(
-  options: { target: { url: string; token: string } | null; inProcess: boolean; gatewayEnv?: Record<string, string>; baseline: { server: BareServerOptions; name: string } | null },
+  options: {
+    target: { url: string; token: string } | null;
+    inProcess: boolean;
+    gatewayEnv?: Record<string, string>;
+    baseline: { server: BareServerOptions; name: string } | null;
+  },
   measure: (server: ServerUnderTest, name: string, role: 'ours' | 'baseline') => Promise<Row>,
 ): Promise<Row[]> {
   const rows: Row[] = [];
-  const ours = options.target ? externalTarget(options.target.url, options.target.token) : await startGateway({ inProcess: options.inProcess, ...(options.gatewayEnv && { env: options.gatewayEnv }) });
+  const ours = options.target
+    ? externalTarget(options.target.url, options.target.token)
+    : await startGateway({ inProcess: options.inProcess, ...(options.gatewayEnv && { env: options.gatewayEnv }) });
   try {
     rows.push(await measure(ours, 'svc gateway', 'ours'));
   } finally {

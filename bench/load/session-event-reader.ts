@@ -33,7 +33,16 @@ export class SessionEventReader {
     if (received) this.accept(received, this.at);
   });
   private at = 0;
-  readonly check: SequenceCheck = { events: 0, firstSeq: null, lastSeq: null, gaps: 0, duplicates: 0, outOfOrder: 0, bad: 0, firstProblem: null };
+  readonly check: SequenceCheck = {
+    events: 0,
+    firstSeq: null,
+    lastSeq: null,
+    gaps: 0,
+    duplicates: 0,
+    outOfOrder: 0,
+    bad: 0,
+    firstProblem: null,
+  };
 
   constructor(private readonly onEvent: (event: ReceivedEvent, at: number) => void) {}
 
@@ -55,7 +64,8 @@ export class SessionEventReader {
   private parse(data: string): ReceivedEvent | null {
     try {
       const value = JSON.parse(data) as { seq?: unknown; type?: unknown; ts?: unknown };
-      if (typeof value.seq === 'number' && typeof value.ts === 'number') return { seq: value.seq, type: String(value.type), ts: value.ts };
+      if (typeof value.seq === 'number' && typeof value.ts === 'number')
+        return { seq: value.seq, type: String(value.type), ts: value.ts };
     } catch {
       // counted below
     }

@@ -93,7 +93,7 @@ function rssOf(server: ServerUnderTest): number | null {
 
 function runLength(types: string[]): string {
   const out: string[] = [];
-  for (let i = 0; i < types.length; ) {
+  for (let i = 0; i < types.length;) {
     let j = i;
     while (j < types.length && types[j] === types[i]) j++;
     out.push(j - i > 1 ? `${types[i]}×${j - i}` : types[i]!);
@@ -103,10 +103,23 @@ function runLength(types: string[]): string {
 }
 
 /** Opens the followers, calls `drive` once all are ready, and turns what they saw into a row. */
-async function follow(server: ServerUnderTest, s: FanoutSettings, stream: { name: string; role: FanoutRow['role']; path: string; readySeq: number }, drive: () => Promise<StreamEvent[]>): Promise<FanoutRow> {
+async function follow(
+  server: ServerUnderTest,
+  s: FanoutSettings,
+  stream: { name: string; role: FanoutRow['role']; path: string; readySeq: number },
+  drive: () => Promise<StreamEvent[]>,
+): Promise<FanoutRow> {
   const headers: Record<string, string> = server.token ? { authorization: `Bearer ${server.token}` } : {};
   const before = rssOf(server);
-  const run = runFanoutInWorker({ url: `${server.url}${stream.path}`, headers, followers: s.followers, readySeq: stream.readySeq, liveAfter: stream.readySeq, connectTimeoutMs: s.connectTimeoutMs, timeoutMs: s.timeoutMs });
+  const run = runFanoutInWorker({
+    url: `${server.url}${stream.path}`,
+    headers,
+    followers: s.followers,
+    readySeq: stream.readySeq,
+    liveAfter: stream.readySeq,
+    connectTimeoutMs: s.connectTimeoutMs,
+    timeoutMs: s.timeoutMs,
+  });
   const ready = await run.ready;
   const atReady = rssOf(server);
   const sampler = server.sample === null ? null : new ResourceSampler(server.sample === 'self' ? null : server.sample);
@@ -124,7 +137,13 @@ async function follow(server: ServerUnderTest, s: FanoutSettings, stream: { name
   const during = sampler?.stop() ?? null;
   const finalSeq = events.at(-1)?.seq ?? 0;
   const o = stats.order;
-  const complete = stats.ended === s.followers && o.followersWithProblems === 0 && o.firstSeq.min === 1 && o.firstSeq.max === 1 && o.lastSeq.min === finalSeq && o.lastSeq.max === finalSeq;
+  const complete =
+    stats.ended === s.followers &&
+    o.followersWithProblems === 0 &&
+    o.firstSeq.min === 1 &&
+    o.firstSeq.max === 1 &&
+    o.lastSeq.min === finalSeq &&
+    o.lastSeq.max === finalSeq;
   return {
     name: stream.name,
     role: stream.role,
@@ -142,7 +161,12 @@ async function follow(server: ServerUnderTest, s: FanoutSettings, stream: { name
     server:
       before === null || atReady === null
         ? null
-        : { rssMbBefore: mb(before), rssMbReady: mb(atReady), rssKbPerFollower: Math.round(((atReady - before) / 1024 / s.followers) * 10) / 10, during },
+        : {
+            rssMbBefore: mb(before),
+            rssMbReady: mb(atReady),
+            rssKbPerFollower: Math.round(((atReady - before) / 1024 / s.followers) * 10) / 10,
+            during,
+          },
     client: stats.client,
     clockOffsetMs: stats.clockOffsetMs,
     deliveryWindowMs: stats.deliveryWindowMs,
@@ -150,10 +174,19 @@ async function follow(server: ServerUnderTest, s: FanoutSettings, stream: { name
   };
 }
 
-async function api(server: ServerUnderTest, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+async function api(
+  server: ServerUnderTest,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: any }> {
   const headers: Record<string, string> = { authorization: `Bearer ${server.token ?? ''}` };
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${server.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(`${server.url}${path}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await res.text();
   try {
     return { status: res.status, body: JSON.parse(text) };
@@ -163,7 +196,10 @@ async function api(server: ServerUnderTest, method: string, path: string, body?:
 }
 
 /** The gateway: a session parked for approval; followers connect; approve, live inputs, cancel. */
-async function runGateway(server: ServerUnderTest, s: FanoutSettings): Promise<{ row: FanoutRow; events: StreamEvent[]; history: number }> {
+async function runGateway(
+  server: ServerUnderTest,
+  s: FanoutSettings,
+): Promise<{ row: FanoutRow; events: StreamEvent[]; history: number }> {
   const created = await api(server, 'POST', '/v1/chat/sessions', {
     model: 'pro-1',
     messages: [{ role: 'user', content: 'Fan-out bench: plan a short walk by the river.' }],
@@ -171,35 +207,54 @@ async function runGateway(server: ServerUnderTest, s: FanoutSettings): Promise<{
     require_approval: true,
     metadata: { sim: { tokens_per_s: s.tokensPerSecond } },
   });
-  if (created.status !== 201) throw new Error(`${FANOUT_SCENARIO}: creating the session answered ${created.status}: ${JSON.stringify(created.body).slice(0, 300)}`);
+  if (created.status !== 201)
+    throw new Error(
+      `${FANOUT_SCENARIO}: creating the session answered ${created.status}: ${JSON.stringify(created.body).slice(0, 300)}`,
+    );
   const id = created.body.id as string;
   const history = created.body.next_after as number;
   let events: StreamEvent[] = [];
-  const row = await follow(server, s, { name: 'svc gateway', role: 'ours', path: `/v1/chat/sessions/${id}/events?after=-1`, readySeq: history }, async () => {
-    const approved = await api(server, 'POST', `/v1/chat/sessions/${id}/approve`);
-    if (approved.status !== 200) throw new Error(`${FANOUT_SCENARIO}: approve answered ${approved.status}: ${JSON.stringify(approved.body).slice(0, 300)}`);
-    for (let i = 0; i < s.inputs; i++) {
-      await sleep(s.inputGapMs);
-      const sent = await api(server, 'POST', `/v1/chat/sessions/${id}/live-input`, { content: `live input ${i + 1}` });
-      if (sent.status === 409) break; // the run ended first: slower sim needed for more inputs
-      if (sent.status !== 200) throw new Error(`${FANOUT_SCENARIO}: live input answered ${sent.status}`);
-    }
-    const cancelled = await api(server, 'POST', `/v1/chat/sessions/${id}/cancel`, { reason: 'bench done' });
-    if (cancelled.status !== 200 && cancelled.status !== 409) throw new Error(`${FANOUT_SCENARIO}: cancel answered ${cancelled.status}`);
-    // The ending event is committed once the charge settles; wait for it, then read the whole log.
-    for (let tries = 0; tries < 500; tries++) {
-      const page = await api(server, 'GET', `/v1/chat/sessions/${id}/events-page?after=-1&limit=1000`);
-      events = (page.body.events ?? []) as StreamEvent[];
-      if (['cancelled', 'completed', 'failed', 'expired'].includes(events.at(-1)?.type ?? '')) break;
-      await sleep(20);
-    }
-    return events;
-  });
+  const row = await follow(
+    server,
+    s,
+    { name: 'svc gateway', role: 'ours', path: `/v1/chat/sessions/${id}/events?after=-1`, readySeq: history },
+    async () => {
+      const approved = await api(server, 'POST', `/v1/chat/sessions/${id}/approve`);
+      if (approved.status !== 200)
+        throw new Error(
+          `${FANOUT_SCENARIO}: approve answered ${approved.status}: ${JSON.stringify(approved.body).slice(0, 300)}`,
+        );
+      for (let i = 0; i < s.inputs; i++) {
+        await sleep(s.inputGapMs);
+        const sent = await api(server, 'POST', `/v1/chat/sessions/${id}/live-input`, {
+          content: `live input ${i + 1}`,
+        });
+        if (sent.status === 409) break; // the run ended first: slower sim needed for more inputs
+        if (sent.status !== 200) throw new Error(`${FANOUT_SCENARIO}: live input answered ${sent.status}`);
+      }
+      const cancelled = await api(server, 'POST', `/v1/chat/sessions/${id}/cancel`, { reason: 'bench done' });
+      if (cancelled.status !== 200 && cancelled.status !== 409)
+        throw new Error(`${FANOUT_SCENARIO}: cancel answered ${cancelled.status}`);
+      // The ending event is committed once the charge settles; wait for it, then read the whole log.
+      for (let tries = 0; tries < 500; tries++) {
+        const page = await api(server, 'GET', `/v1/chat/sessions/${id}/events-page?after=-1&limit=1000`);
+        events = (page.body.events ?? []) as StreamEvent[];
+        if (['cancelled', 'completed', 'failed', 'expired'].includes(events.at(-1)?.type ?? '')) break;
+        await sleep(20);
+      }
+      return events;
+    },
+  );
   return { row, events, history };
 }
 
 /** The bare uWS fan-out: the gateway's live events replayed with the same gaps between commits. */
-async function runBare(server: ServerUnderTest, s: FanoutSettings, gatewayEvents: StreamEvent[], after: number): Promise<FanoutRow> {
+async function runBare(
+  server: ServerUnderTest,
+  s: FanoutSettings,
+  gatewayEvents: StreamEvent[],
+  after: number,
+): Promise<FanoutRow> {
   const live = gatewayEvents.filter((e) => e.seq > after);
   const groups: { offset: number; events: { type: string; data: Record<string, unknown> }[] }[] = [];
   for (const event of live) {
@@ -214,7 +269,10 @@ async function runBare(server: ServerUnderTest, s: FanoutSettings, gatewayEvents
     for (const [index, group] of groups.entries()) {
       const wait = t0 + group.offset - performance.now();
       if (wait > 0) await sleep(wait);
-      const res = await fetch(`${server.url}/publish`, { method: 'POST', body: JSON.stringify({ events: group.events, end: index === groups.length - 1 }) });
+      const res = await fetch(`${server.url}/publish`, {
+        method: 'POST',
+        body: JSON.stringify({ events: group.events, end: index === groups.length - 1 }),
+      });
       seq = ((await res.json()) as { seq: number }).seq;
     }
     return live.slice(0, seq).map((e, i) => ({ ...e, seq: i + 1 }));
@@ -225,7 +283,9 @@ async function runBare(server: ServerUnderTest, s: FanoutSettings, gatewayEvents
 async function runRound(s: FanoutSettings): Promise<FanoutRow[]> {
   const started: ServerUnderTest[] = [];
   try {
-    const ours = s.target ? externalTarget(s.target.url, s.target.token) : await startGateway({ inProcess: s.inProcess });
+    const ours = s.target
+      ? externalTarget(s.target.url, s.target.token)
+      : await startGateway({ inProcess: s.inProcess });
     started.push(ours);
     const gateway = await runGateway(ours, s);
     const rows = [gateway.row];
@@ -252,10 +312,15 @@ function medianRow(rows: FanoutRow[]): FanoutRow {
 /** Runs `rounds` rounds (gateway, baseline, gateway, baseline …) and keeps each target's median round. */
 export async function runSessionFanout(s: FanoutSettings): Promise<FanoutReport> {
   const limit = openFilesLimit();
-  if (s.followers + 256 > limit) throw new Error(`${FANOUT_SCENARIO}: ${s.followers} followers need about ${s.followers + 256} open files; the limit here is ${limit} (ulimit -n)`);
+  if (s.followers + 256 > limit)
+    throw new Error(
+      `${FANOUT_SCENARIO}: ${s.followers} followers need about ${s.followers + 256} open files; the limit here is ${limit} (ulimit -n)`,
+    );
   const rounds: FanoutRow[][] = [];
   for (let round = 0; round < Math.max(1, s.rounds ?? 1); round++) rounds.push(await runRound(s));
-  const rows = rounds[0]!.map((first) => medianRow(rounds.map((round) => round.find((row) => row.name === first.name) ?? first)));
+  const rows = rounds[0]!.map((first) =>
+    medianRow(rounds.map((round) => round.find((row) => row.name === first.name) ?? first)),
+  );
   const { target, ...rest } = s;
   return { scenario: FANOUT_SCENARIO, settings: { ...rest, target: target?.url ?? null }, rows };
 }

@@ -88,7 +88,11 @@ export async function runHold(options: HoldOptions, onPhase: (phase: HoldPhase) 
   // Resolves once the stream's first body byte arrived or it failed, so the next one may start.
   const open = (index: number) =>
     new Promise<void>((settle) => {
-      const client = new Client(url.origin, { pipelining: 1, connectTimeout: options.openTimeoutMs, keepAliveTimeout: 1000 });
+      const client = new Client(url.origin, {
+        pipelining: 1,
+        connectTimeout: options.openTimeoutMs,
+        keepAliveTimeout: 1000,
+      });
       clients.push(client);
       const sent = performance.now();
       let first = true;
@@ -134,7 +138,8 @@ export async function runHold(options: HoldOptions, onPhase: (phase: HoldPhase) 
             stream.decoder.push(chunk);
           },
           onResponseEnd() {
-            if (stream.status !== 200) fail(stream, `status:${stream.status}`, Buffer.concat(failedBody).toString('utf8'));
+            if (stream.status !== 200)
+              fail(stream, `status:${stream.status}`, Buffer.concat(failedBody).toString('utf8'));
             else fail(stream, 'ended-early', `stream ended after ${Math.round(performance.now() - sent)} ms`);
             firstByte(false);
           },

@@ -41,13 +41,24 @@ function figureLines(report: HoldReport): string[] {
     const { rssMbBefore, rssMbHeldMax, rssKbPerStream } = ours.server;
     const projected = rssMbBefore + (rssKbPerStream * TARGET_STREAMS) / 1024;
     const full = ours.opened === TARGET_STREAMS;
-    const at = full ? `${rssMbHeldMax} MB with ${int(ours.opened)} streams` : `${Math.round(projected)} MB projected from ${int(ours.opened)} streams (${rssMbHeldMax} MB measured)`;
+    const at = full
+      ? `${rssMbHeldMax} MB with ${int(ours.opened)} streams`
+      : `${Math.round(projected)} MB projected from ${int(ours.opened)} streams (${rssMbHeldMax} MB measured)`;
     const met = (full ? rssMbHeldMax : projected) < TARGET_MB && ours.delivering === ours.streams ? 'met' : 'missed';
-    lines.push(`| server RSS with ${int(TARGET_STREAMS)} open streams, all delivering | ${at}, ${int(ours.delivering)} delivering | ${int(TARGET_STREAMS)} streams, RSS < 1 GiB, all delivering (${met}) |`);
+    lines.push(
+      `| server RSS with ${int(TARGET_STREAMS)} open streams, all delivering | ${at}, ${int(ours.delivering)} delivering | ${int(TARGET_STREAMS)} streams, RSS < 1 GiB, all delivering (${met}) |`,
+    );
   }
-  lines.push(`| streams still delivering in the last 3 s | ${int(ours.delivering)} / ${int(ours.streams)} | all (${ours.delivering === ours.streams ? 'met' : 'missed'}) |`);
-  lines.push(`| a new stream answers after the mass abort | ${ours.answersAfterAbortMs === null ? 'no' : `yes, ${ms(ours.answersAfterAbortMs)} ms`} | yes |`);
-  if (ours.server && bare?.server) lines.push(`| RSS per stream, ours − bare | ${(ours.server.rssKbPerStream - bare.server.rssKbPerStream).toFixed(1)} KB | – |`);
+  lines.push(
+    `| streams still delivering in the last 3 s | ${int(ours.delivering)} / ${int(ours.streams)} | all (${ours.delivering === ours.streams ? 'met' : 'missed'}) |`,
+  );
+  lines.push(
+    `| a new stream answers after the mass abort | ${ours.answersAfterAbortMs === null ? 'no' : `yes, ${ms(ours.answersAfterAbortMs)} ms`} | yes |`,
+  );
+  if (ours.server && bare?.server)
+    lines.push(
+      `| RSS per stream, ours − bare | ${(ours.server.rssKbPerStream - bare.server.rssKbPerStream).toFixed(1)} KB | – |`,
+    );
   return lines;
 }
 
@@ -60,6 +71,11 @@ export function formatSseHold(report: HoldReport): string {
     ...(row.endedEarly ? [`- ${row.name}: ${int(row.endedEarly)} streams ended or broke before the abort`] : []),
     ...errorLines(row.name, row.errors, row.errorSamples),
   ]);
-  if (s.inProcess && !s.target) details.unshift("- in-process: the RSS is the bench process, the client worker included, so RSS per stream is not the server's alone");
-  return [title, '', ...mainTable(report), ...figureLines(report), ...(details.length ? ['', ...details] : [])].join('\n');
+  if (s.inProcess && !s.target)
+    details.unshift(
+      "- in-process: the RSS is the bench process, the client worker included, so RSS per stream is not the server's alone",
+    );
+  return [title, '', ...mainTable(report), ...figureLines(report), ...(details.length ? ['', ...details] : [])].join(
+    '\n',
+  );
 }

@@ -4,7 +4,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { runHold, type HoldOptions, type HoldPhase, type HoldStats } from './sse-hold-client.js';
 
 /** Messages this worker posts to its parent. */
-export type HoldWorkerMessage = ({ type: 'phase' } & HoldPhase) | { type: 'result'; stats: HoldStats } | { type: 'error'; message: string };
+export type HoldWorkerMessage =
+  ({ type: 'phase' } & HoldPhase) | { type: 'result'; stats: HoldStats } | { type: 'error'; message: string };
 
 const post = (message: HoldWorkerMessage) => parentPort!.postMessage(message);
 

@@ -67,7 +67,11 @@ export interface HoldRow {
 /** What sse-hold measured. */
 export interface HoldReport {
   scenario: typeof HOLD_SCENARIO;
-  settings: Omit<HoldSettings, 'target' | 'onStep'> & { target: string | null; lastWindowMs: number; replyWords: number };
+  settings: Omit<HoldSettings, 'target' | 'onStep'> & {
+    target: string | null;
+    lastWindowMs: number;
+    replyWords: number;
+  };
   rows: HoldRow[];
 }
 
@@ -96,8 +100,16 @@ async function firstByteMs(server: ServerUnderTest, body: string): Promise<numbe
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(), 30_000);
   try {
-    const headers: Record<string, string> = { 'content-type': 'application/json', ...(server.token ? { authorization: `Bearer ${server.token}` } : {}) };
-    const res = await fetch(`${server.url}/v1/chat/completions`, { method: 'POST', headers, body: body.replace(UNIQUE_MARKER, 'after-abort'), signal: abort.signal });
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      ...(server.token ? { authorization: `Bearer ${server.token}` } : {}),
+    };
+    const res = await fetch(`${server.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers,
+      body: body.replace(UNIQUE_MARKER, 'after-abort'),
+      signal: abort.signal,
+    });
     const first = await res.body?.getReader().read();
     return res.status === 200 && first && !first.done ? Math.round((performance.now() - started) * 10) / 10 : null;
   } catch {
@@ -109,7 +121,12 @@ async function firstByteMs(server: ServerUnderTest, body: string): Promise<numbe
 }
 
 /** Opens the streams on `server`, holds them, aborts them, and reads the server's memory on the way. */
-async function measure(server: ServerUnderTest, name: string, role: HoldRow['role'], s: HoldSettings): Promise<HoldRow> {
+async function measure(
+  server: ServerUnderTest,
+  name: string,
+  role: HoldRow['role'],
+  s: HoldSettings,
+): Promise<HoldRow> {
   const step = (text: string) => s.onStep?.(`${HOLD_SCENARIO}: ${name}: ${text}`);
   const body = holdBody(replyWords(s));
   const before = serverRss(server);
@@ -117,7 +134,16 @@ async function measure(server: ServerUnderTest, name: string, role: HoldRow['rol
   opening?.start();
   let lastPrint = performance.now();
   const run = runSseHoldInWorker(
-    { origin: server.url, headers: server.token ? { authorization: `Bearer ${server.token}` } : {}, body, streams: s.streams, concurrency: s.concurrency, holdMs: s.holdMs, lastWindowMs: LAST_WINDOW_MS, openTimeoutMs: s.openTimeoutMs },
+    {
+      origin: server.url,
+      headers: server.token ? { authorization: `Bearer ${server.token}` } : {},
+      body,
+      streams: s.streams,
+      concurrency: s.concurrency,
+      holdMs: s.holdMs,
+      lastWindowMs: LAST_WINDOW_MS,
+      openTimeoutMs: s.openTimeoutMs,
+    },
     Math.max(120_000, s.streams * 20) + s.holdMs + 60_000,
     (opened, failed) => {
       if (performance.now() - lastPrint < 5000) return;
@@ -177,9 +203,24 @@ async function measure(server: ServerUnderTest, name: string, role: HoldRow['rol
 export async function runSseHold(s: HoldSettings): Promise<HoldReport> {
   assertFilesFor(s.streams, HOLD_SCENARIO);
   const rows = await measureOursThenBaseline(
-    { target: s.target, inProcess: s.inProcess, baseline: s.baseline !== false ? { server: { kind: 'uws-sse-hold' }, name: 'bare uWS SSE hold' } : null },
+    {
+      target: s.target,
+      inProcess: s.inProcess,
+      baseline: s.baseline !== false ? { server: { kind: 'uws-sse-hold' }, name: 'bare uWS SSE hold' } : null,
+    },
     (server, rowName, role) => measure(server, rowName, role, s),
   );
-  const settings = { streams: s.streams, holdMs: s.holdMs, concurrency: s.concurrency, openTimeoutMs: s.openTimeoutMs, inProcess: s.inProcess, baseline: s.baseline !== false };
-  return { scenario: HOLD_SCENARIO, settings: { ...settings, target: s.target?.url ?? null, lastWindowMs: LAST_WINDOW_MS, replyWords: replyWords(s) }, rows };
+  const settings = {
+    streams: s.streams,
+    holdMs: s.holdMs,
+    concurrency: s.concurrency,
+    openTimeoutMs: s.openTimeoutMs,
+    inProcess: s.inProcess,
+    baseline: s.baseline !== false,
+  };
+  return {
+    scenario: HOLD_SCENARIO,
+    settings: { ...settings, target: s.target?.url ?? null, lastWindowMs: LAST_WINDOW_MS, replyWords: replyWords(s) },
+    rows,
+  };
 }

@@ -16,7 +16,11 @@ export interface TargetResult {
   errorSamples: Record<string, string>;
   /** Request sent to last byte (for SSE: time to last byte). */
   latencyMs: LatencySummary;
-  sse: { ttfbMs: LatencySummary; gapMs: LatencySummary; eventsPerStream: { min: number; mean: number; max: number } } | null;
+  sse: {
+    ttfbMs: LatencySummary;
+    gapMs: LatencySummary;
+    eventsPerStream: { min: number; mean: number; max: number };
+  } | null;
   server: ServerResources | null;
   client: LoadStats['client'];
   /** The host's 1-minute load average when the run ended (the machine may be shared). */
@@ -28,7 +32,13 @@ export interface TargetResult {
 const EMPTY: LatencySummary = { count: 0, mean: 0, p50: 0, p90: 0, p99: 0, p999: 0, max: 0 };
 
 /** Turns a load run's raw statistics into a row. */
-export function toTargetResult(name: string, role: TargetResult['role'], stats: LoadStats, server: ServerResources | null, hostLoad1m: number): TargetResult {
+export function toTargetResult(
+  name: string,
+  role: TargetResult['role'],
+  stats: LoadStats,
+  server: ServerResources | null,
+  hostLoad1m: number,
+): TargetResult {
   const seconds = Math.max(0.001, stats.windowMs / 1000);
   const failed = stats.requests === 0;
   const firstError = Object.entries(stats.errorSamples)[0];
@@ -47,7 +57,11 @@ export function toTargetResult(name: string, role: TargetResult['role'], stats: 
       ? {
           ttfbMs: new Histogram(stats.sse.ttfb).summary(),
           gapMs: new Histogram(stats.sse.gaps).summary(),
-          eventsPerStream: { min: stats.sse.eventsMin, mean: stats.requests ? Math.round((stats.sse.eventsTotal / stats.requests) * 10) / 10 : 0, max: stats.sse.eventsMax },
+          eventsPerStream: {
+            min: stats.sse.eventsMin,
+            mean: stats.requests ? Math.round((stats.sse.eventsTotal / stats.requests) * 10) / 10 : 0,
+            max: stats.sse.eventsMax,
+          },
         }
       : null,
     server,
@@ -57,8 +71,28 @@ export function toTargetResult(name: string, role: TargetResult['role'], stats: 
 }
 
 /** A row for a target that was not loaded, with the reason. */
-export function skippedResult(name: string, role: TargetResult['role'], status: 'not-served' | 'failed', note: string): TargetResult {
-  return { name, role, status, note, requests: 0, requestsPerSecond: 0, windowMs: 0, errors: {}, errorSamples: {}, latencyMs: EMPTY, sse: null, server: null, client: { cpuPercent: null, eventLoopUtilization: 0 }, hostLoad1m: null };
+export function skippedResult(
+  name: string,
+  role: TargetResult['role'],
+  status: 'not-served' | 'failed',
+  note: string,
+): TargetResult {
+  return {
+    name,
+    role,
+    status,
+    note,
+    requests: 0,
+    requestsPerSecond: 0,
+    windowMs: 0,
+    errors: {},
+    errorSamples: {},
+    latencyMs: EMPTY,
+    sse: null,
+    server: null,
+    client: { cpuPercent: null, eventLoopUtilization: 0 },
+    hostLoad1m: null,
+  };
 }
 
 /** The median round by requests per second, carrying every round's figure. */

@@ -3,7 +3,12 @@
 // plain setTimeout, with no host, no persistence, no HTTP and no billing. Prints one JSON line:
 // RSS before and after, and the CPU spent while holding them for BENCH_HOLD_MS.
 import { createActor, fromPromise } from 'xstate';
-import { videoJobMachine, type PollOutput, type SubmitOutput, type VideoJobInput } from '../../actors/video/video-job-machine.js';
+import {
+  videoJobMachine,
+  type PollOutput,
+  type SubmitOutput,
+  type VideoJobInput,
+} from '../../actors/video/video-job-machine.js';
 import { readStatCpuMs } from '../load/process-sampler.js';
 
 const jobs = Number(process.env.BENCH_JOBS ?? 1000);
@@ -14,7 +19,9 @@ const rss = () => process.memoryUsage.rss();
 
 const logic = videoJobMachine.provide({
   actors: {
-    submit: fromPromise(() => Promise.resolve<SubmitOutput>({ remote: { id: 'bare', startedAt: Date.now() }, at: Date.now() })),
+    submit: fromPromise(() =>
+      Promise.resolve<SubmitOutput>({ remote: { id: 'bare', startedAt: Date.now() }, at: Date.now() }),
+    ),
     poll: fromPromise(() => Promise.resolve<PollOutput>({ state: 'running', progress: 1, at: Date.now() })),
   },
 });
@@ -30,7 +37,15 @@ for (let i = 0; i < jobs; i++) {
     tokenId: null,
     model: 'pro-1',
     quality: null,
-    spec: { prompt: `a held clip ${i}`, width: 320, height: 240, durationSeconds: 1, tier: 'standard', seed: i, script: null },
+    spec: {
+      prompt: `a held clip ${i}`,
+      width: 320,
+      height: 240,
+      durationSeconds: 1,
+      tier: 'standard',
+      seed: i,
+      script: null,
+    },
     backend: 'sim',
     costMicros: 50_000,
     holdMicros: 62_500,
@@ -44,7 +59,8 @@ for (let i = 0; i < jobs; i++) {
   actor.subscribe((snapshot) => {
     const due = snapshot.context.deadlines.poll;
     clearTimeout(timer);
-    if (typeof due === 'number') timer = setTimeout(() => actor.send({ type: 'TIMER', name: 'poll' }), Math.max(0, due - Date.now()));
+    if (typeof due === 'number')
+      timer = setTimeout(() => actor.send({ type: 'TIMER', name: 'poll' }), Math.max(0, due - Date.now()));
   });
   actor.start();
   actor.send({ type: 'START', at: Date.now() });
@@ -56,5 +72,7 @@ const cpuStart = readStatCpuMs('/proc/self/stat') ?? 0;
 await new Promise((resolve) => setTimeout(resolve, holdMs));
 const cpuMs = (readStatCpuMs('/proc/self/stat') ?? 0) - cpuStart;
 const after = rss();
-process.stdout.write(`${JSON.stringify({ jobs: actors.length, rssBefore: before, rssAfter: after, cpuPercent: (100 * cpuMs) / holdMs })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ jobs: actors.length, rssBefore: before, rssAfter: after, cpuPercent: (100 * cpuMs) / holdMs })}\n`,
+);
 process.exit(0);

@@ -73,7 +73,11 @@ function percentile(values: number[], p: number): number {
 }
 
 /** Runs `once` in `concurrency` lanes for `durationMs`: completions per second and latency. */
-async function lanes(concurrency: number, durationMs: number, once: (i: number) => Promise<void>): Promise<Omit<ImageRow, 'role' | 'name'>> {
+async function lanes(
+  concurrency: number,
+  durationMs: number,
+  once: (i: number) => Promise<void>,
+): Promise<Omit<ImageRow, 'role' | 'name'>> {
   const latencies: number[] = [];
   let errors = 0;
   let n = 0;
@@ -92,23 +96,38 @@ async function lanes(concurrency: number, durationMs: number, once: (i: number) 
       }
     }),
   );
-  return { perSecond: round(latencies.length / ((performance.now() - started) / 1000)), p50Ms: round(percentile(latencies, 50)), p99Ms: round(percentile(latencies, 99)), errors };
+  return {
+    perSecond: round(latencies.length / ((performance.now() - started) / 1000)),
+    p50Ms: round(percentile(latencies, 50)),
+    p99Ms: round(percentile(latencies, 99)),
+    errors,
+  };
 }
 
 async function post(pool: Pool, token: string, path: string, body: unknown): Promise<any> {
-  const res = await pool.request({ method: 'POST', path, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await pool.request({
+    method: 'POST',
+    path,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const text = await res.body.text();
   if (res.statusCode >= 300) throw new Error(`${path} → ${res.statusCode} ${text.slice(0, 200)}`);
   return JSON.parse(text);
 }
 
-async function server(settings: MediaBenchSettings, env: Record<string, string>): Promise<ServerUnderTest & { token: string }> {
-  if (settings.target) return { url: settings.target.url, token: settings.target.token, sample: null, close: () => Promise.resolve() };
+async function server(
+  settings: MediaBenchSettings,
+  env: Record<string, string>,
+): Promise<ServerUnderTest & { token: string }> {
+  if (settings.target)
+    return { url: settings.target.url, token: settings.target.token, sample: null, close: () => Promise.resolve() };
   const started = await startGateway({ inProcess: settings.inProcess, env });
   return { ...started, token: started.token ?? '' };
 }
 
-const reading = (sample: ServerUnderTest['sample']): ResourceReading | null => (sample === 'self' ? readSelf() : typeof sample === 'number' ? readProcess(sample) : null);
+const reading = (sample: ServerUnderTest['sample']): ResourceReading | null =>
+  sample === 'self' ? readSelf() : typeof sample === 'number' ? readProcess(sample) : null;
 
 async function imageRows(settings: MediaBenchSettings): Promise<ImageRow[]> {
   const gateway = await server(settings, {});
@@ -116,7 +135,12 @@ async function imageRows(settings: MediaBenchSettings): Promise<ImageRow[]> {
   let ours;
   try {
     // Each prompt differs, so nothing is served twice.
-    const once = (i: number) => post(pool, gateway.token, '/v1/images/generations', { prompt: `a lighthouse on a cliff, variant ${i}`, size: '1024x1024', response_format: 'b64_json' }).then(() => undefined);
+    const once = (i: number) =>
+      post(pool, gateway.token, '/v1/images/generations', {
+        prompt: `a lighthouse on a cliff, variant ${i}`,
+        size: '1024x1024',
+        response_format: 'b64_json',
+      }).then(() => undefined);
     await lanes(settings.concurrency, Math.min(1000, settings.durationMs), once);
     ours = await lanes(settings.concurrency, settings.durationMs, once);
   } finally {
@@ -126,19 +150,44 @@ async function imageRows(settings: MediaBenchSettings): Promise<ImageRow[]> {
   const backend = createSimImageBackend({ clock: systemClock, latencyMs: 0 });
   const direct = (i: number) =>
     backend
-      .render({ prompt: `a lighthouse on a cliff, variant ${i}`, negativePrompt: null, width: 1024, height: 1024, tier: 'standard', seed: i, format: 'png', compression: null, background: 'opaque', text: null, references: [], mask: null, attempt: 0, repairOf: null, script: null, signal: new AbortController().signal })
+      .render({
+        prompt: `a lighthouse on a cliff, variant ${i}`,
+        negativePrompt: null,
+        width: 1024,
+        height: 1024,
+        tier: 'standard',
+        seed: i,
+        format: 'png',
+        compression: null,
+        background: 'opaque',
+        text: null,
+        references: [],
+        mask: null,
+        attempt: 0,
+        repairOf: null,
+        script: null,
+        signal: new AbortController().signal,
+      })
       .then((image) => void image.bytes.toString('base64'));
   await lanes(settings.concurrency, Math.min(1000, settings.durationMs), direct);
   const baseline = await lanes(settings.concurrency, settings.durationMs, direct);
   return [
-    { role: 'ours', name: `svc gateway, POST /v1/images/generations 1024x1024 b64_json, ${settings.concurrency} in flight`, ...ours },
+    {
+      role: 'ours',
+      name: `svc gateway, POST /v1/images/generations 1024x1024 b64_json, ${settings.concurrency} in flight`,
+      ...ours,
+    },
     { role: 'baseline', name: 'sim image backend called directly (render + base64), same concurrency', ...baseline },
   ];
 }
 
 async function heldJobsOurs(settings: MediaBenchSettings): Promise<JobsRow> {
   // An hour of sim work per second of clip: every job stays running for the whole hold.
-  const gateway = await server(settings, { SVC_SIM_VIDEO_SECONDS_PER_SECOND: '3600', SVC_VIDEO_MAX_RUNNING: '100000', SVC_VIDEO_POLL_MS: String(settings.pollMs) });
+  const gateway = await server(settings, {
+    SVC_SIM_VIDEO_SECONDS_PER_SECOND: '3600',
+    SVC_VIDEO_MAX_RUNNING: '100000',
+    SVC_VIDEO_POLL_MS: String(settings.pollMs),
+  });
   const pool = new Pool(gateway.url, { connections: 32, pipelining: 1 });
   try {
     await pause(500);
@@ -151,7 +200,12 @@ async function heldJobsOurs(settings: MediaBenchSettings): Promise<JobsRow> {
         while (created + errors < settings.jobs) {
           const i = created + errors;
           created++;
-          await post(pool, gateway.token, '/v1/videos/generations', { prompt: `a held clip ${i}`, duration_seconds: 1, size: '320x240', seed: i }).catch(() => {
+          await post(pool, gateway.token, '/v1/videos/generations', {
+            prompt: `a held clip ${i}`,
+            duration_seconds: 1,
+            size: '320x240',
+            seed: i,
+          }).catch(() => {
             created--;
             errors++;
           });
@@ -166,7 +220,11 @@ async function heldJobsOurs(settings: MediaBenchSettings): Promise<JobsRow> {
     await pause(settings.holdMs);
     const after = reading(gateway.sample);
     const heldFor = performance.now() - holdStartedAt;
-    const res = await pool.request({ method: 'GET', path: '/v1/videos?limit=100', headers: { authorization: `Bearer ${gateway.token}` } });
+    const res = await pool.request({
+      method: 'GET',
+      path: '/v1/videos?limit=100',
+      headers: { authorization: `Bearer ${gateway.token}` },
+    });
     const page = (await res.body.json()) as { data: { status: string }[] };
     const running = page.data.filter((job) => job.status === 'in_progress').length;
     return {
@@ -191,7 +249,12 @@ function heldJobsBaseline(settings: MediaBenchSettings): Promise<JobsRow> {
   return new Promise((resolveRow, reject) => {
     const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', 'bench/media/bare-video-jobs-main.ts'], {
       cwd: ROOT,
-      env: { ...process.env, BENCH_JOBS: String(settings.jobs), BENCH_POLL_MS: String(settings.pollMs), BENCH_HOLD_MS: String(settings.holdMs) },
+      env: {
+        ...process.env,
+        BENCH_JOBS: String(settings.jobs),
+        BENCH_POLL_MS: String(settings.pollMs),
+        BENCH_HOLD_MS: String(settings.holdMs),
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -200,7 +263,12 @@ function heldJobsBaseline(settings: MediaBenchSettings): Promise<JobsRow> {
     child.stderr.on('data', (chunk: Buffer) => (err = (err + chunk.toString()).slice(-2000)));
     child.once('exit', (code) => {
       if (code !== 0) return reject(new Error(`bare video jobs exited with ${code}: ${err}`));
-      const result = JSON.parse(out.trim().split('\n').at(-1)!) as { jobs: number; rssBefore: number; rssAfter: number; cpuPercent: number };
+      const result = JSON.parse(out.trim().split('\n').at(-1)!) as {
+        jobs: number;
+        rssBefore: number;
+        rssAfter: number;
+        cpuPercent: number;
+      };
       resolveRow({
         role: 'baseline',
         name: 'the same job machines as bare XState actors (setTimeout polls; no host, store, HTTP, billing)',
@@ -224,5 +292,13 @@ export async function runMediaBench(settings: MediaBenchSettings): Promise<Media
   settings.onStep?.(`media: ${settings.jobs} video jobs held by one process, then the bare baseline`);
   const videoJobs = [await heldJobsOurs(settings)];
   if (!settings.target) videoJobs.push(await heldJobsBaseline(settings));
-  return { scenario: 'media', concurrency: settings.concurrency, durationMs: settings.durationMs, holdMs: settings.holdMs, pollMs: settings.pollMs, images, videoJobs };
+  return {
+    scenario: 'media',
+    concurrency: settings.concurrency,
+    durationMs: settings.durationMs,
+    holdMs: settings.holdMs,
+    pollMs: settings.pollMs,
+    images,
+    videoJobs,
+  };
 }

@@ -10,13 +10,23 @@ const completion = JSON.stringify({
   object: 'chat.completion',
   created,
   model: 'instant',
-  choices: [{ index: 0, message: { role: 'assistant', content: 'The quick brown fox jumps over the lazy dog.' }, finish_reason: 'stop' }],
+  choices: [
+    {
+      index: 0,
+      message: { role: 'assistant', content: 'The quick brown fox jumps over the lazy dog.' },
+      finish_reason: 'stop',
+    },
+  ],
   usage: { prompt_tokens: 12, completion_tokens: 10, total_tokens: 22 },
 });
 const chunk = (content: string | null, finish: string | null, usage?: object) =>
   `data: ${JSON.stringify({ id: 'chatcmpl-instant', object: 'chat.completion.chunk', created, model: 'instant', choices: [{ index: 0, delta: content === null ? {} : { content }, finish_reason: finish }], ...(usage && { usage }) })}\n\n`;
 const stream = Buffer.from(
-  [...Array.from({ length: CHUNKS }, (_, i) => chunk(`word${i} `, null)), chunk(null, 'stop', { prompt_tokens: 12, completion_tokens: CHUNKS, total_tokens: 12 + CHUNKS }), 'data: [DONE]\n\n'].join(''),
+  [
+    ...Array.from({ length: CHUNKS }, (_, i) => chunk(`word${i} `, null)),
+    chunk(null, 'stop', { prompt_tokens: 12, completion_tokens: CHUNKS, total_tokens: 12 + CHUNKS }),
+    'data: [DONE]\n\n',
+  ].join(''),
 );
 const json = Buffer.from(completion);
 
@@ -26,7 +36,11 @@ const server = createServer((req, res) => {
   req.on('end', () => {
     const body = Buffer.concat(parts).toString('utf8');
     if (body.includes('"stream":true')) {
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'content-length': stream.length });
+      res.writeHead(200, {
+        'content-type': 'text/event-stream',
+        'cache-control': 'no-cache',
+        'content-length': stream.length,
+      });
       res.end(stream);
     } else {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': json.length });

@@ -38,9 +38,22 @@ export interface ProxyReport {
 }
 
 const body = (stream: boolean) =>
-  JSON.stringify({ model: 'pro-1', messages: [{ role: 'user', content: `Proxy probe ${UNIQUE_MARKER}` }], max_tokens: 64, ...(stream && { stream: true, stream_options: { include_usage: true } }) });
+  JSON.stringify({
+    model: 'pro-1',
+    messages: [{ role: 'user', content: `Proxy probe ${UNIQUE_MARKER}` }],
+    max_tokens: 64,
+    ...(stream && { stream: true, stream_options: { include_usage: true } }),
+  });
 
-async function measure(server: ServerUnderTest, label: string, role: 'ours' | 'baseline', mode: 'json' | 'sse', connections: number, settings: ProxySettings, sampled: number | null): Promise<TargetResult> {
+async function measure(
+  server: ServerUnderTest,
+  label: string,
+  role: 'ours' | 'baseline',
+  mode: 'json' | 'sse',
+  connections: number,
+  settings: ProxySettings,
+  sampled: number | null,
+): Promise<TargetResult> {
   const sampler = sampled === null ? null : new ResourceSampler(sampled);
   let resources: ReturnType<ResourceSampler['stop']> = null;
   const stats = await runLoadInWorker(
@@ -68,23 +81,72 @@ async function measure(server: ServerUnderTest, label: string, role: 'ours' | 'b
 /** Runs the proxy scenario: starts the upstream and the gateway (as child processes), loads both. */
 export async function runProxyScenario(settings: ProxySettings): Promise<ProxyReport> {
   const upstream = await spawnServer('bench/proxy/instant-upstream-main.ts', {}, /upstream listening on (\d+)/);
-  const direct: ServerUnderTest = { url: `http://127.0.0.1:${upstream.port}`, token: null, sample: upstream.child.pid ?? null, close: () => upstream.stop() };
+  const direct: ServerUnderTest = {
+    url: `http://127.0.0.1:${upstream.port}`,
+    token: null,
+    sample: upstream.child.pid ?? null,
+    close: () => upstream.stop(),
+  };
   const gateway = await startGateway({
-    env: { SVC_BACKEND: 'openai-compatible', SVC_UPSTREAM_BASE_URL: `${direct.url}/v1`, SVC_UPSTREAM_MODEL: 'instant', SVC_UPSTREAM_API_KEY: 'sk-bench-upstream', SVC_CHAT_CACHE_TTL_S: '0' },
+    env: {
+      SVC_BACKEND: 'openai-compatible',
+      SVC_UPSTREAM_BASE_URL: `${direct.url}/v1`,
+      SVC_UPSTREAM_MODEL: 'instant',
+      SVC_UPSTREAM_API_KEY: 'sk-bench-upstream',
+      SVC_CHAT_CACHE_TTL_S: '0',
+    },
   });
   const cases: ProxyCase[] = [];
   try {
-    for (const [mode, connections] of [['json', settings.connections], ['json', 1], ['sse', settings.connections], ['sse', 1]] as const) {
-      const through = await measure(gateway, `svc gateway (${mode}, ${connections} conn.)`, 'ours', mode, connections, settings, gateway.sample === 'self' ? null : gateway.sample);
-      const straight = await measure(direct, `upstream direct (${mode}, ${connections} conn.)`, 'baseline', mode, connections, settings, null);
-      const cpu = through.server && through.requests > 0 ? ((through.server.cpuPercent / 100) * through.windowMs) / through.requests : null;
-      cases.push({ mode, connections, gateway: through, direct: straight, gatewayCpuMsPerRequest: cpu === null ? null : Math.round(cpu * 1000) / 1000 });
+    for (const [mode, connections] of [
+      ['json', settings.connections],
+      ['json', 1],
+      ['sse', settings.connections],
+      ['sse', 1],
+    ] as const) {
+      const through = await measure(
+        gateway,
+        `svc gateway (${mode}, ${connections} conn.)`,
+        'ours',
+        mode,
+        connections,
+        settings,
+        gateway.sample === 'self' ? null : gateway.sample,
+      );
+      const straight = await measure(
+        direct,
+        `upstream direct (${mode}, ${connections} conn.)`,
+        'baseline',
+        mode,
+        connections,
+        settings,
+        null,
+      );
+      const cpu =
+        through.server && through.requests > 0
+          ? ((through.server.cpuPercent / 100) * through.windowMs) / through.requests
+          : null;
+      cases.push({
+        mode,
+        connections,
+        gateway: through,
+        direct: straight,
+        gatewayCpuMsPerRequest: cpu === null ? null : Math.round(cpu * 1000) / 1000,
+      });
     }
   } finally {
     await gateway.close();
     await direct.close();
   }
-  return { scenario: 'proxy', settings: { durationS: settings.durationMs / 1000, warmupS: settings.warmupMs / 1000, connections: settings.connections }, cases };
+  return {
+    scenario: 'proxy',
+    settings: {
+      durationS: settings.durationMs / 1000,
+      warmupS: settings.warmupMs / 1000,
+      connections: settings.connections,
+    },
+    cases,
+  };
 }
 
 const fmt = (n: number, digits = 2) => n.toLocaleString('en-US', { maximumFractionDigits: digits });
@@ -97,7 +159,8 @@ export function formatProxy(report: ProxyReport): string {
     const ttfb = c.gateway.sse && c.direct.sse ? fmt(c.gateway.sse.ttfbMs.p50 - c.direct.sse.ttfbMs.p50, 3) : '–';
     return `| ${c.mode} | ${c.connections} | ${fmt(c.direct.requestsPerSecond, 0)} | ${fmt(c.gateway.requestsPerSecond, 0)} | ${c.gatewayCpuMsPerRequest ?? '–'} | ${fmt(added50, 3)} / ${fmt(added99, 3)} | ${ttfb} | ${c.gateway.server ? `${c.gateway.server.rssMbStart} → ${c.gateway.server.rssMbMax}` : '–'} | ${Object.keys(c.gateway.errors).length ? JSON.stringify(c.gateway.errors) : 0} |`;
   });
-  const pick = (mode: string, connections: number) => report.cases.find((c) => c.mode === mode && c.connections === connections);
+  const pick = (mode: string, connections: number) =>
+    report.cases.find((c) => c.mode === mode && c.connections === connections);
   const json50 = pick('json', report.settings.connections);
   const json1 = pick('json', 1);
   const sse50 = pick('sse', report.settings.connections);
@@ -113,11 +176,36 @@ export function formatProxy(report: ProxyReport): string {
     '',
     '| figure | measured | target |',
     '|---|---|---|',
-    check(`gateway CPU per non-streaming request (${report.settings.connections} conn.)`, json50?.gatewayCpuMsPerRequest, 0.15, 'ms'),
-    check(`gateway CPU per 20-chunk stream (${report.settings.connections} conn.)`, sse50?.gatewayCpuMsPerRequest, 0.3, 'ms'),
-    check('added latency p50, 1 connection', json1 ? json1.gateway.latencyMs.p50 - json1.direct.latencyMs.p50 : null, 0.3, 'ms'),
-    check('added latency p99, 1 connection', json1 ? json1.gateway.latencyMs.p99 - json1.direct.latencyMs.p99 : null, 1, 'ms'),
-    check('added time to first byte p50, streaming, 1 connection', sse1?.gateway.sse && sse1.direct.sse ? sse1.gateway.sse.ttfbMs.p50 - sse1.direct.sse.ttfbMs.p50 : null, 0.5, 'ms'),
+    check(
+      `gateway CPU per non-streaming request (${report.settings.connections} conn.)`,
+      json50?.gatewayCpuMsPerRequest,
+      0.15,
+      'ms',
+    ),
+    check(
+      `gateway CPU per 20-chunk stream (${report.settings.connections} conn.)`,
+      sse50?.gatewayCpuMsPerRequest,
+      0.3,
+      'ms',
+    ),
+    check(
+      'added latency p50, 1 connection',
+      json1 ? json1.gateway.latencyMs.p50 - json1.direct.latencyMs.p50 : null,
+      0.3,
+      'ms',
+    ),
+    check(
+      'added latency p99, 1 connection',
+      json1 ? json1.gateway.latencyMs.p99 - json1.direct.latencyMs.p99 : null,
+      1,
+      'ms',
+    ),
+    check(
+      'added time to first byte p50, streaming, 1 connection',
+      sse1?.gateway.sse && sse1.direct.sse ? sse1.gateway.sse.ttfbMs.p50 - sse1.direct.sse.ttfbMs.p50 : null,
+      0.5,
+      'ms',
+    ),
     '',
   ].join('\n');
 }

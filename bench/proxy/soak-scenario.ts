@@ -44,30 +44,63 @@ const rssMb = (pid: number) => Math.round(((readProcess(pid)?.rssBytes ?? 0) / 1
 export async function runSoakScenario(settings: SoakSettings): Promise<SoakReport> {
   const upstream = await spawnServer('bench/proxy/instant-upstream-main.ts', {}, /upstream listening on (\d+)/);
   const gateway = await startGateway({
-    env: { SVC_BACKEND: 'openai-compatible', SVC_UPSTREAM_BASE_URL: `http://127.0.0.1:${upstream.port}/v1`, SVC_UPSTREAM_MODEL: 'instant', SVC_UPSTREAM_API_KEY: 'sk-bench-upstream', SVC_CHAT_CACHE_TTL_S: '0' },
+    env: {
+      SVC_BACKEND: 'openai-compatible',
+      SVC_UPSTREAM_BASE_URL: `http://127.0.0.1:${upstream.port}/v1`,
+      SVC_UPSTREAM_MODEL: 'instant',
+      SVC_UPSTREAM_API_KEY: 'sk-bench-upstream',
+      SVC_CHAT_CACHE_TTL_S: '0',
+    },
   });
   const pid = gateway.sample;
-  if (typeof pid !== 'number') throw new Error('the soak reads the gateway process from /proc: it must run as a child process');
-  const body = JSON.stringify({ model: 'pro-1', messages: [{ role: 'user', content: `Soak probe ${UNIQUE_MARKER}` }], max_tokens: 64 });
+  if (typeof pid !== 'number')
+    throw new Error('the soak reads the gateway process from /proc: it must run as a child process');
+  const body = JSON.stringify({
+    model: 'pro-1',
+    messages: [{ role: 'user', content: `Soak probe ${UNIQUE_MARKER}` }],
+    max_tokens: 64,
+  });
   const readings: SoakReading[] = [{ requests: 0, rssMb: rssMb(pid), requestsPerSecond: 0, errors: 0 }];
   let served = 0;
   try {
     while (served < settings.requests) {
       const slice = Math.min(settings.slice, settings.requests - served);
       const stats = await runLoadInWorker(
-        { url: `${gateway.url}/v1/chat/completions`, headers: { authorization: `Bearer ${gateway.token}` }, body, mode: 'json', connections: settings.connections, durationMs: 3_600_000, warmupMs: 0, rate: null, maxRequests: slice, timeoutMs: settings.timeoutMs },
+        {
+          url: `${gateway.url}/v1/chat/completions`,
+          headers: { authorization: `Bearer ${gateway.token}` },
+          body,
+          mode: 'json',
+          connections: settings.connections,
+          durationMs: 3_600_000,
+          warmupMs: 0,
+          rate: null,
+          maxRequests: slice,
+          timeoutMs: settings.timeoutMs,
+        },
         () => {},
       );
       served += stats.requests;
       const errors = Object.values(stats.errors).reduce((sum, n) => sum + n, 0);
-      readings.push({ requests: served, rssMb: rssMb(pid), requestsPerSecond: Math.round((stats.requests / stats.windowMs) * 1000), errors });
+      readings.push({
+        requests: served,
+        rssMb: rssMb(pid),
+        requestsPerSecond: Math.round((stats.requests / stats.windowMs) * 1000),
+        errors,
+      });
       settings.onStep?.(`soak: ${served.toLocaleString('en-US')} requests, RSS ${readings.at(-1)!.rssMb} MiB`);
-      if (stats.requests === 0) throw new Error(`the gateway served nothing in a slice (errors ${JSON.stringify(stats.errors)})`);
+      if (stats.requests === 0)
+        throw new Error(`the gateway served nothing in a slice (errors ${JSON.stringify(stats.errors)})`);
     }
     await sleep(settings.restMs);
     return {
       scenario: 'soak',
-      settings: { requests: settings.requests, slice: settings.slice, connections: settings.connections, restS: settings.restMs / 1000 },
+      settings: {
+        requests: settings.requests,
+        slice: settings.slice,
+        connections: settings.connections,
+        restS: settings.restMs / 1000,
+      },
       readings,
       restedRssMb: rssMb(pid),
       loadAverage: loadavg()[0] ?? 0,
@@ -84,13 +117,18 @@ export function formatSoak(report: SoakReport): string {
   const last = report.readings.at(-1)!;
   const peak = Math.max(...report.readings.map((r) => r.rssMb));
   const growth = Math.round((last.rssMb - first.rssMb) * 10) / 10;
-  const rows = report.readings.filter((_, i, all) => i === 0 || i === all.length - 1 || i % Math.max(1, Math.floor(all.length / 10)) === 0);
+  const rows = report.readings.filter(
+    (_, i, all) => i === 0 || i === all.length - 1 || i % Math.max(1, Math.floor(all.length / 10)) === 0,
+  );
   return [
     `### soak: ${report.settings.requests.toLocaleString('en-US')} non-streaming requests through the proxy path, ${report.settings.connections} connections (load average ${report.loadAverage.toFixed(2)})`,
     '',
     '| requests served | gateway RSS MiB | slice req/s | slice errors |',
     '|---:|---:|---:|---:|',
-    ...rows.map((r) => `| ${r.requests.toLocaleString('en-US')} | ${r.rssMb} | ${r.requestsPerSecond.toLocaleString('en-US')} | ${r.errors} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.requests.toLocaleString('en-US')} | ${r.rssMb} | ${r.requestsPerSecond.toLocaleString('en-US')} | ${r.errors} |`,
+    ),
     `| rested ${report.settings.restS} s | ${report.restedRssMb} | – | – |`,
     '',
     '| figure | measured | target |',

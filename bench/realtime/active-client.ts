@@ -63,7 +63,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Waits until every open call is configured, at most `timeoutMs`. */
 async function configured(calls: Call[], timeoutMs: number): Promise<void> {
-  for (const end = performance.now() + timeoutMs; performance.now() < end; ) {
+  for (const end = performance.now() + timeoutMs; performance.now() < end;) {
     if (calls.every((call) => call.configured || call.ws.readyState !== 1)) return;
     await sleep(20);
   }
@@ -81,7 +81,16 @@ export async function runActiveClient(options: ActiveClientOptions, conductor: C
 
   const attach = (ws: WebSocket, index: number) => {
     const placement = pacer.placement(options.firstIndex + index, options.totalCalls);
-    const call: Call = { ws, sent: 0, ...placement, speechEndSentAt: 0, pendingTurn: null, audioResponse: null, audioBytes: 0, configured: false };
+    const call: Call = {
+      ws,
+      sent: 0,
+      ...placement,
+      speechEndSentAt: 0,
+      pendingTurn: null,
+      audioResponse: null,
+      audioBytes: 0,
+      configured: false,
+    };
     calls.push(call);
     ws.on('message', (data: Buffer) => {
       const mono = performance.now();
@@ -94,13 +103,21 @@ export async function runActiveClient(options: ActiveClientOptions, conductor: C
     ws.send(JSON.stringify({ type: 'session.update', session: options.sessionUpdate }));
   };
   const opened = await openCalls(
-    { target: options.target, count: options.calls, concurrency: options.concurrency, callTimeoutMs: options.callTimeoutMs, deadlineMs: options.openDeadlineMs },
+    {
+      target: options.target,
+      count: options.calls,
+      concurrency: options.concurrency,
+      callTimeoutMs: options.callTimeoutMs,
+      deadlineMs: options.openDeadlineMs,
+    },
     errors,
     attach,
     (count, failed) => conductor.report('opening', { opened: count, failed }),
   );
   await configured(calls, options.callTimeoutMs);
-  for (const call of calls) if (!call.configured) errors.count('timeout:session.updated', `no session.updated within ${options.callTimeoutMs} ms`);
+  for (const call of calls)
+    if (!call.configured)
+      errors.count('timeout:session.updated', `no session.updated within ${options.callTimeoutMs} ms`);
   conductor.report('opened', { opened: opened.opened, configured: calls.filter((call) => call.configured).length });
 
   await conductor.wait('start');

@@ -14,7 +14,9 @@ function label(row: ActiveRow): string {
 
 function turnsCell(row: ActiveRow): string {
   if (!row.turns.speechStopped && !row.turns.responsesCreated) return '–';
-  const done = Object.entries(row.turns.responsesDone).map(([status, n]) => `${status} ${int(n)}`).join(', ');
+  const done = Object.entries(row.turns.responsesDone)
+    .map(([status, n]) => `${status} ${int(n)}`)
+    .join(', ');
   return `${int(row.utterances)} said / ${int(row.turns.speechStopped)} heard / ${int(row.turns.transcribed)} transcribed / ${int(row.turns.responsesCreated)} answered (${done || 'none done'})`;
 }
 
@@ -25,7 +27,9 @@ function mainTable(report: ActiveReport): string[] {
   ];
   for (const row of report.rows) {
     const r = row.relayMs;
-    const server = row.server ? [`${row.server.cpuPercent}`, `${row.server.rssMbStart} → ${row.server.rssMbMax}`] : ['–', '–'];
+    const server = row.server
+      ? [`${row.server.cpuPercent}`, `${row.server.rssMbStart} → ${row.server.rssMbMax}`]
+      : ['–', '–'];
     lines.push(
       `| ${label(row)} | ${int(row.configured)} / ${int(row.calls)} | ${int(row.framesInPerSecond)} | ${int(row.framesOutPerSecond)} | ${ms(r.p50)} | ${ms(r.p90)} | ${ms(r.p99)} | ${ms(r.p999)} | ${ms(r.max)} | ${row.relayMinMs === null ? '–' : ms(row.relayMinMs)} | ` +
         `${turnsCell(row)} | ${p50p99(row.turnAfterStopMs)} | ${p50p99(row.turnAfterSpeechMs)} | ${int(row.droppedFrames)} | ${errorCell(row.errors)} | ${server.join(' | ')} | ${clientCell(row.clients)} | ${ms(row.sendLagMs.p99)} |`,
@@ -40,10 +44,14 @@ function figureLines(report: ActiveReport): string[] {
   const bare = report.rows.find((row) => row.role === 'baseline');
   const lines = ['', '| figure | measured | target |', '|---|---:|---|'];
   const p99 = ours.relayMs.p99;
-  lines.push(`| output frame relay p99 (receipt − svc_ts) | ${ours.relayMs.count ? `${ms(p99)} ms` : 'no frames'} | < ${TARGET_RELAY_P99_MS} ms (${ours.relayMs.count && p99 < TARGET_RELAY_P99_MS ? 'met' : 'missed'}) |`);
+  lines.push(
+    `| output frame relay p99 (receipt − svc_ts) | ${ours.relayMs.count ? `${ms(p99)} ms` : 'no frames'} | < ${TARGET_RELAY_P99_MS} ms (${ours.relayMs.count && p99 < TARGET_RELAY_P99_MS ? 'met' : 'missed'}) |`,
+  );
   if (bare?.relayMs.count) lines.push(`| added relay p99 (ours − bare) | ${ms(p99 - bare.relayMs.p99)} ms | – |`);
   lines.push(`| speech_stopped → first answer audio p50 / p99 | ${p50p99(ours.turnAfterStopMs)} ms | – |`);
-  lines.push(`| input frames sent per second (calls × ${1000 / INPUT_FRAME_MS} due) | ${int(ours.framesInPerSecond)} of ${int((ours.configured * 1000) / INPUT_FRAME_MS)} | – |`);
+  lines.push(
+    `| input frames sent per second (calls × ${1000 / INPUT_FRAME_MS} due) | ${int(ours.framesInPerSecond)} of ${int((ours.configured * 1000) / INPUT_FRAME_MS)} | – |`,
+  );
   lines.push(`| output frames dropped by the server (slow client) | ${int(ours.droppedFrames)} | 0 |`);
   return lines;
 }
@@ -51,8 +59,14 @@ function figureLines(report: ActiveReport): string[] {
 function noteLines(report: ActiveReport): string[] {
   const notes: string[] = [];
   for (const row of report.rows) {
-    if (row.relayMinMs !== null && row.relayMinMs < 0) notes.push(`- ${row.name}: the smallest receipt − svc_ts is ${ms(row.relayMinMs)} ms: the server's clock (timeOrigin + now) runs ahead of the client's by at least that, so its latencies read low by as much.`);
-    if (row.clients.some(isClientBound)) notes.push(`- ${row.name}: the client thread was saturated: its pacing (send lag) and receipt times include its own queueing, so latencies read high.`);
+    if (row.relayMinMs !== null && row.relayMinMs < 0)
+      notes.push(
+        `- ${row.name}: the smallest receipt − svc_ts is ${ms(row.relayMinMs)} ms: the server's clock (timeOrigin + now) runs ahead of the client's by at least that, so its latencies read low by as much.`,
+      );
+    if (row.clients.some(isClientBound))
+      notes.push(
+        `- ${row.name}: the client thread was saturated: its pacing (send lag) and receipt times include its own queueing, so latencies read high.`,
+      );
     notes.push(...errorLines(row.name, row.errors, row.errorSamples));
   }
   return notes.length ? ['', ...notes] : [];

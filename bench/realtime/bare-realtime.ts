@@ -40,7 +40,11 @@ export function startBareRealtime(kind: BareRealtimeKind, host: string): Promise
     },
     message: (ws, message) => {
       // Input audio is dropped unread, as cheaply as possible: only a session.update is answered.
-      if (!streams || Buffer.from(message, 0, Math.min(64, message.byteLength)).toString('latin1').includes('"session.update"')) ws.send(UPDATED, false);
+      if (
+        !streams ||
+        Buffer.from(message, 0, Math.min(64, message.byteLength)).toString('latin1').includes('"session.update"')
+      )
+        ws.send(UPDATED, false);
     },
     close: (ws) => void sockets.delete(ws),
   });
@@ -48,7 +52,8 @@ export function startBareRealtime(kind: BareRealtimeKind, host: string): Promise
   if (streams) {
     const prefix = `{"event_id":"event_bare","type":"response.output_audio.delta","response_id":"resp_bare","item_id":"item_bare","output_index":0,"content_index":0,"delta":"${toneFrame()}","svc_ts":`;
     timer = setInterval(() => {
-      for (const ws of sockets) ws.cork(() => ws.send(`${prefix}${performance.timeOrigin + performance.now()}}`, false));
+      for (const ws of sockets)
+        ws.cork(() => ws.send(`${prefix}${performance.timeOrigin + performance.now()}}`, false));
     }, FRAME_MS);
   }
   return listenUws(app, host, `bare uWS ${kind}`).then((server) => ({

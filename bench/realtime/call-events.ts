@@ -38,7 +38,13 @@ export class CallEvents {
   readonly turnAfterStop = new Histogram();
   /** Last speech frame sent → first audio of the answer received (includes the VAD's silence window). */
   readonly turnAfterSpeech = new Histogram();
-  readonly turns: TurnCounts = { speechStarted: 0, speechStopped: 0, transcribed: 0, responsesCreated: 0, responsesDone: {} };
+  readonly turns: TurnCounts = {
+    speechStarted: 0,
+    speechStopped: 0,
+    transcribed: 0,
+    responsesCreated: 0,
+    responsesDone: {},
+  };
   framesOut = 0;
   bytesOut = 0;
   /** Frames the server produced that never arrived (from response.done's audio seconds). */
@@ -74,7 +80,8 @@ export class CallEvents {
         if (measuring) this.turns.speechStopped++;
         return;
       case 'conversation.item.input_audio_transcription.completed':
-        if (event.transcript !== this.sentence) this.errors.count('transcript:mismatch', `heard ${JSON.stringify(event.transcript)}`);
+        if (event.transcript !== this.sentence)
+          this.errors.count('transcript:mismatch', `heard ${JSON.stringify(event.transcript)}`);
         if (measuring) this.turns.transcribed++;
         return;
       case 'conversation.item.input_audio_transcription.failed':
@@ -108,7 +115,8 @@ export class CallEvents {
     if (!measuring) return;
     this.framesOut++;
     this.bytesOut += bytes;
-    if (typeof event.svc_ts !== 'number') return this.errors.count('frame:no-svc_ts', 'response.output_audio.delta without svc_ts');
+    if (typeof event.svc_ts !== 'number')
+      return this.errors.count('frame:no-svc_ts', 'response.output_audio.delta without svc_ts');
     const latency = at - event.svc_ts;
     if (latency < this.relayMinMs) this.relayMinMs = latency;
     this.relay.record(latency);
@@ -117,7 +125,8 @@ export class CallEvents {
   private done(call: CallState, event: any, measuring: boolean): void {
     const status = String(event.response?.status ?? 'unknown');
     if (measuring) this.turns.responsesDone[status] = (this.turns.responsesDone[status] ?? 0) + 1;
-    if (status === 'failed') this.errors.count('response:failed', JSON.stringify(event.response?.status_details ?? null));
+    if (status === 'failed')
+      this.errors.count('response:failed', JSON.stringify(event.response?.status_details ?? null));
     // What the server produced for this response (dropped frames included) against what arrived.
     const seconds = event.response?.usage?.svc?.audio_out_seconds;
     if (typeof seconds === 'number') {

@@ -45,9 +45,19 @@ function socketUrl(target: CallTarget, ticket: string | null): string {
   return `${target.url.replace(/^http/, 'ws')}${REALTIME_PATH}?${query}`;
 }
 
-async function fetchTicket(pool: Pool, token: string, timeoutMs: number): Promise<{ ticket: string } | { kind: string; detail: string }> {
+async function fetchTicket(
+  pool: Pool,
+  token: string,
+  timeoutMs: number,
+): Promise<{ ticket: string } | { kind: string; detail: string }> {
   try {
-    const res = await pool.request({ method: 'POST', path: '/v1/realtime/ticket', headers: { authorization: `Bearer ${token}` }, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+    const res = await pool.request({
+      method: 'POST',
+      path: '/v1/realtime/ticket',
+      headers: { authorization: `Bearer ${token}` },
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    });
     const text = await res.body.text();
     if (res.statusCode !== 200) return { kind: `ticket:status:${res.statusCode}`, detail: text };
     return { ticket: (JSON.parse(text) as { ticket: string }).ticket };
@@ -61,7 +71,9 @@ async function fetchTicket(pool: Pool, token: string, timeoutMs: number): Promis
 function upgradeErrorKind(err: Error & { code?: string }): string {
   const status = /Unexpected server response: (\d+)/.exec(err.message)?.[1];
   if (status) return `upgrade:status:${status}`;
-  return err.message.includes('Opening handshake has timed out') ? 'timeout:upgrade' : `network:${err.code ?? 'unknown'}`;
+  return err.message.includes('Opening handshake has timed out')
+    ? 'timeout:upgrade'
+    : `network:${err.code ?? 'unknown'}`;
 }
 
 /** Opens one socket and resolves once `session.created` arrived (or with why not). */
@@ -80,7 +92,10 @@ function openSocket(url: string, timeoutMs: number): Promise<{ ws: WebSocket } |
       }
       resolve(result);
     };
-    const timer = setTimeout(() => settle({ kind: 'timeout:session.created', detail: `no session.created within ${timeoutMs} ms` }), timeoutMs);
+    const timer = setTimeout(
+      () => settle({ kind: 'timeout:session.created', detail: `no session.created within ${timeoutMs} ms` }),
+      timeoutMs,
+    );
     // An error after the call opened is the scenario's to count: keep a listener so it never throws.
     ws.on('error', (err) => settle({ kind: upgradeErrorKind(err), detail: err.message }));
     ws.once('close', (code, reason) => settle({ kind: `closed-before-session:${code}`, detail: reason.toString() }));
@@ -88,7 +103,11 @@ function openSocket(url: string, timeoutMs: number): Promise<{ ws: WebSocket } |
       const text = data.toString();
       const type = /"type":"([^"]+)"/.exec(text)?.[1] ?? 'unparsed';
       if (type === 'session.created') settle({ ws });
-      else settle({ kind: `first-event:${type === 'error' ? `error:${/"code":"([^"]+)"/.exec(text)?.[1] ?? '?'}` : type}`, detail: text });
+      else
+        settle({
+          kind: `first-event:${type === 'error' ? `error:${/"code":"([^"]+)"/.exec(text)?.[1] ?? '?'}` : type}`,
+          detail: text,
+        });
     });
   });
 }
@@ -98,9 +117,16 @@ function openSocket(url: string, timeoutMs: number): Promise<{ ws: WebSocket } |
  * `session.created`, to install the scenario's own handlers; failures are counted in `errors`.
  * `onProgress` is told the count opened and failed about once a second.
  */
-export async function openCalls(settings: OpenSettings, errors: ErrorTally, attach: (ws: WebSocket, index: number) => void, onProgress?: (opened: number, failed: number) => void): Promise<OpenedCalls> {
+export async function openCalls(
+  settings: OpenSettings,
+  errors: ErrorTally,
+  attach: (ws: WebSocket, index: number) => void,
+  onProgress?: (opened: number, failed: number) => void,
+): Promise<OpenedCalls> {
   const { target, count, callTimeoutMs } = settings;
-  const pool = target.token ? new Pool(target.url, { connections: Math.min(32, settings.concurrency), pipelining: 1, keepAliveTimeout: 30_000 }) : null;
+  const pool = target.token
+    ? new Pool(target.url, { connections: Math.min(32, settings.concurrency), pipelining: 1, keepAliveTimeout: 30_000 })
+    : null;
   const sockets: (WebSocket | null)[] = new Array<WebSocket | null>(count).fill(null);
   const connect = new Histogram();
   const tickets = new Histogram();
@@ -144,8 +170,16 @@ export async function openCalls(settings: OpenSettings, errors: ErrorTally, atta
     clearInterval(progress);
     await pool?.close();
   }
-  if (next < count) for (let i = next; i < count; i++) errors.count('not-started:open-deadline', `opening stopped after ${settings.deadlineMs} ms`);
-  return { sockets, opened, connectMs: connect.data, ticketMs: tickets.data, windowMs: Math.round(performance.now() - started) };
+  if (next < count)
+    for (let i = next; i < count; i++)
+      errors.count('not-started:open-deadline', `opening stopped after ${settings.deadlineMs} ms`);
+  return {
+    sockets,
+    opened,
+    connectMs: connect.data,
+    ticketMs: tickets.data,
+    windowMs: Math.round(performance.now() - started),
+  };
 }
 
 /** Closes every open socket with 1000 and waits up to `timeoutMs` for the closes, then drops the rest. */

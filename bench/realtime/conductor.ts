@@ -10,7 +10,8 @@ export interface PhaseReport {
 }
 
 /** Messages a realtime worker posts. */
-export type RealtimeWorkerMessage = ({ type: 'phase' } & PhaseReport) | { type: 'result'; stats: unknown } | { type: 'error'; message: string };
+export type RealtimeWorkerMessage =
+  ({ type: 'phase' } & PhaseReport) | { type: 'result'; stats: unknown } | { type: 'error'; message: string };
 
 /** Messages the main thread posts to a realtime worker. */
 export type RealtimeCommand = { type: 'command'; command: string };
@@ -32,7 +33,9 @@ export function workerConductor(): Conductor {
     waiting.get(message.command)?.();
   });
   return {
-    report: (phase, data = {}) => parentPort!.postMessage({ type: 'phase', phase, data } satisfies RealtimeWorkerMessage),
-    wait: (command) => (said.has(command) ? Promise.resolve() : new Promise((resolve) => waiting.set(command, resolve))),
+    report: (phase, data = {}) =>
+      parentPort!.postMessage({ type: 'phase', phase, data } satisfies RealtimeWorkerMessage),
+    wait: (command) =>
+      said.has(command) ? Promise.resolve() : new Promise((resolve) => waiting.set(command, resolve)),
   };
 }

@@ -67,7 +67,13 @@ export async function runIdleClient(options: IdleClientOptions, conductor: Condu
 
   const meter = meterThread();
   const opened = await openCalls(
-    { target: options.target, count: options.calls, concurrency: options.concurrency, callTimeoutMs: options.callTimeoutMs, deadlineMs: options.openDeadlineMs },
+    {
+      target: options.target,
+      count: options.calls,
+      concurrency: options.concurrency,
+      callTimeoutMs: options.callTimeoutMs,
+      deadlineMs: options.openDeadlineMs,
+    },
     errors,
     attach,
     (count, failed) => conductor.report('opening', { opened: count, failed }),
@@ -92,7 +98,9 @@ export async function runIdleClient(options: IdleClientOptions, conductor: Condu
   await Promise.race([allAnswered, new Promise((resolve) => (timer = setTimeout(resolve, options.pingTimeoutMs)))]);
   clearTimeout(timer);
   const unanswered = live.length - answered;
-  if (unanswered > 0) for (let i = 0; i < unanswered; i++) errors.count('timeout:session.updated', `no session.updated within ${options.pingTimeoutMs} ms of the ping`);
+  if (unanswered > 0)
+    for (let i = 0; i < unanswered; i++)
+      errors.count('timeout:session.updated', `no session.updated within ${options.pingTimeoutMs} ms of the ping`);
 
   closing = true;
   await closeCalls(opened.sockets, 5000);

@@ -17,7 +17,9 @@ function mainTable(report: IdleReport): string[] {
     '|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|',
   ];
   for (const row of report.rows) {
-    const server = row.server ? [`${row.server.rssMbBefore} → ${row.server.rssMbHeldMax}`, `${row.server.rssKbPerCall}`] : ['–', '–'];
+    const server = row.server
+      ? [`${row.server.rssMbBefore} → ${row.server.rssMbHeldMax}`, `${row.server.rssKbPerCall}`]
+      : ['–', '–'];
     lines.push(
       `| ${label(row)} | ${int(row.opened)} / ${int(row.calls)} | ${errorCell(row.errors)} | ${p50p99(row.connectMs)} | ${p50p99(row.ticketMs)} | ${row.openSeconds} | ${int(row.openedPerSecond)} | ${server.join(' | ')} | ${int(row.answered)} / ${int(row.calls)} | ${p50p99(row.pingMs)} | ${clientCell(row.clientWhileOpening)} |`,
     );
@@ -34,13 +36,22 @@ function figureLines(report: IdleReport): string[] {
     const { rssMbBefore, rssMbHeldMax, rssKbPerCall } = ours.server;
     const projected = rssMbBefore + (rssKbPerCall * TARGET_CALLS) / 1024;
     const met = projected < TARGET_MB ? 'met' : 'missed';
-    const at = ours.opened === TARGET_CALLS ? `${rssMbHeldMax} MB with ${int(ours.opened)} calls` : `${Math.round(projected)} MB projected from ${int(ours.opened)} calls (${rssMbHeldMax} MB measured)`;
+    const at =
+      ours.opened === TARGET_CALLS
+        ? `${rssMbHeldMax} MB with ${int(ours.opened)} calls`
+        : `${Math.round(projected)} MB projected from ${int(ours.opened)} calls (${rssMbHeldMax} MB measured)`;
     lines.push(`| server RSS with ${int(TARGET_CALLS)} idle calls | ${at} | < 1 GiB (${met}) |`);
   }
-  lines.push(`| calls still answering at the end | ${int(ours.answered)} / ${int(ours.calls)} | all (${ours.answered === ours.calls ? 'met' : 'missed'}) |`);
+  lines.push(
+    `| calls still answering at the end | ${int(ours.answered)} / ${int(ours.calls)} | all (${ours.answered === ours.calls ? 'met' : 'missed'}) |`,
+  );
   if (ours.server && bare?.server) {
-    lines.push(`| RSS per call, ours − bare | ${(ours.server.rssKbPerCall - bare.server.rssKbPerCall).toFixed(1)} KB | – |`);
-    lines.push(`| opening rate, ours ÷ bare | ${bare.openedPerSecond ? Math.round((ours.openedPerSecond / bare.openedPerSecond) * 100) : '–'} % | – |`);
+    lines.push(
+      `| RSS per call, ours − bare | ${(ours.server.rssKbPerCall - bare.server.rssKbPerCall).toFixed(1)} KB | – |`,
+    );
+    lines.push(
+      `| opening rate, ours ÷ bare | ${bare.openedPerSecond ? Math.round((ours.openedPerSecond / bare.openedPerSecond) * 100) : '–'} % | – |`,
+    );
   }
   return lines;
 }
@@ -51,6 +62,11 @@ export function formatIdle(report: IdleReport): string {
   const where = s.target ? `target ${s.target}` : s.inProcess ? 'servers in-process' : 'servers as child processes';
   const title = `### ${report.scenario}: ${int(s.calls)} idle calls (${s.concurrency} opening at a time) held ${s.holdMs / 1000} s, then one session.update each, ${where}`;
   const details = report.rows.flatMap((row) => errorLines(row.name, row.errors, row.errorSamples));
-  if (s.inProcess && !s.target) details.unshift('- in-process: the RSS is the bench process, client workers included, so RSS per call is not the server\'s alone');
-  return [title, '', ...mainTable(report), ...figureLines(report), ...(details.length ? ['', ...details] : [])].join('\n');
+  if (s.inProcess && !s.target)
+    details.unshift(
+      "- in-process: the RSS is the bench process, client workers included, so RSS per call is not the server's alone",
+    );
+  return [title, '', ...mainTable(report), ...figureLines(report), ...(details.length ? ['', ...details] : [])].join(
+    '\n',
+  );
 }

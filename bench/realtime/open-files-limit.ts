@@ -20,6 +20,8 @@ export function openFilesLimit(): number {
 export function assertFilesFor(calls: number, scenario: string): void {
   const limit = openFilesLimit();
   if (calls > limit - SPARE_FILES) {
-    throw new Error(`${scenario}: ${calls.toLocaleString('en-US')} calls need about ${(calls + SPARE_FILES).toLocaleString('en-US')} open files in the client and in the server; the limit here is ${limit} (ulimit -n), so at most ${Math.max(0, limit - SPARE_FILES)} calls`);
+    throw new Error(
+      `${scenario}: ${calls.toLocaleString('en-US')} calls need about ${(calls + SPARE_FILES).toLocaleString('en-US')} open files in the client and in the server; the limit here is ${limit} (ulimit -n), so at most ${Math.max(0, limit - SPARE_FILES)} calls`,
+    );
   }
 }

@@ -29,7 +29,10 @@ const SILENCE_MS = 700;
  * caller goes on; at 1.3 s it ends before the next turn is committed, so turns never queue and
  * output is steady. With barge-in on, the next sentence would cut each answer 0.2 s in.
  */
-const SESSION_UPDATE = { max_output_tokens: 5, audio: { input: { turn_detection: { type: 'server_vad', interrupt_response: false } } } };
+const SESSION_UPDATE = {
+  max_output_tokens: 5,
+  audio: { input: { turn_detection: { type: 'server_vad', interrupt_response: false } } },
+};
 
 /** Settings of realtime-active. */
 export interface ActiveSettings {
@@ -78,7 +81,14 @@ export interface ActiveRow {
 /** What realtime-active measured. */
 export interface ActiveReport {
   scenario: typeof ACTIVE_SCENARIO;
-  settings: Omit<ActiveSettings, 'target' | 'onStep' | 'rampMs'> & { target: string | null; rampMs: number; sentence: string; speechMs: number; silenceMs: number; sessionUpdate: Record<string, unknown> };
+  settings: Omit<ActiveSettings, 'target' | 'onStep' | 'rampMs'> & {
+    target: string | null;
+    rampMs: number;
+    sentence: string;
+    speechMs: number;
+    silenceMs: number;
+    sessionUpdate: Record<string, unknown>;
+  };
   rows: ActiveRow[];
 }
 
@@ -89,14 +99,21 @@ function merge(name: string, role: ActiveRow['role'], all: ActiveStats[], server
     return merged.summary();
   };
   const errors = new ErrorTally();
-  const turns: TurnCounts = { speechStarted: 0, speechStopped: 0, transcribed: 0, responsesCreated: 0, responsesDone: {} };
+  const turns: TurnCounts = {
+    speechStarted: 0,
+    speechStopped: 0,
+    transcribed: 0,
+    responsesCreated: 0,
+    responsesDone: {},
+  };
   for (const stats of all) {
     errors.merge(stats.errors);
     turns.speechStarted += stats.turns.speechStarted;
     turns.speechStopped += stats.turns.speechStopped;
     turns.transcribed += stats.turns.transcribed;
     turns.responsesCreated += stats.turns.responsesCreated;
-    for (const [status, n] of Object.entries(stats.turns.responsesDone)) turns.responsesDone[status] = (turns.responsesDone[status] ?? 0) + n;
+    for (const [status, n] of Object.entries(stats.turns.responsesDone))
+      turns.responsesDone[status] = (turns.responsesDone[status] ?? 0) + n;
   }
   const sum = (pick: (stats: ActiveStats) => number) => all.reduce((total, stats) => total + pick(stats), 0);
   const windowS = Math.max(0.001, Math.max(...all.map((stats) => stats.windowMs)) / 1000);
@@ -127,7 +144,14 @@ function merge(name: string, role: ActiveRow['role'], all: ActiveStats[], server
 }
 
 /** Opens the calls on `server`, streams the loop into them through the ramp and the window, and merges what the clients saw. */
-async function measure(server: ServerUnderTest, name: string, role: ActiveRow['role'], s: ActiveSettings, loop: SpeechLoop, rampMs: number): Promise<ActiveRow> {
+async function measure(
+  server: ServerUnderTest,
+  name: string,
+  role: ActiveRow['role'],
+  s: ActiveSettings,
+  loop: SpeechLoop,
+  rampMs: number,
+): Promise<ActiveRow> {
   const step = (text: string) => s.onStep?.(`${ACTIVE_SCENARIO}: ${name}: ${text}`);
   const parts = shares(s.calls, s.clientThreads);
   const openDeadlineMs = Math.max(30_000, s.calls * 20);
@@ -154,7 +178,9 @@ async function measure(server: ServerUnderTest, name: string, role: ActiveRow['r
   const sampler = serverSampler(server);
   try {
     const opened = await workers.reached('opened');
-    step(`${opened.reduce((total, report) => total + (report.data.configured ?? 0), 0).toLocaleString('en-US')} calls open and configured; streaming (${rampMs / 1000} s ramp, then ${s.durationMs / 1000} s measured)`);
+    step(
+      `${opened.reduce((total, report) => total + (report.data.configured ?? 0), 0).toLocaleString('en-US')} calls open and configured; streaming (${rampMs / 1000} s ramp, then ${s.durationMs / 1000} s measured)`,
+    );
     workers.command('start');
     await workers.reached('measuring');
     sampler?.start();
@@ -173,13 +199,34 @@ export async function runRealtimeActive(s: ActiveSettings): Promise<ActiveReport
   const loop = await buildSpeechLoop(SENTENCE, SILENCE_MS);
   const rampMs = s.rampMs ?? 2 * loop.cycleMs;
   const rows = await measureOursThenBaseline(
-    { target: s.target, inProcess: s.inProcess, gatewayEnv: { SVC_SIM_SPEECH_REALTIME: 'true' }, baseline: s.baseline !== false ? { server: { kind: 'uws-ws-audio' }, name: 'bare uWS WebSocket audio' } : null },
+    {
+      target: s.target,
+      inProcess: s.inProcess,
+      gatewayEnv: { SVC_SIM_SPEECH_REALTIME: 'true' },
+      baseline: s.baseline !== false ? { server: { kind: 'uws-ws-audio' }, name: 'bare uWS WebSocket audio' } : null,
+    },
     (server, rowName, role) => measure(server, rowName, role, s, loop, rampMs),
   );
-  const settings = { calls: s.calls, durationMs: s.durationMs, concurrency: s.concurrency, callTimeoutMs: s.callTimeoutMs, clientThreads: s.clientThreads, inProcess: s.inProcess, baseline: s.baseline !== false };
+  const settings = {
+    calls: s.calls,
+    durationMs: s.durationMs,
+    concurrency: s.concurrency,
+    callTimeoutMs: s.callTimeoutMs,
+    clientThreads: s.clientThreads,
+    inProcess: s.inProcess,
+    baseline: s.baseline !== false,
+  };
   return {
     scenario: ACTIVE_SCENARIO,
-    settings: { ...settings, target: s.target?.url ?? null, rampMs, sentence: SENTENCE, speechMs: loop.speech.length * INPUT_FRAME_MS, silenceMs: loop.silenceFrames * INPUT_FRAME_MS, sessionUpdate: SESSION_UPDATE },
+    settings: {
+      ...settings,
+      target: s.target?.url ?? null,
+      rampMs,
+      sentence: SENTENCE,
+      speechMs: loop.speech.length * INPUT_FRAME_MS,
+      silenceMs: loop.silenceFrames * INPUT_FRAME_MS,
+      sessionUpdate: SESSION_UPDATE,
+    },
     rows,
   };
 }

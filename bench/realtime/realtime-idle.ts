@@ -48,7 +48,13 @@ export interface IdleRow {
   stillOpen: number;
   answered: number;
   pingMs: LatencySummary;
-  server: { rssMbBefore: number; rssMbOpened: number; rssMbHeldMax: number; rssKbPerCall: number; whileHeld: ServerResources | null } | null;
+  server: {
+    rssMbBefore: number;
+    rssMbOpened: number;
+    rssMbHeldMax: number;
+    rssKbPerCall: number;
+    whileHeld: ServerResources | null;
+  } | null;
   errors: Record<string, number>;
   errorSamples: Record<string, string>;
   /** Each client thread while opening. */
@@ -94,7 +100,12 @@ function merge(name: string, role: IdleRow['role'], all: IdleStats[]): Omit<Idle
 }
 
 /** Opens the calls on `server`, holds them, pings them, and reads the server's memory on the way. */
-async function measure(server: ServerUnderTest, name: string, role: IdleRow['role'], s: IdleSettings): Promise<IdleRow> {
+async function measure(
+  server: ServerUnderTest,
+  name: string,
+  role: IdleRow['role'],
+  s: IdleSettings,
+): Promise<IdleRow> {
   const step = (text: string) => s.onStep?.(`${IDLE_SCENARIO}: ${name}: ${text}`);
   const before = serverRss(server);
   const callTimeoutMs = s.callTimeoutMs;
@@ -106,7 +117,14 @@ async function measure(server: ServerUnderTest, name: string, role: IdleRow['rol
   const workers = startRealtimeWorkers<IdleStats>(
     parts.map((part) => ({
       kind: 'idle' as const,
-      options: { target, calls: part.count, concurrency: Math.max(1, Math.round(s.concurrency / parts.length)), callTimeoutMs, openDeadlineMs, pingTimeoutMs: s.pingTimeoutMs },
+      options: {
+        target,
+        calls: part.count,
+        concurrency: Math.max(1, Math.round(s.concurrency / parts.length)),
+        callTimeoutMs,
+        openDeadlineMs,
+        pingTimeoutMs: s.pingTimeoutMs,
+      },
     })),
     openDeadlineMs + callTimeoutMs + s.holdMs + s.pingTimeoutMs + 60_000,
     (worker, report) => {
@@ -114,7 +132,9 @@ async function measure(server: ServerUnderTest, name: string, role: IdleRow['rol
       opening.set(worker, report.data.opened ?? 0);
       if (performance.now() - lastPrint < 5000) return;
       lastPrint = performance.now();
-      step(`${[...opening.values()].reduce((a, b) => a + b, 0).toLocaleString('en-US')} / ${s.calls.toLocaleString('en-US')} calls open`);
+      step(
+        `${[...opening.values()].reduce((a, b) => a + b, 0).toLocaleString('en-US')} / ${s.calls.toLocaleString('en-US')} calls open`,
+      );
     },
   );
   try {
@@ -134,7 +154,13 @@ async function measure(server: ServerUnderTest, name: string, role: IdleRow['rol
       server:
         before === null || atOpened === null
           ? null
-          : { rssMbBefore: mb(before), rssMbOpened: mb(atOpened), rssMbHeldMax: mb(heldMax), rssKbPerCall: row.opened ? Math.round(((heldMax - before) / 1024 / row.opened) * 10) / 10 : 0, whileHeld },
+          : {
+              rssMbBefore: mb(before),
+              rssMbOpened: mb(atOpened),
+              rssMbHeldMax: mb(heldMax),
+              rssKbPerCall: row.opened ? Math.round(((heldMax - before) / 1024 / row.opened) * 10) / 10 : 0,
+              whileHeld,
+            },
     };
   } finally {
     workers.stop();
@@ -145,9 +171,22 @@ async function measure(server: ServerUnderTest, name: string, role: IdleRow['rol
 export async function runRealtimeIdle(s: IdleSettings): Promise<IdleReport> {
   assertFilesFor(s.calls, IDLE_SCENARIO);
   const rows = await measureOursThenBaseline(
-    { target: s.target, inProcess: s.inProcess, baseline: s.baseline !== false ? { server: { kind: 'uws-ws-idle' }, name: 'bare uWS WebSocket' } : null },
+    {
+      target: s.target,
+      inProcess: s.inProcess,
+      baseline: s.baseline !== false ? { server: { kind: 'uws-ws-idle' }, name: 'bare uWS WebSocket' } : null,
+    },
     (server, rowName, role) => measure(server, rowName, role, s),
   );
-  const settings = { calls: s.calls, holdMs: s.holdMs, concurrency: s.concurrency, callTimeoutMs: s.callTimeoutMs, pingTimeoutMs: s.pingTimeoutMs, clientThreads: s.clientThreads, inProcess: s.inProcess, baseline: s.baseline !== false };
+  const settings = {
+    calls: s.calls,
+    holdMs: s.holdMs,
+    concurrency: s.concurrency,
+    callTimeoutMs: s.callTimeoutMs,
+    pingTimeoutMs: s.pingTimeoutMs,
+    clientThreads: s.clientThreads,
+    inProcess: s.inProcess,
+    baseline: s.baseline !== false,
+  };
   return { scenario: IDLE_SCENARIO, settings: { ...settings, target: s.target?.url ?? null }, rows };
 }

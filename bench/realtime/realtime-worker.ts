@@ -6,7 +6,8 @@ import { workerConductor, type RealtimeWorkerMessage } from './conductor.js';
 import { runIdleClient, type IdleClientOptions } from './idle-client.js';
 
 /** What the worker is told to run. */
-export type RealtimeWorkerData = { kind: 'idle'; options: IdleClientOptions } | { kind: 'active'; options: ActiveClientOptions };
+export type RealtimeWorkerData =
+  { kind: 'idle'; options: IdleClientOptions } | { kind: 'active'; options: ActiveClientOptions };
 
 const post = (message: RealtimeWorkerMessage) => parentPort!.postMessage(message);
 const data = workerData as RealtimeWorkerData;

@@ -22,7 +22,11 @@ export interface RealtimeWorkers<Stats> {
  * clients are). `onPhase` sees every report as it arrives. The workers are terminated, and
  * everything pending rejects, if they have not all reported a result within `deadlineMs`.
  */
-export function startRealtimeWorkers<Stats>(data: RealtimeWorkerData[], deadlineMs: number, onPhase?: (worker: number, report: PhaseReport) => void): RealtimeWorkers<Stats> {
+export function startRealtimeWorkers<Stats>(
+  data: RealtimeWorkerData[],
+  deadlineMs: number,
+  onPhase?: (worker: number, report: PhaseReport) => void,
+): RealtimeWorkers<Stats> {
   const workers: Worker[] = data.map((workerData) => startTsWorker(WORKER_URL, { workerData }));
   const phases = data.map(() => new Map<string, PhaseReport>());
   const phaseWaiters: { phase: string; resolve: (reports: PhaseReport[]) => void; reject: (err: Error) => void }[] = [];
@@ -55,7 +59,10 @@ export function startRealtimeWorkers<Stats>(data: RealtimeWorkerData[], deadline
       waiter.resolve(phases.map((seen) => seen.get(waiter.phase)!));
     }
   };
-  const deadline = setTimeout(() => fail(new Error(`realtime client workers overran their ${deadlineMs} ms deadline`)), deadlineMs);
+  const deadline = setTimeout(
+    () => fail(new Error(`realtime client workers overran their ${deadlineMs} ms deadline`)),
+    deadlineMs,
+  );
 
   for (const [index, worker] of workers.entries()) {
     worker.on('message', (message: RealtimeWorkerMessage) => {

@@ -30,7 +30,12 @@ function append(pcm: Buffer): string {
 /** The sentence spoken by the sim speech backend, padded to whole frames, then `silenceMs` of silence. */
 export async function buildSpeechLoop(sentence: string, silenceMs: number): Promise<SpeechLoop> {
   const chunks: Buffer[] = [];
-  for await (const chunk of createSimSpeechBackend().synthesize({ text: sentence, voice: 'alloy', signal: new AbortController().signal })) chunks.push(chunk);
+  for await (const chunk of createSimSpeechBackend().synthesize({
+    text: sentence,
+    voice: 'alloy',
+    signal: new AbortController().signal,
+  }))
+    chunks.push(chunk);
   const pcm = Buffer.concat(chunks);
   const speech: string[] = [];
   for (let at = 0; at < pcm.length; at += FRAME_BYTES) {
@@ -39,5 +44,11 @@ export async function buildSpeechLoop(sentence: string, silenceMs: number): Prom
     speech.push(append(frame));
   }
   const silenceFrames = Math.ceil(silenceMs / INPUT_FRAME_MS);
-  return { sentence, speech, silence: append(Buffer.alloc(FRAME_BYTES)), silenceFrames, cycleMs: (speech.length + silenceFrames) * INPUT_FRAME_MS };
+  return {
+    sentence,
+    speech,
+    silence: append(Buffer.alloc(FRAME_BYTES)),
+    silenceFrames,
+    cycleMs: (speech.length + silenceFrames) * INPUT_FRAME_MS,
+  };
 }

@@ -9,6 +9,6 @@ const highRes = () => performance.timeOrigin + performance.now();
  */
 export function createWallClock(): { now: () => number; offsetMs: number } {
   let offset = -Infinity;
-  for (const end = performance.now() + 3; performance.now() < end; ) offset = Math.max(offset, Date.now() - highRes());
+  for (const end = performance.now() + 3; performance.now() < end;) offset = Math.max(offset, Date.now() - highRes());
   return { now: () => highRes() + offset, offsetMs: Math.round(offset * 1000) / 1000 };
 }

@@ -56,7 +56,9 @@ export class StreamRelay implements CompletionSink {
 
   private chunk(choices: ChunkChoice[], extra: Pick<ChatCompletionChunk, 'progress'> = {}): void {
     this.open();
-    this.writer.push(sseData(chunkObject(this.header, choices, this.options.includeUsage ? { usage: null, ...extra } : extra)));
+    this.writer.push(
+      sseData(chunkObject(this.header, choices, this.options.includeUsage ? { usage: null, ...extra } : extra)),
+    );
   }
 
   private progress(event: ChunkProgress['event'], statusText: string): void {
@@ -87,7 +89,12 @@ export class StreamRelay implements CompletionSink {
         this.chunk([deltaChoice(event.choice, { ...this.roleFor(event.choice), content: event.text })]);
         return;
       case 'tool_call':
-        this.chunk([deltaChoice(event.choice, { ...this.roleFor(event.choice), ...toolCallDelta(this.header.legacyFunctions, event) })]);
+        this.chunk([
+          deltaChoice(event.choice, {
+            ...this.roleFor(event.choice),
+            ...toolCallDelta(this.header.legacyFunctions, event),
+          }),
+        ]);
         return;
       case 'live_input':
         this.progress('live_input', `Live input #${event.seq} received; it joins the next phase`);
@@ -97,9 +104,11 @@ export class StreamRelay implements CompletionSink {
 
   /** Closes a run that ended (completed or cancelled): finish reasons, usage and charge, [DONE]. */
   finish(outcome: ChatResult['outcome'], svc: ChatSvc): void {
-    if (outcome.status === 'cancelled') this.progress('cancelled', `Cancelled: ${outcome.cancelReason ?? 'by request'}`);
+    if (outcome.status === 'cancelled')
+      this.progress('cancelled', `Cancelled: ${outcome.cancelReason ?? 'by request'}`);
     outcome.choices.forEach((choice, index) => this.chunk([finishChoice(index, choice, this.header.legacyFunctions)]));
-    for (let index = outcome.choices.length; index < this.options.n; index++) this.chunk([deltaChoice(index, this.roleFor(index), 'stop')]);
+    for (let index = outcome.choices.length; index < this.options.n; index++)
+      this.chunk([deltaChoice(index, this.roleFor(index), 'stop')]);
     this.writer.push(sseData(finalChunk(this.header, outcome.usage, svc)));
     this.writer.push(SSE_DONE);
     this.writer.end();

@@ -37,7 +37,8 @@ export class ActorList {
 
   query() {
     const params = new URLSearchParams();
-    for (const [name, value] of new FormData(this.form)) if (String(value).trim() !== '') params.set(name, String(value).trim());
+    for (const [name, value] of new FormData(this.form))
+      if (String(value).trim() !== '') params.set(name, String(value).trim());
     return params;
   }
 
@@ -81,7 +82,10 @@ export class ActorList {
     }
     const button = item.firstChild;
     const id = Object.assign(document.createElement('span'), { className: 'id', textContent: actor.id });
-    const state = Object.assign(document.createElement('span'), { className: actor.done ? 'state done' : 'state', textContent: describe(actor) });
+    const state = Object.assign(document.createElement('span'), {
+      className: actor.done ? 'state done' : 'state',
+      textContent: describe(actor),
+    });
     button.replaceChildren(id, state);
   }
 
@@ -118,13 +122,17 @@ export class ActorList {
     this.stop?.abort();
     this.stop = new AbortController();
     const params = this.query();
-    void this.api.stream(`/admin/v1/actors/stream?${params}`, (name, actor) => {
-      if (name !== 'actor') return;
-      if (this.rows.has(actor.id)) this.row(actor);
-      else if (!actor.done) {
-        this.fresh++;
-        this.note.textContent = `${this.fresh} more started since; Apply to refresh.`;
-      }
-    }, this.stop.signal);
+    void this.api.stream(
+      `/admin/v1/actors/stream?${params}`,
+      (name, actor) => {
+        if (name !== 'actor') return;
+        if (this.rows.has(actor.id)) this.row(actor);
+        else if (!actor.done) {
+          this.fresh++;
+          this.note.textContent = `${this.fresh} more started since; Apply to refresh.`;
+        }
+      },
+      this.stop.signal,
+    );
   }
 }

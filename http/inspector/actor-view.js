@@ -18,13 +18,17 @@ export class ActorView {
     this.actor = null;
     $('history').addEventListener('keydown', (event) => this.keys(event));
     $('live-button').addEventListener('click', () => this.live());
-    document.addEventListener('keydown', (event) => { if (event.key === 'Escape' && this.viewing !== null) this.live(); });
-    for (const button of document.querySelectorAll('[data-export]')) button.addEventListener('click', () => void this.export(button.dataset.export));
+    document.addEventListener('keydown', (event) => {
+      if (event.key === 'Escape' && this.viewing !== null) this.live();
+    });
+    for (const button of document.querySelectorAll('[data-export]'))
+      button.addEventListener('click', () => void this.export(button.dataset.export));
   }
 
   async machine(name) {
     let machine = this.machines.get(name);
-    if (!machine) this.machines.set(name, (machine = await this.api.get(`/admin/v1/machines/${encodeURIComponent(name)}`)));
+    if (!machine)
+      this.machines.set(name, (machine = await this.api.get(`/admin/v1/machines/${encodeURIComponent(name)}`)));
     return machine;
   }
 
@@ -44,7 +48,12 @@ export class ActorView {
     $('actor-facts').textContent = `${actor.machine} · account ${actor.owner_id} · node ${actor.node}`;
     this.setLive(actor.live);
     const signal = this.stop.signal;
-    if (actor.durable) void this.api.stream(`/admin/v1/actors/${encodeURIComponent(id)}/events?stream=true`, (name, data) => this.streamed(name, data), signal);
+    if (actor.durable)
+      void this.api.stream(
+        `/admin/v1/actors/${encodeURIComponent(id)}/events?stream=true`,
+        (name, data) => this.streamed(name, data),
+        signal,
+      );
     try {
       const machine = await this.machine(actor.machine);
       await this.chart.draw(machine);
@@ -115,11 +124,15 @@ export class ActorView {
     if (!step) return;
     const latest = Math.max(...this.steps.keys());
     this.viewing = number === latest ? null : number;
-    for (const li of $('history').children) li.setAttribute('aria-selected', String(Number(li.dataset.step) === number));
+    for (const li of $('history').children)
+      li.setAttribute('aria-selected', String(Number(li.dataset.step) === number));
     const item = $('history').querySelector(`[data-step="${number}"]`);
     item?.focus();
     this.show(step);
-    $('viewing').textContent = this.viewing === null ? '' : `Viewing step ${number} of ${latest} (after ${step.cause ?? 'an internal event'}), not live`;
+    $('viewing').textContent =
+      this.viewing === null
+        ? ''
+        : `Viewing step ${number} of ${latest} (after ${step.cause ?? 'an internal event'}), not live`;
     $('live-button').hidden = this.viewing === null;
   }
 
@@ -139,7 +152,8 @@ export class ActorView {
     const current = this.viewing ?? numbers.at(-1);
     const at = numbers.indexOf(current);
     if (event.key === 'ArrowUp' || event.key === 'ArrowLeft') this.travel(numbers[Math.max(0, at - 1)]);
-    else if (event.key === 'ArrowDown' || event.key === 'ArrowRight') this.travel(numbers[Math.min(numbers.length - 1, at + 1)]);
+    else if (event.key === 'ArrowDown' || event.key === 'ArrowRight')
+      this.travel(numbers[Math.min(numbers.length - 1, at + 1)]);
     else if (event.key === 'Home') this.travel(numbers[0]);
     else if (event.key === 'End') this.live();
     else return;
@@ -148,12 +162,14 @@ export class ActorView {
 
   async timeline() {
     const timeline = await this.api.get(`/admin/v1/actors/${encodeURIComponent(this.actor.id)}/timeline`);
-    $('timeline').replaceChildren(...timeline.data.map((mark) => {
-      const li = document.createElement('li');
-      li.className = mark.kind;
-      li.textContent = `${new Date(mark.ts).toISOString().slice(11, 23)} ${mark.kind.replace('_', ' ')} ${mark.label}`;
-      return li;
-    }));
+    $('timeline').replaceChildren(
+      ...timeline.data.map((mark) => {
+        const li = document.createElement('li');
+        li.className = mark.kind;
+        li.textContent = `${new Date(mark.ts).toISOString().slice(11, 23)} ${mark.kind.replace('_', ' ')} ${mark.label}`;
+        return li;
+      }),
+    );
   }
 
   async export(format) {

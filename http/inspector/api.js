@@ -17,16 +17,24 @@ export function createApi(key) {
     const text = await res.text();
     if (!res.ok) {
       let message = res.statusText;
-      try { message = JSON.parse(text).error.message; } catch { /* not our envelope */ }
+      try {
+        message = JSON.parse(text).error.message;
+      } catch {
+        /* not our envelope */
+      }
       throw new ApiError(res.status, message);
     }
     return text;
   }
   return {
     /** GET a JSON resource. */
-    async get(path) { return JSON.parse(await request(path, 'application/json')); },
+    async get(path) {
+      return JSON.parse(await request(path, 'application/json'));
+    },
     /** GET a text resource (exports). */
-    text(path) { return request(path, 'text/plain, */*'); },
+    text(path) {
+      return request(path, 'text/plain, */*');
+    },
     /** Follows an SSE resource until `signal` aborts; `onEvent(name, data)` per event. */
     stream(path, onEvent, signal) {
       const run = async () => {
@@ -52,7 +60,9 @@ export function createApi(key) {
           }
         }
       };
-      return run().catch((err) => { if (!signal.aborted) console.warn('stream ended', path, err); });
+      return run().catch((err) => {
+        if (!signal.aborted) console.warn('stream ended', path, err);
+      });
     },
   };
 }

@@ -14,12 +14,24 @@ function graphOf(machine) {
   const nodes = new Map([[ROOT, { id: ROOT, children: [], edges: [], layoutOptions: {} }]]);
   for (const state of machine.states) {
     const key = state.path.split('.').at(-1);
-    nodes.set(state.path, { id: state.path, type: state.type, labels: [{ text: key, width: key.length * CHAR_W, height: 14 }], width: Math.max(60, key.length * CHAR_W + 20), height: 30, children: [], edges: [] });
+    nodes.set(state.path, {
+      id: state.path,
+      type: state.type,
+      labels: [{ text: key, width: key.length * CHAR_W, height: 14 }],
+      width: Math.max(60, key.length * CHAR_W + 20),
+      height: 30,
+      children: [],
+      edges: [],
+    });
   }
   for (const state of machine.states) nodes.get(parentOf(state.path))?.children.push(nodes.get(state.path));
   for (const node of nodes.values()) {
-    if (node.children.length > 0 && node.id !== ROOT) node.layoutOptions = { 'elk.padding': '[top=28,left=12,bottom=12,right=12]' };
-    if (node.children.length > 0) { delete node.width; delete node.height; }
+    if (node.children.length > 0 && node.id !== ROOT)
+      node.layoutOptions = { 'elk.padding': '[top=28,left=12,bottom=12,right=12]' };
+    if (node.children.length > 0) {
+      delete node.width;
+      delete node.height;
+    }
   }
   let n = 0;
   const root = nodes.get(ROOT);
@@ -28,7 +40,12 @@ function graphOf(machine) {
     for (const target of row.targets) {
       if (!nodes.has(target)) continue;
       const text = labelOf(row);
-      root.edges.push({ id: `e${n++}`, sources: [row.state], targets: [target], labels: [{ text, width: text.length * CHAR_W * 0.85, height: 12 }] });
+      root.edges.push({
+        id: `e${n++}`,
+        sources: [row.state],
+        targets: [target],
+        labels: [{ text, width: text.length * CHAR_W * 0.85, height: 12 }],
+      });
     }
   }
   root.layoutOptions = {
@@ -61,9 +78,21 @@ export class Chart {
     if (this.machine === machine.name) return;
     this.machine = machine.name;
     const laid = await new globalThis.ELK().layout(graphOf(machine));
-    const svg = el('svg', { width: laid.width + 20, height: laid.height + 20, viewBox: `-10 -10 ${laid.width + 20} ${laid.height + 20}` });
+    const svg = el('svg', {
+      width: laid.width + 20,
+      height: laid.height + 20,
+      viewBox: `-10 -10 ${laid.width + 20} ${laid.height + 20}`,
+    });
     const defs = el('defs');
-    const marker = el('marker', { id: 'arrow', viewBox: '0 0 10 10', refX: 10, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' });
+    const marker = el('marker', {
+      id: 'arrow',
+      viewBox: '0 0 10 10',
+      refX: 10,
+      refY: 5,
+      markerWidth: 7,
+      markerHeight: 7,
+      orient: 'auto-start-reverse',
+    });
     marker.append(el('path', { d: 'M0,0 L10,5 L0,10 z', fill: '#57606a' }));
     defs.append(marker);
     svg.append(defs);
@@ -73,7 +102,10 @@ export class Chart {
       const x = ox + node.x;
       const y = oy + node.y;
       offsets.set(node.id, { x, y });
-      const group = el('g', { class: ['node', node.type, node.children?.length ? 'compound' : ''].join(' '), 'data-path': node.id });
+      const group = el('g', {
+        class: ['node', node.type, node.children?.length ? 'compound' : ''].join(' '),
+        'data-path': node.id,
+      });
       group.append(el('rect', { x, y, width: node.width, height: node.height }));
       const title = el('text', { x: x + 8, y: y + (node.children?.length ? 16 : node.height / 2 + 4) });
       title.textContent = node.labels?.[0]?.text ?? node.id;
@@ -89,7 +121,9 @@ export class Chart {
       const group = el('g', { class: 'edge' });
       for (const section of edge.sections ?? []) {
         const points = [section.startPoint, ...(section.bendPoints ?? []), section.endPoint];
-        group.append(el('path', { d: points.map((p, i) => `${i ? 'L' : 'M'}${base.x + p.x},${base.y + p.y}`).join(' ') }));
+        group.append(
+          el('path', { d: points.map((p, i) => `${i ? 'L' : 'M'}${base.x + p.x},${base.y + p.y}`).join(' ') }),
+        );
       }
       for (const label of edge.labels ?? []) {
         const text = el('text', { x: base.x + label.x, y: base.y + label.y + 10 });

@@ -15,7 +15,8 @@ async function start(key) {
   try {
     machines = await api.get('/admin/v1/machines');
   } catch (err) {
-    status.textContent = err.status === 401 ? 'That key is not the admin key.' : `Cannot reach the admin API: ${err.message}`;
+    status.textContent =
+      err.status === 401 ? 'That key is not the admin key.' : `Cannot reach the admin API: ${err.message}`;
     sessionStorage.removeItem(KEY);
     return;
   }
@@ -26,7 +27,9 @@ async function start(key) {
   const view = new ActorView(api);
   const open = (id) => {
     history.replaceState(null, '', `#actor=${encodeURIComponent(id)}`);
-    view.open(id).catch((err) => { status.textContent = `Cannot open ${id}: ${err.message}`; });
+    view.open(id).catch((err) => {
+      status.textContent = `Cannot open ${id}: ${err.message}`;
+    });
   };
   const list = new ActorList(api, open);
   document.getElementById('app').hidden = false;

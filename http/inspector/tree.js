@@ -5,7 +5,8 @@ const MAX_CHILDREN = 200;
 function leaf(value) {
   const span = document.createElement('span');
   span.className = 'value';
-  span.textContent = typeof value === 'string' ? JSON.stringify(value.length > 500 ? `${value.slice(0, 500)}…` : value) : String(value);
+  span.textContent =
+    typeof value === 'string' ? JSON.stringify(value.length > 500 ? `${value.slice(0, 500)}…` : value) : String(value);
   return span;
 }
 
@@ -31,7 +32,8 @@ function node(key, value, depth) {
 function list(entries, depth) {
   const ul = document.createElement('ul');
   for (const [key, value] of entries.slice(0, MAX_CHILDREN)) ul.append(node(key, value, depth));
-  if (entries.length > MAX_CHILDREN) ul.append(Object.assign(document.createElement('li'), { textContent: `… ${entries.length - MAX_CHILDREN} more` }));
+  if (entries.length > MAX_CHILDREN)
+    ul.append(Object.assign(document.createElement('li'), { textContent: `… ${entries.length - MAX_CHILDREN} more` }));
   return ul;
 }
 

@@ -29,7 +29,10 @@ export class ClientCapabilities {
   remember(callerKey: string, declared: unknown): void {
     const elicitation = (declared as { elicitation?: unknown } | null)?.elicitation;
     // `elicitation: {}` (2025-06-18) means form mode; 2025-11-25 may name `form` explicitly.
-    const form = typeof elicitation === 'object' && elicitation !== null && (Object.keys(elicitation).length === 0 || 'form' in elicitation);
+    const form =
+      typeof elicitation === 'object' &&
+      elicitation !== null &&
+      (Object.keys(elicitation).length === 0 || 'form' in elicitation);
     this.entries.delete(callerKey);
     this.entries.set(callerKey, { elicitation: form, at: this.clock.now() });
     if (this.entries.size > this.options.maxEntries) this.entries.delete(this.entries.keys().next().value!);

@@ -53,13 +53,31 @@ class ToolCallError extends Error {
 
 /** An API error as the JSON-RPC error a tool call answers with: our code, type and status in `data`. */
 function toRpcError(err: unknown, requestId: string): ToolCallError {
-  if (!(err instanceof ApiError)) return new ToolCallError(-32603, `Internal error; report request_id ${requestId} if it persists.`, { status: 500, code: 'internal_error', type: 'server_error', param: null, request_id: requestId });
-  const data: McpErrorData = { status: err.status, code: err.code, type: err.type, param: err.param, request_id: requestId, ...(err.detail && { detail: err.detail }) };
+  if (!(err instanceof ApiError))
+    return new ToolCallError(-32603, `Internal error; report request_id ${requestId} if it persists.`, {
+      status: 500,
+      code: 'internal_error',
+      type: 'server_error',
+      param: null,
+      request_id: requestId,
+    });
+  const data: McpErrorData = {
+    status: err.status,
+    code: err.code,
+    type: err.type,
+    param: err.param,
+    request_id: requestId,
+    ...(err.detail && { detail: err.detail }),
+  };
   return new ToolCallError(jsonRpcCodeOf(err.status), err.message, data);
 }
 
 /** The tool a `tools/call` names, when the caller lacks its scope (checked before the SDK runs). */
-function missingScope(messages: readonly RpcMessage[], tools: readonly McpTool[], caller: McpCaller): McpTool | undefined {
+function missingScope(
+  messages: readonly RpcMessage[],
+  tools: readonly McpTool[],
+  caller: McpCaller,
+): McpTool | undefined {
   for (const message of messages) {
     if (message.method !== 'tools/call') continue;
     const name = (message.params as { name?: unknown } | undefined)?.name;
@@ -94,16 +112,29 @@ export async function serveMcp(ctx: RequestContext, options: McpEndpointOptions)
     if (tool?.scope) {
       const description = `the tool ${tool.name} needs the scope ${tool.scope}`;
       throw new ApiError('insufficient_scope', `Insufficient scope: ${description}.`, {
-        headers: { 'www-authenticate': options.access.challenge(metadataUrl, { code: 'insufficient_scope', description, scope: tool.scope }) },
+        headers: {
+          'www-authenticate': options.access.challenge(metadataUrl, {
+            code: 'insufficient_scope',
+            description,
+            scope: tool.scope,
+          }),
+        },
       });
     }
   }
   const init = messages.find((m) => m.method === 'initialize');
-  if (init && caller) options.capabilities.remember(callerKey, (init.params as { capabilities?: unknown } | undefined)?.capabilities);
-  const elicits = caller !== null && options.capabilities.get(callerKey).elicitation && messages.some((m) => m.method === 'tools/call');
+  if (init && caller)
+    options.capabilities.remember(callerKey, (init.params as { capabilities?: unknown } | undefined)?.capabilities);
+  const elicits =
+    caller !== null &&
+    options.capabilities.get(callerKey).elicitation &&
+    messages.some((m) => m.method === 'tools/call');
   const server = buildServer(options, caller, ex.requestId, ex.signal);
   // JSON answers unless a tool may ask the user something on the way (that needs the SSE stream).
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !elicits });
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: !elicits,
+  });
   try {
     await server.connect(options.serverRequests.wrap(transport, callerKey));
     const response = await transport.handleRequest(webRequestOf(ex, options.origin), { parsedBody: body });
@@ -116,9 +147,18 @@ export async function serveMcp(ctx: RequestContext, options: McpEndpointOptions)
 
 /** What `tools/list` says of a tool: its JSON Schema input and annotations. */
 function listed(tool: McpTool) {
-  const inputSchema = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as { type: 'object'; [key: string]: unknown };
+  const inputSchema = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as {
+    type: 'object';
+    [key: string]: unknown;
+  };
   delete inputSchema.$schema;
-  return { name: tool.name, title: tool.title, description: tool.description, inputSchema, annotations: { title: tool.title, ...tool.annotations } };
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema,
+    annotations: { title: tool.title, ...tool.annotations },
+  };
 }
 
 /**
@@ -126,18 +166,33 @@ function listed(tool: McpTool) {
  * server, so a failing tool answers a JSON-RPC error carrying our code (McpServer would fold it
  * into an `isError` result and drop the code).
  */
-function buildServer(options: McpEndpointOptions, caller: McpCaller | null, requestId: string, signal: AbortSignal): Server {
-  const server = new Server({ name: options.name, version: options.version }, { capabilities: { tools: {} }, instructions: options.instructions });
+function buildServer(
+  options: McpEndpointOptions,
+  caller: McpCaller | null,
+  requestId: string,
+  signal: AbortSignal,
+): Server {
+  const server = new Server(
+    { name: options.name, version: options.version },
+    { capabilities: { tools: {} }, instructions: options.instructions },
+  );
   const tools = new Map(options.tools.map((tool) => [tool.name, tool]));
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: options.tools.map(listed) }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const tool = tools.get(request.params.name);
-    if (!tool) throw toRpcError(new ApiError('not_found', `Unknown tool ${request.params.name}; tools/list names them.`, { param: 'name' }), requestId);
+    if (!tool)
+      throw toRpcError(
+        new ApiError('not_found', `Unknown tool ${request.params.name}; tools/list names them.`, { param: 'name' }),
+        requestId,
+      );
     const confirm = async (message: string): Promise<Confirmation> => {
       if (!caller || !options.capabilities.get(caller.key).elicitation) return null;
       try {
         const answer = await extra.sendRequest(
-          { method: 'elicitation/create', params: { mode: 'form', message, requestedSchema: { type: 'object', properties: {} } } },
+          {
+            method: 'elicitation/create',
+            params: { mode: 'form', message, requestedSchema: { type: 'object', properties: {} } },
+          },
           ElicitResultSchema,
           { timeout: options.elicitTimeoutMs },
         );
@@ -152,9 +207,16 @@ function buildServer(options: McpEndpointOptions, caller: McpCaller | null, requ
     try {
       const args = parseOrThrow(tool.input, request.params.arguments ?? {}, 'body');
       const result = await tool.run(args, context);
-      return { content: [{ type: 'text' as const, text: result.summary }, { type: 'text' as const, text: JSON.stringify(result.structured) }], structuredContent: result.structured };
+      return {
+        content: [
+          { type: 'text' as const, text: result.summary },
+          { type: 'text' as const, text: JSON.stringify(result.structured) },
+        ],
+        structuredContent: result.structured,
+      };
     } catch (err) {
-      if (!(err instanceof ApiError)) options.logger.error('mcp tool failed', { request_id: requestId, tool: tool.name, err: ensureError(err) });
+      if (!(err instanceof ApiError))
+        options.logger.error('mcp tool failed', { request_id: requestId, tool: tool.name, err: ensureError(err) });
       throw toRpcError(err, requestId);
     }
   });

@@ -2,7 +2,6 @@ import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/
 import type { JSONRPCMessage, JSONRPCRequest, MessageExtraInfo, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { randomBase62 } from '../../runtime/ids.js';
 
-
 /** A JSON-RPC request (method and id), checked here so the SDK's schema module is not loaded at start. */
 function isRequest(message: JSONRPCMessage): message is JSONRPCRequest {
   return 'method' in message && 'id' in message;
@@ -21,7 +20,13 @@ type JsonRpcAnswer = JSONRPCMessage & { id: RequestId };
 
 /** Whether `message` answers a request (has an id and a result or an error, and no method). */
 export function isAnswer(message: unknown): message is JsonRpcAnswer {
-  return typeof message === 'object' && message !== null && 'id' in message && !('method' in message) && ('result' in message || 'error' in message);
+  return (
+    typeof message === 'object' &&
+    message !== null &&
+    'id' in message &&
+    !('method' in message) &&
+    ('result' in message || 'error' in message)
+  );
 }
 
 /**

@@ -41,7 +41,8 @@ export async function sendWebResponse(ex: Exchange, response: Response): Promise
   try {
     ex.beginStream(response.status, headers);
     for (;;) {
-      const { done, value } = (await reader.read()) as { done: false; value: Uint8Array } | { done: true; value?: undefined };
+      const { done, value } = (await reader.read()) as
+        { done: false; value: Uint8Array } | { done: true; value?: undefined };
       if (done || ex.signal.aborted) break;
       if (!ex.write(Buffer.from(value))) await ex.drained();
     }

@@ -25,11 +25,17 @@ const SECURITY: Record<AuthMode, Record<string, string[]>[]> = {
 };
 
 const ERROR_REF = { $ref: '#/components/schemas/ErrorEnvelope' };
-const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: ERROR_REF } } });
+const errorResponse = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: ERROR_REF } },
+});
 
 /** JSON Schema (2020-12, which OpenAPI 3.1 uses) of a zod schema, for requests (`input`) or answers (`output`). */
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
-  const out = z.toJSONSchema(schema, { io, unrepresentable: 'any', reused: 'inline', cycles: 'ref' }) as Record<string, unknown>;
+  const out = z.toJSONSchema(schema, { io, unrepresentable: 'any', reused: 'inline', cycles: 'ref' }) as Record<
+    string,
+    unknown
+  >;
   delete out.$schema;
   return out;
 }
@@ -46,18 +52,37 @@ function tagOf(path: string): string {
 }
 
 function parametersOf(route: RouteDef, schema: RouteSchema | undefined): unknown[] {
-  const path = [...route.path.matchAll(/:([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
+  const path = [...route.path.matchAll(/:([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => ({
+    name: m[1],
+    in: 'path',
+    required: true,
+    schema: { type: 'string' },
+  }));
   if (!schema?.query) return path;
   const query = jsonSchema(schema.query, 'input') as { properties?: Record<string, unknown>; required?: string[] };
   const required = new Set(query.required ?? []);
-  return [...path, ...Object.entries(query.properties ?? {}).map(([name, property]) => ({ name, in: 'query', required: required.has(name), schema: property }))];
+  return [
+    ...path,
+    ...Object.entries(query.properties ?? {}).map(([name, property]) => ({
+      name,
+      in: 'query',
+      required: required.has(name),
+      schema: property,
+    })),
+  ];
 }
 
 /** A multipart body: the text fields' schema with each file part added as binary. */
-function formSchema(form: NonNullable<RouteSchema['form']>): { schema: Record<string, unknown>; encoding: Record<string, unknown> } {
+function formSchema(form: NonNullable<RouteSchema['form']>): {
+  schema: Record<string, unknown>;
+  encoding: Record<string, unknown>;
+} {
   const fields = jsonSchema(form.fields, 'input') as { properties?: Record<string, unknown>; required?: string[] };
   const files = Object.entries(form.files);
-  const properties = { ...fields.properties, ...Object.fromEntries(files.map(([name, type]) => [name, { type: 'string', contentMediaType: type }])) };
+  const properties = {
+    ...fields.properties,
+    ...Object.fromEntries(files.map(([name, type]) => [name, { type: 'string', contentMediaType: type }])),
+  };
   const required = [...(fields.required ?? []).filter((name) => !(name in form.files)), ...(form.requiredFiles ?? [])];
   const schema = { ...fields, type: 'object', properties, ...(required.length > 0 && { required }) };
   return { schema, encoding: Object.fromEntries(files.map(([name, type]) => [name, { contentType: type }])) };
@@ -78,20 +103,33 @@ const NO_BODY = new Set([101, 204, 304]);
 function successContent(schema: RouteSchema | undefined): Record<string, unknown> {
   const content: Record<string, unknown> = {};
   // Generic JSON only when nothing is declared (the contract test refuses it).
-  if (schema?.response || !(schema?.events || schema?.media)) content['application/json'] = { schema: schema?.response ? jsonSchema(schema.response, 'output') : { type: 'object' } };
+  if (schema?.response || !(schema?.events || schema?.media))
+    content['application/json'] = {
+      schema: schema?.response ? jsonSchema(schema.response, 'output') : { type: 'object' },
+    };
   if (schema?.events) {
-    content['text/event-stream'] = { schema: { type: 'string', description: 'Server-sent events; each `data:` line is one JSON object of `x-event-data`, the stream ends with `data: [DONE]` where the API says so.' }, 'x-event-data': jsonSchema(schema.events, 'output') };
+    content['text/event-stream'] = {
+      schema: {
+        type: 'string',
+        description:
+          'Server-sent events; each `data:` line is one JSON object of `x-event-data`, the stream ends with `data: [DONE]` where the API says so.',
+      },
+      'x-event-data': jsonSchema(schema.events, 'output'),
+    };
   }
   for (const type of schema?.media ?? []) content[type] = { schema: { type: 'string', contentMediaType: type } };
   return content;
 }
 
 function successOf(schema: RouteSchema | undefined): Record<string, unknown> {
-  const statuses = schema?.status === undefined ? [200] : typeof schema.status === 'number' ? [schema.status] : schema.status;
+  const statuses =
+    schema?.status === undefined ? [200] : typeof schema.status === 'number' ? [schema.status] : schema.status;
   return Object.fromEntries(
     statuses.map((status) => [
       String(status),
-      NO_BODY.has(status) ? { description: status === 101 ? 'Switching Protocols (a WebSocket upgrade).' : 'No content.' } : { description: 'Success.', content: successContent(schema) },
+      NO_BODY.has(status)
+        ? { description: status === 101 ? 'Switching Protocols (a WebSocket upgrade).' : 'No content.' }
+        : { description: 'Success.', content: successContent(schema) },
     ]),
   );
 }
@@ -103,7 +141,12 @@ function operationOf(route: RouteDef): Record<string, unknown> {
   const responses: Record<string, unknown> = {
     ...successOf(schema),
     ...(security.length > 0 && { '401': errorResponse('Missing or invalid credentials.') }),
-    ...(validates && { '422': { description: 'Validation error (HTTPValidationError).', content: { 'application/json': { schema: { $ref: '#/components/schemas/HTTPValidationError' } } } } }),
+    ...(validates && {
+      '422': {
+        description: 'Validation error (HTTPValidationError).',
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/HTTPValidationError' } } },
+      },
+    }),
     default: errorResponse('An error in the envelope; `error.code` is one of the catalogue (docs/errors.md).'),
   };
   const requestBody = requestBodyOf(schema);
@@ -124,7 +167,10 @@ function operationOf(route: RouteDef): Record<string, unknown> {
  * (requests, responses), the error envelope, and the security scheme of each auth mode. Every
  * served route is in it and every path in it is served: it is made from the same table.
  */
-export function buildOpenApiDocument(routes: readonly RouteDef[], info: { version: string; serverUrl: string }): OpenApiDocument {
+export function buildOpenApiDocument(
+  routes: readonly RouteDef[],
+  info: { version: string; serverUrl: string },
+): OpenApiDocument {
   const paths: OpenApiDocument['paths'] = {};
   for (const route of routes) {
     const item = (paths[openApiPath(route.path)] ??= {});
@@ -132,20 +178,32 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], info: { versio
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'svc API', version: info.version, description: 'An OpenAI-compatible multimodal model API (pro-1), generated from the route table.' },
+    info: {
+      title: 'svc API',
+      version: info.version,
+      description: 'An OpenAI-compatible multimodal model API (pro-1), generated from the route table.',
+    },
     servers: [{ url: info.serverUrl }],
     paths,
     components: {
-      schemas: { ErrorEnvelope: jsonSchema(ErrorEnvelopeSchema, 'output'), HTTPValidationError: jsonSchema(HTTPValidationErrorSchema, 'output') },
+      schemas: {
+        ErrorEnvelope: jsonSchema(ErrorEnvelopeSchema, 'output'),
+        HTTPValidationError: jsonSchema(HTTPValidationErrorSchema, 'output'),
+      },
       securitySchemes: {
         apiToken: { type: 'http', scheme: 'bearer', description: 'An API token (sk-…) from POST /v1/account/tokens.' },
-        loginSession: { type: 'http', scheme: 'bearer', description: 'A login session token from POST /v1/auth/login.' },
+        loginSession: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'A login session token from POST /v1/auth/login.',
+        },
         adminKey: { type: 'http', scheme: 'bearer', description: 'The operator key (SVC_ADMIN_KEY).' },
         oauthAccessToken: {
           type: 'http',
           scheme: 'bearer',
           bearerFormat: 'JWT',
-          description: 'An OAuth 2.1 access token from the issuer in SVC_OIDC_ISSUER for SVC_OIDC_AUDIENCE (scopes per tool: pro1:invoke, marketplace:read, orders:read, orders:write); /.well-known/oauth-protected-resource names the issuer once its live check passed.',
+          description:
+            'An OAuth 2.1 access token from the issuer in SVC_OIDC_ISSUER for SVC_OIDC_AUDIENCE (scopes per tool: pro1:invoke, marketplace:read, orders:read, orders:write); /.well-known/oauth-protected-resource names the issuer once its live check passed.',
         },
       },
     },

@@ -68,7 +68,12 @@ export class CallConnection implements CallListener {
   /** A binary frame: the protocol is JSON text frames only. */
   refuseBinary(): void {
     if (!this.call) return;
-    this.outbox.send(errorEvent('invalid_event', 'Binary frames are not understood: send JSON text frames (audio as base64 in input_audio_buffer.append).'));
+    this.outbox.send(
+      errorEvent(
+        'invalid_event',
+        'Binary frames are not understood: send JSON text frames (audio as base64 in input_audio_buffer.append).',
+      ),
+    );
   }
 
   /** The socket is gone (the client left, or we closed it): the call closes. */
@@ -110,8 +115,17 @@ export class CallConnection implements CallListener {
           else this.waiting.set(event.responseId, [event]);
           return;
         }
-        if (event.type === 'responseText') this.outbox.send(textDelta(event.responseId, event.itemId, event.delta, withAudio));
-        else this.outbox.sendAudio(audioDelta(event.responseId, event.itemId, event.audio, this.options.timing ? performance.timeOrigin + performance.now() : null));
+        if (event.type === 'responseText')
+          this.outbox.send(textDelta(event.responseId, event.itemId, event.delta, withAudio));
+        else
+          this.outbox.sendAudio(
+            audioDelta(
+              event.responseId,
+              event.itemId,
+              event.audio,
+              this.options.timing ? performance.timeOrigin + performance.now() : null,
+            ),
+          );
         return;
       }
       case 'speechStarted':

@@ -1,7 +1,12 @@
 import type { CallCommand } from '../../actors/realtime/call-runtime.js';
 import type { SessionChange } from '../../actors/realtime/call-session.js';
 import { MAX_JSON_DEPTH, pathBeyondDepth } from '../../protocols/json-bounds.js';
-import { ClientEventSchema, CLIENT_EVENT_TYPES, type ClientEvent, type SessionUpdate } from '../../protocols/realtime.js';
+import {
+  ClientEventSchema,
+  CLIENT_EVENT_TYPES,
+  type ClientEvent,
+  type SessionUpdate,
+} from '../../protocols/realtime.js';
 import type { UnstampedEvent } from '../../protocols/realtime-events.js';
 import { errorEvent } from './server-events.js';
 
@@ -16,19 +21,30 @@ export function parseClientMessage(text: string): ParsedMessage {
   } catch {
     return { error: errorEvent('invalid_json', 'The message is not valid JSON.') };
   }
-  if (pathBeyondDepth(raw, MAX_JSON_DEPTH)) return { error: errorEvent('invalid_value', `The message is nested more than ${MAX_JSON_DEPTH} levels deep.`) };
+  if (pathBeyondDepth(raw, MAX_JSON_DEPTH))
+    return { error: errorEvent('invalid_value', `The message is nested more than ${MAX_JSON_DEPTH} levels deep.`) };
   const object = typeof raw === 'object' && raw !== null ? (raw as { type?: unknown; event_id?: unknown }) : {};
   const type = object.type;
   const eventId = typeof object.event_id === 'string' ? object.event_id : null;
   if (typeof type !== 'string' || !CLIENT_EVENT_TYPES.includes(type as never)) {
     const named = typeof type === 'string' ? `Unknown message type "${type}".` : 'The message has no "type".';
-    return { error: errorEvent('invalid_event', `${named} Understood: ${CLIENT_EVENT_TYPES.join(', ')}.`, { param: 'type', eventId }) };
+    return {
+      error: errorEvent('invalid_event', `${named} Understood: ${CLIENT_EVENT_TYPES.join(', ')}.`, {
+        param: 'type',
+        eventId,
+      }),
+    };
   }
   const parsed = ClientEventSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const where = issue.path.join('.');
-    return { error: errorEvent('invalid_value', `Invalid ${type}${where ? ` at ${where}` : ''}: ${issue.message}`, { param: where || null, eventId }) };
+    return {
+      error: errorEvent('invalid_value', `Invalid ${type}${where ? ` at ${where}` : ''}: ${issue.message}`, {
+        param: where || null,
+        eventId,
+      }),
+    };
   }
   return { command: toCommand(parsed.data, eventId) };
 }
@@ -46,7 +62,13 @@ function toCommand(event: ClientEvent, clientEventId: string | null): CallComman
       return { type: 'clearAudio', clientEventId };
     case 'conversation.item.create': {
       const content = event.item.content.map((part) =>
-        part.type === 'input_audio' ? { type: 'input_audio' as const, audio: Buffer.from(part.audio, 'base64'), transcript: part.transcript ?? null } : { type: part.type, text: part.text },
+        part.type === 'input_audio'
+          ? {
+              type: 'input_audio' as const,
+              audio: Buffer.from(part.audio, 'base64'),
+              transcript: part.transcript ?? null,
+            }
+          : { type: part.type, text: part.text },
       );
       return { type: 'addItem', item: { id: event.item.id ?? null, role: event.item.role, content }, clientEventId };
     }
@@ -54,7 +76,12 @@ function toCommand(event: ClientEvent, clientEventId: string | null): CallComman
       const response = event.response ?? {};
       return {
         type: 'createResponse',
-        request: { outputModalities: response.output_modalities ?? null, instructions: response.instructions ?? null, maxOutputTokens: response.max_output_tokens ?? null, metadata: response.metadata ?? null },
+        request: {
+          outputModalities: response.output_modalities ?? null,
+          instructions: response.instructions ?? null,
+          maxOutputTokens: response.max_output_tokens ?? null,
+          metadata: response.metadata ?? null,
+        },
         clientEventId,
       };
     }
@@ -87,7 +114,8 @@ function sessionChange(update: SessionUpdate): SessionChange {
     };
   }
   if (input?.transcription === null) change.transcription = null;
-  else if (input?.transcription !== undefined) change.transcription = { model: input.transcription.model, language: input.transcription.language };
+  else if (input?.transcription !== undefined)
+    change.transcription = { model: input.transcription.model, language: input.transcription.language };
   if (output?.voice !== undefined) change.voice = output.voice;
   if (output?.speed !== undefined) change.speed = output.speed;
   return change;

@@ -41,10 +41,19 @@ export class RealtimeAdmission {
   admit({ query, authorization }: UpgradeCredentials): Admission {
     const leaked = SECRET_PARAMS.find((name) => query.has(name));
     if (leaked) {
-      throw new ApiError('invalid_api_key', `Credentials are never accepted in the URL (?${leaked}=): send "Authorization: Bearer <API token>" on the upgrade, or connect with ?ticket=<ticket> from POST /v1/realtime/ticket.`, { param: leaked });
+      throw new ApiError(
+        'invalid_api_key',
+        `Credentials are never accepted in the URL (?${leaked}=): send "Authorization: Bearer <API token>" on the upgrade, or connect with ?ticket=<ticket> from POST /v1/realtime/ticket.`,
+        { param: leaked },
+      );
     }
     // The SDK's sideband form (`?call_id=`) attaches to a running call: not served, and never a new call.
-    if (query.has('call_id')) throw new ApiError('invalid_request', 'Attaching to a running call (?call_id=) is not supported: open a call with ?model=.', { param: 'call_id' });
+    if (query.has('call_id'))
+      throw new ApiError(
+        'invalid_request',
+        'Attaching to a running call (?call_id=) is not supported: open a call with ?model=.',
+        { param: 'call_id' },
+      );
     const ticket = query.get('ticket');
     let tokenId: string | null = null;
     let holder: TicketHolder;
@@ -52,7 +61,10 @@ export class RealtimeAdmission {
       holder = this.deps.auth.ticketHolder(ticket, presentedBearer(authorization));
     } else {
       if (!authorization) {
-        throw new ApiError('missing_authorization', 'Missing credentials: send "Authorization: Bearer <API token>" on the upgrade, or connect with ?ticket=<ticket> from POST /v1/realtime/ticket.');
+        throw new ApiError(
+          'missing_authorization',
+          'Missing credentials: send "Authorization: Bearer <API token>" on the upgrade, or connect with ?ticket=<ticket> from POST /v1/realtime/ticket.',
+        );
       }
       const secret = bearerSecret(authorization);
       if (!isApiTokenValue(secret)) throw new ApiError('invalid_api_key', 'Invalid API token.');

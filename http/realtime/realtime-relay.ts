@@ -67,10 +67,20 @@ export class RealtimeRelay {
   }
 
   /** Opens the home's side: resolves with the call once the home accepted, or with its refusal. */
-  connect(url: string, query: URLSearchParams, authorization: string, protocol: string, requestId: string): Promise<RelayedCall | RelayRefusal> {
+  connect(
+    url: string,
+    query: URLSearchParams,
+    authorization: string,
+    protocol: string,
+    requestId: string,
+  ): Promise<RelayedCall | RelayRefusal> {
     const headers: Record<string, string> = { [FORWARDED_BY]: this.node.id, 'x-request-id': requestId };
     if (authorization) headers.authorization = authorization;
-    const upstream = new WebSocket(`${url.replace(/^http/, 'ws')}/v1/realtime?${query.toString()}`, protocol ? [protocol] : [], { headers, perMessageDeflate: false });
+    const upstream = new WebSocket(
+      `${url.replace(/^http/, 'ws')}/v1/realtime?${query.toString()}`,
+      protocol ? [protocol] : [],
+      { headers, perMessageDeflate: false },
+    );
     // Frames the home sends before the client's socket is open wait here.
     const early: [Buffer | string, boolean][] = [];
     let client: RelayClient | null = null;
@@ -83,7 +93,11 @@ export class RealtimeRelay {
     return new Promise((resolve, reject) => {
       upstream.once('open', () => {
         upstream.on('close', (code: number, reason: Buffer) => {
-          if (!clientGone) client?.close(PASSED_CODES.has(code) ? code : 1011, reason.toString('utf8') || 'the call ended on its node');
+          if (!clientGone)
+            client?.close(
+              PASSED_CODES.has(code) ? code : 1011,
+              reason.toString('utf8') || 'the call ended on its node',
+            );
           clientGone = true;
         });
         resolve({
@@ -100,7 +114,8 @@ export class RealtimeRelay {
           },
           clientClosed: () => {
             clientGone = true;
-            if (upstream.readyState === WebSocket.OPEN || upstream.readyState === WebSocket.CONNECTING) upstream.close(1000, 'client left');
+            if (upstream.readyState === WebSocket.OPEN || upstream.readyState === WebSocket.CONNECTING)
+              upstream.close(1000, 'client left');
           },
         });
       });
@@ -120,7 +135,11 @@ export class RealtimeRelay {
       });
       upstream.on('error', (err) => {
         this.logger.warn('realtime relay: the home node could not be reached', { url, err });
-        reject(new ApiError('cluster_unavailable', 'The node serving this account cannot be reached; retry.', { headers: { 'retry-after': '1' } }));
+        reject(
+          new ApiError('cluster_unavailable', 'The node serving this account cannot be reached; retry.', {
+            headers: { 'retry-after': '1' },
+          }),
+        );
       });
     });
   }

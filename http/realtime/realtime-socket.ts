@@ -71,16 +71,24 @@ export function serveRealtime(app: TemplatedApp, deps: RealtimeSocketDeps): { cl
       const requestId = deps.newRequestId();
       const query = new URLSearchParams(req.getQuery() ?? '');
       const key = req.getHeader('sec-websocket-key');
-      const offered = req.getHeader('sec-websocket-protocol').split(',').map((p) => p.trim());
+      const offered = req
+        .getHeader('sec-websocket-protocol')
+        .split(',')
+        .map((p) => p.trim());
       const protocol = offered.includes('realtime') ? 'realtime' : '';
       const extensions = req.getHeader('sec-websocket-extensions');
       const authorization = req.getHeader('authorization');
       const forwarded = req.getHeader(FORWARDED_BY) !== '';
       const refuse = (err: unknown) => {
-        if (!(err instanceof ApiError)) deps.logger.error('realtime upgrade check failed', { request_id: requestId, err });
-        const error = err instanceof ApiError ? err : new ApiError('internal_error', 'The server failed to check the credentials.');
+        if (!(err instanceof ApiError))
+          deps.logger.error('realtime upgrade check failed', { request_id: requestId, err });
+        const error =
+          err instanceof ApiError ? err : new ApiError('internal_error', 'The server failed to check the credentials.');
         res.cork(() => {
-          res.writeStatus(statusLine(error.status)).writeHeader('content-type', 'application/json').writeHeader('x-request-id', requestId);
+          res
+            .writeStatus(statusLine(error.status))
+            .writeHeader('content-type', 'application/json')
+            .writeHeader('x-request-id', requestId);
           for (const [name, value] of Object.entries(error.headers)) res.writeHeader(name, value);
           res.end(JSON.stringify(errorBody(error, requestId)), true);
         });
@@ -93,7 +101,14 @@ export function serveRealtime(app: TemplatedApp, deps: RealtimeSocketDeps): { cl
           refuse(err);
           return;
         }
-        const data: SocketData = { relayed: null, holder: admitted.holder, model: admitted.model, timing: query.get('svc_timing') === '1', connection: null, closed: false };
+        const data: SocketData = {
+          relayed: null,
+          holder: admitted.holder,
+          model: admitted.model,
+          timing: query.get('svc_timing') === '1',
+          connection: null,
+          closed: false,
+        };
         res.cork(() => res.upgrade(data, key, protocol, extensions, context));
       };
       const relay = deps.relay;
@@ -118,7 +133,14 @@ export function serveRealtime(app: TemplatedApp, deps: RealtimeSocketDeps): { cl
           });
           return;
         }
-        const data: SocketData = { relayed: outcome, holder: { accountId: '', tokenId: '' }, model: '', timing: false, connection: null, closed: false };
+        const data: SocketData = {
+          relayed: outcome,
+          holder: { accountId: '', tokenId: '' },
+          model: '',
+          timing: false,
+          connection: null,
+          closed: false,
+        };
         res.cork(() => res.upgrade(data, key, protocol, extensions, context));
       })().catch((err: unknown) => {
         if (!aborted) refuse(err);
@@ -138,7 +160,12 @@ export function serveRealtime(app: TemplatedApp, deps: RealtimeSocketDeps): { cl
         });
         return;
       }
-      const connection = new CallConnection(socketOf(ws), { calls: deps.calls, logger: deps.logger, limits: deps.limits, timing: data.timing });
+      const connection = new CallConnection(socketOf(ws), {
+        calls: deps.calls,
+        logger: deps.logger,
+        limits: deps.limits,
+        timing: data.timing,
+      });
       data.connection = connection;
       connection.open(data.holder, data.model).catch((err: unknown) => {
         deps.logger.error('realtime call failed to open', { account_id: data.holder.accountId, err });

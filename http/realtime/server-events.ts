@@ -1,9 +1,21 @@
-import type { CallEmitted, CallUsage, ItemView as DomainItemView, Modality, ResponseUsage } from '../../actors/realtime/call-events.js';
+import type {
+  CallEmitted,
+  CallUsage,
+  ItemView as DomainItemView,
+  Modality,
+  ResponseUsage,
+} from '../../actors/realtime/call-events.js';
 import type { CallSession } from '../../actors/realtime/call-session.js';
 import { ERROR_CATALOGUE, type ErrorCode } from '../../protocols/errors.js';
 import { microsToUsd } from '../../protocols/money.js';
 import { svcBlock } from '../../protocols/pricing.js';
-import type { ItemView, RealtimeSvc, ResponseUsageView, SessionView, UnstampedEvent } from '../../protocols/realtime-events.js';
+import type {
+  ItemView,
+  RealtimeSvc,
+  ResponseUsageView,
+  SessionView,
+  UnstampedEvent,
+} from '../../protocols/realtime-events.js';
 import { randomBase62 } from '../../runtime/ids.js';
 
 // The call's domain events rendered as OpenAI Realtime server events (and ours, `svc.realtime.*`).
@@ -15,8 +27,21 @@ export function newEventId(): string {
 }
 
 /** The `error` event for `code`, its type from the error catalogue; the call stays up. */
-export function errorEvent(code: ErrorCode, message: string, options: { param?: string | null; eventId?: string | null } = {}): UnstampedEvent<'error'> {
-  return { type: 'error', error: { type: ERROR_CATALOGUE[code].type, code, message, param: options.param ?? null, event_id: options.eventId ?? null } };
+export function errorEvent(
+  code: ErrorCode,
+  message: string,
+  options: { param?: string | null; eventId?: string | null } = {},
+): UnstampedEvent<'error'> {
+  return {
+    type: 'error',
+    error: {
+      type: ERROR_CATALOGUE[code].type,
+      code,
+      message,
+      param: options.param ?? null,
+      event_id: options.eventId ?? null,
+    },
+  };
 }
 
 /** The session as OpenAI shows it. */
@@ -42,7 +67,10 @@ export function sessionView(callId: string, session: CallSession): SessionView {
           create_response: detection.createResponse,
           interrupt_response: detection.interruptResponse,
         },
-        transcription: session.transcription && { model: session.transcription.model, language: session.transcription.language },
+        transcription: session.transcription && {
+          model: session.transcription.model,
+          language: session.transcription.language,
+        },
       },
       output: { format, voice: session.voice, speed: session.speed },
     },
@@ -51,7 +79,14 @@ export function sessionView(callId: string, session: CallSession): SessionView {
 
 /** A conversation item (user or client-added) as announced. */
 function itemView(item: DomainItemView): ItemView {
-  return { id: item.id, object: 'realtime.item', type: 'message', role: item.role, status: 'completed', content: item.content.map((part) => ({ ...part })) };
+  return {
+    id: item.id,
+    object: 'realtime.item',
+    type: 'message',
+    role: item.role,
+    status: 'completed',
+    content: item.content.map((part) => ({ ...part })),
+  };
 }
 
 /** The user item a committed turn becomes, before its transcript is known. */
@@ -60,13 +95,24 @@ function userAudioItem(id: string): DomainItemView {
 }
 
 /** `input_audio_buffer.speech_started`: the caller began to speak (a client stops its playback on it). */
-export function speechStartedEvent(itemId: string, audioStartMs: number): UnstampedEvent<'input_audio_buffer.speech_started'> {
+export function speechStartedEvent(
+  itemId: string,
+  audioStartMs: number,
+): UnstampedEvent<'input_audio_buffer.speech_started'> {
   return { type: 'input_audio_buffer.speech_started', audio_start_ms: audioStartMs, item_id: itemId };
 }
 
 /** An assistant message item as `response.output_item.*` and `response.done` show it. */
-export function assistantItem(id: string, status: 'in_progress' | 'completed' | 'incomplete', withAudio: boolean, text: string): ItemView {
-  const content: ItemView['content'] = status === 'in_progress' ? [] : [withAudio ? { type: 'output_audio', transcript: text } : { type: 'output_text', text }];
+export function assistantItem(
+  id: string,
+  status: 'in_progress' | 'completed' | 'incomplete',
+  withAudio: boolean,
+  text: string,
+): ItemView {
+  const content: ItemView['content'] =
+    status === 'in_progress'
+      ? []
+      : [withAudio ? { type: 'output_audio', transcript: text } : { type: 'output_text', text }];
   return { id, object: 'realtime.item', type: 'message', role: 'assistant', status, content };
 }
 
@@ -86,25 +132,63 @@ export function responseUsage(usage: ResponseUsage): ResponseUsageView {
 function responseOpening(id: string, itemId: string, modalities: Modality[]): UnstampedEvent[] {
   const withAudio = modalities.includes('audio');
   return [
-    { type: 'response.created', response: { id, object: 'realtime.response', status: 'in_progress', status_details: null, output: [], output_modalities: modalities, usage: null } },
-    { type: 'response.output_item.added', response_id: id, output_index: 0, item: assistantItem(itemId, 'in_progress', withAudio, '') },
-    { type: 'response.content_part.added', response_id: id, item_id: itemId, output_index: 0, content_index: 0, part: withAudio ? { type: 'output_audio', transcript: '' } : { type: 'output_text', text: '' } },
+    {
+      type: 'response.created',
+      response: {
+        id,
+        object: 'realtime.response',
+        status: 'in_progress',
+        status_details: null,
+        output: [],
+        output_modalities: modalities,
+        usage: null,
+      },
+    },
+    {
+      type: 'response.output_item.added',
+      response_id: id,
+      output_index: 0,
+      item: assistantItem(itemId, 'in_progress', withAudio, ''),
+    },
+    {
+      type: 'response.content_part.added',
+      response_id: id,
+      item_id: itemId,
+      output_index: 0,
+      content_index: 0,
+      part: withAudio ? { type: 'output_audio', transcript: '' } : { type: 'output_text', text: '' },
+    },
   ];
 }
 
 /** The events that close a response: its text or audio, part and item, then `response.done` (and `error` when it failed). */
 function responseClosing(event: Extract<CallEmitted, { type: 'responseDone' }>): UnstampedEvent[] {
   const withAudio = event.modalities.includes('audio');
-  const item = assistantItem(event.itemId, event.status === 'completed' ? 'completed' : 'incomplete', withAudio, event.text);
+  const item = assistantItem(
+    event.itemId,
+    event.status === 'completed' ? 'completed' : 'incomplete',
+    withAudio,
+    event.text,
+  );
   const base = { response_id: event.responseId, item_id: event.itemId, output_index: 0, content_index: 0 };
   const output: UnstampedEvent[] = withAudio
-    ? [{ type: 'response.output_audio.done', ...base }, { type: 'response.output_audio_transcript.done', ...base, transcript: event.text }]
+    ? [
+        { type: 'response.output_audio.done', ...base },
+        { type: 'response.output_audio_transcript.done', ...base, transcript: event.text },
+      ]
     : [{ type: 'response.output_text.done', ...base, text: event.text }];
   const details =
     event.status === 'cancelled'
       ? { type: 'cancelled' as const, reason: event.cancelReason ?? 'client_cancelled' }
       : event.status === 'failed'
-        ? { type: 'failed' as const, error: { type: ERROR_CATALOGUE.upstream_unavailable.type, code: 'upstream_unavailable', message: event.failure ?? 'the response failed' } }
+        ? {
+            type: 'failed' as const,
+            error: {
+              type: ERROR_CATALOGUE.upstream_unavailable.type,
+              code: 'upstream_unavailable',
+              message: event.failure ?? 'the response failed',
+            },
+          }
         : null;
   return [
     ...output,
@@ -112,20 +196,36 @@ function responseClosing(event: Extract<CallEmitted, { type: 'responseDone' }>):
     { type: 'response.output_item.done', response_id: event.responseId, output_index: 0, item },
     {
       type: 'response.done',
-      response: { id: event.responseId, object: 'realtime.response', status: event.status, status_details: details, output: [item], output_modalities: event.modalities, usage: responseUsage(event.usage) },
+      response: {
+        id: event.responseId,
+        object: 'realtime.response',
+        status: event.status,
+        status_details: details,
+        output: [item],
+        output_modalities: event.modalities,
+        usage: responseUsage(event.usage),
+      },
     },
   ];
 }
 
 /** `svc.realtime.closed`: why, what was used, what the client missed, and the charge. */
-export function closedEvent(event: { reason: Extract<CallEmitted, { type: 'closed' }>['reason']; usage: CallUsage; priceMicros: number }, droppedAudioFrames: number): UnstampedEvent<'svc.realtime.closed'> {
+export function closedEvent(
+  event: { reason: Extract<CallEmitted, { type: 'closed' }>['reason']; usage: CallUsage; priceMicros: number },
+  droppedAudioFrames: number,
+): UnstampedEvent<'svc.realtime.closed'> {
   // pricing.ts builds the tariff part (shared with chat); RealtimeSvcSchema pins its shape in the wire test.
   const tariff = svcBlock(event.priceMicros) as Pick<RealtimeSvc, 'model_version' | 'price_usd' | 'billing' | 'cached'>;
   const { usage } = event;
   return {
     type: 'svc.realtime.closed',
     reason: event.reason,
-    usage: { audio_in_seconds: usage.audioInMs / 1000, audio_out_seconds: usage.audioOutMs / 1000, prompt_tokens: usage.promptTokens, completion_tokens: usage.completionTokens },
+    usage: {
+      audio_in_seconds: usage.audioInMs / 1000,
+      audio_out_seconds: usage.audioOutMs / 1000,
+      prompt_tokens: usage.promptTokens,
+      completion_tokens: usage.completionTokens,
+    },
     dropped_audio_frames: droppedAudioFrames,
     svc: { ...tariff, price_usd: microsToUsd(event.priceMicros), billing_basis: 'processed_tokens_plus_audio' },
   };
@@ -143,12 +243,31 @@ export function renderEmitted(event: CallEmitted): UnstampedEvent[] {
       return [{ type: 'session.updated', session: sessionView(event.callId, event.session) }];
     case 'audioCommitted':
       return [
-        ...(event.audioEndMs !== null ? [{ type: 'input_audio_buffer.speech_stopped' as const, audio_end_ms: event.audioEndMs, item_id: event.itemId }] : []),
+        ...(event.audioEndMs !== null
+          ? [
+              {
+                type: 'input_audio_buffer.speech_stopped' as const,
+                audio_end_ms: event.audioEndMs,
+                item_id: event.itemId,
+              },
+            ]
+          : []),
         { type: 'input_audio_buffer.committed', previous_item_id: event.previousItemId, item_id: event.itemId },
-        { type: 'conversation.item.added', previous_item_id: event.previousItemId, item: itemView(userAudioItem(event.itemId)) },
+        {
+          type: 'conversation.item.added',
+          previous_item_id: event.previousItemId,
+          item: itemView(userAudioItem(event.itemId)),
+        },
       ];
     case 'itemAdded':
-      return [{ type: 'conversation.item.added', previous_item_id: event.previousItemId, item: itemView(event.item), ...(event.clientEventId ? { client_event_id: event.clientEventId } : {}) }];
+      return [
+        {
+          type: 'conversation.item.added',
+          previous_item_id: event.previousItemId,
+          item: itemView(event.item),
+          ...(event.clientEventId ? { client_event_id: event.clientEventId } : {}),
+        },
+      ];
     case 'itemDone':
       return [{ type: 'conversation.item.done', previous_item_id: event.previousItemId, item: itemView(event.item) }];
     case 'transcriptionCompleted':
@@ -167,7 +286,11 @@ export function renderEmitted(event: CallEmitted): UnstampedEvent[] {
           type: 'conversation.item.input_audio_transcription.failed',
           item_id: event.itemId,
           content_index: 0,
-          error: { type: ERROR_CATALOGUE.transcription_failed.type, code: 'transcription_failed', message: event.message },
+          error: {
+            type: ERROR_CATALOGUE.transcription_failed.type,
+            code: 'transcription_failed',
+            message: event.message,
+          },
         },
       ];
     case 'responseStarted':
@@ -189,13 +312,37 @@ export function renderEmitted(event: CallEmitted): UnstampedEvent[] {
 }
 
 /** A response's text delta: the transcript of what is about to be spoken, or the text itself. */
-export function textDelta(responseId: string, itemId: string, delta: string, withAudio: boolean): UnstampedEvent<'response.output_audio_transcript.delta' | 'response.output_text.delta'> {
-  return { type: withAudio ? 'response.output_audio_transcript.delta' : 'response.output_text.delta', response_id: responseId, item_id: itemId, output_index: 0, content_index: 0, delta };
+export function textDelta(
+  responseId: string,
+  itemId: string,
+  delta: string,
+  withAudio: boolean,
+): UnstampedEvent<'response.output_audio_transcript.delta' | 'response.output_text.delta'> {
+  return {
+    type: withAudio ? 'response.output_audio_transcript.delta' : 'response.output_text.delta',
+    response_id: responseId,
+    item_id: itemId,
+    output_index: 0,
+    content_index: 0,
+    delta,
+  };
 }
 
 /** One output audio frame; `svcTs` (send time, epoch ms) for load testers that asked for it. */
-export function audioDelta(responseId: string, itemId: string, audio: Buffer, svcTs: number | null): UnstampedEvent<'response.output_audio.delta'> {
-  const delta: UnstampedEvent<'response.output_audio.delta'> = { type: 'response.output_audio.delta', response_id: responseId, item_id: itemId, output_index: 0, content_index: 0, delta: audio.toString('base64') };
+export function audioDelta(
+  responseId: string,
+  itemId: string,
+  audio: Buffer,
+  svcTs: number | null,
+): UnstampedEvent<'response.output_audio.delta'> {
+  const delta: UnstampedEvent<'response.output_audio.delta'> = {
+    type: 'response.output_audio.delta',
+    response_id: responseId,
+    item_id: itemId,
+    output_index: 0,
+    content_index: 0,
+    delta: audio.toString('base64'),
+  };
   if (svcTs !== null) delta.svc_ts = svcTs;
   return delta;
 }

@@ -1,5 +1,11 @@
 import { AccountTierObjectSchema } from '../../protocols/payments.js';
-import { AccountObjectSchema, AccountUsageObjectSchema, AccountUsageQuerySchema, ChangePasswordRequestSchema, LoginSessionObjectSchema } from '../../protocols/account.js';
+import {
+  AccountObjectSchema,
+  AccountUsageObjectSchema,
+  AccountUsageQuerySchema,
+  ChangePasswordRequestSchema,
+  LoginSessionObjectSchema,
+} from '../../protocols/account.js';
 import type { AppDeps } from '../app.js';
 import { accountOf, json, type RouteDef } from '../route.js';
 import { accountUsageView, accountView, loginSessionView } from '../views/account-view.js';

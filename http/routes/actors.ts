@@ -90,13 +90,18 @@ export function actorRoutes({ config, clock, host, inspection }: AppDeps): Route
       method: 'GET',
       path: '/admin/v1/actors',
       auth: 'admin',
-      schema: { summary: 'List live actors (filters, cursor paging)', query: ActorListQuerySchema, response: ActorListObjectSchema },
+      schema: {
+        summary: 'List live actors (filters, cursor paging)',
+        query: ActorListQuerySchema,
+        response: ActorListObjectSchema,
+      },
       handler(ctx) {
         const { filter, cursor, limit } = listQuery(ctx);
         try {
           return json(actorPageView(inspector.list(filter, cursor, limit), clock.now()));
         } catch (err) {
-          if (err instanceof InvalidCursorError) throw fieldError(['query', 'cursor'], 'not a cursor this server issued');
+          if (err instanceof InvalidCursorError)
+            throw fieldError(['query', 'cursor'], 'not a cursor this server issued');
           throw err;
         }
       },
@@ -106,7 +111,11 @@ export function actorRoutes({ config, clock, host, inspection }: AppDeps): Route
       method: 'GET',
       path: '/admin/v1/actors/stream',
       auth: 'admin',
-      schema: { summary: 'Live actor list updates (SSE `actor` events)', query: ActorStreamQuerySchema, events: ActorListEventSchema },
+      schema: {
+        summary: 'Live actor list updates (SSE `actor` events)',
+        query: ActorStreamQuerySchema,
+        events: ActorListEventSchema,
+      },
       handler(ctx) {
         const { machine, owner } = ctx.query(ActorStreamQuerySchema);
         streamSse(ctx.ex, 'actors', (push) => {
@@ -133,12 +142,19 @@ export function actorRoutes({ config, clock, host, inspection }: AppDeps): Route
       method: 'GET',
       path: '/admin/v1/actors/:id/events',
       auth: 'admin',
-      schema: { summary: "An actor's event log: a page, or SSE with stream=true", query: ActorLogQuerySchema, response: ActorEventsPageSchema, events: ActorStreamEventSchema },
+      schema: {
+        summary: "An actor's event log: a page, or SSE with stream=true",
+        query: ActorLogQuerySchema,
+        response: ActorEventsPageSchema,
+        events: ActorStreamEventSchema,
+      },
       handler(ctx) {
         const id = knownId(inspector, ctx);
         const { after, limit, stream } = ctx.query(ActorLogQuerySchema);
         if (stream === 'true' || /text\/event-stream/.test(ctx.ex.headers.accept ?? '')) {
-          streamSse(ctx.ex, `actor ${id}`, (push, close) => inspector.view(id, resumeFrom(ctx.ex, after), sseViewer(push, close)));
+          streamSse(ctx.ex, `actor ${id}`, (push, close) =>
+            inspector.view(id, resumeFrom(ctx.ex, after), sseViewer(push, close)),
+          );
           return undefined;
         }
         const events = inspector.events(id, after, limit);
@@ -150,7 +166,11 @@ export function actorRoutes({ config, clock, host, inspection }: AppDeps): Route
       method: 'GET',
       path: '/admin/v1/actors/:id/steps',
       auth: 'admin',
-      schema: { summary: "An actor's step history (time travel)", query: ActorStepsQuerySchema, response: ActorStepsPageSchema },
+      schema: {
+        summary: "An actor's step history (time travel)",
+        query: ActorStepsQuerySchema,
+        response: ActorStepsPageSchema,
+      },
       handler(ctx) {
         const id = knownId(inspector, ctx);
         const { after, limit } = ctx.query(ActorStepsQuerySchema);
@@ -166,7 +186,8 @@ export function actorRoutes({ config, clock, host, inspection }: AppDeps): Route
         const id = knownId(inspector, ctx);
         const { seq } = parseOrThrow(ActorAtParamSchema, { seq: ctx.params.seq }, 'path');
         const step = inspector.stepAfterSeq(id, seq);
-        if (!step) throw new ApiError('not_found', `Actor ${id} has no recorded state after event ${seq}.`, { param: 'seq' });
+        if (!step)
+          throw new ApiError('not_found', `Actor ${id} has no recorded state after event ${seq}.`, { param: 'seq' });
         return json(actorAtView(seq, step));
       },
     },
@@ -178,7 +199,12 @@ export function actorRoutes({ config, clock, host, inspection }: AppDeps): Route
       handler(ctx) {
         const id = ctx.params.id!;
         const detail = detailOr404(inspector, id);
-        if (detail.summary.machine !== 'realtime-call') throw new ApiError('not_found', `Actor ${id} is a ${detail.summary.machine}, not a realtime call: it has no turn timeline.`, { param: 'id' });
+        if (detail.summary.machine !== 'realtime-call')
+          throw new ApiError(
+            'not_found',
+            `Actor ${id} is a ${detail.summary.machine}, not a realtime call: it has no turn timeline.`,
+            { param: 'id' },
+          );
         const marks = callTimeline(inspector.events(id, 0, TIMELINE_MAX), inspector.steps(id, 0, TIMELINE_MAX));
         return json(actorTimelineView(id, marks));
       },
@@ -188,7 +214,12 @@ export function actorRoutes({ config, clock, host, inspection }: AppDeps): Route
       method: 'GET',
       path: '/admin/v1/machines/:name',
       auth: 'admin',
-      schema: { summary: 'Export one machine as JSON, Mermaid or SCXML', query: MachineExportQuerySchema, response: MachineExportObjectSchema, media: [MERMAID_CONTENT_TYPE, SCXML_CONTENT_TYPE] },
+      schema: {
+        summary: 'Export one machine as JSON, Mermaid or SCXML',
+        query: MachineExportQuerySchema,
+        response: MachineExportObjectSchema,
+        media: [MERMAID_CONTENT_TYPE, SCXML_CONTENT_TYPE],
+      },
       handler(ctx) {
         const name = ctx.params.name!;
         const definition = definitionOf(host, name);

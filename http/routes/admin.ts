@@ -16,7 +16,12 @@ import {
 import { ApiError } from '../../protocols/errors.js';
 import type { AppDeps } from '../app.js';
 import { json, type RouteDef } from '../route.js';
-import { adminAccountView, adminCreatedAccountView, adminCreditedView, machineDefinitionsView } from '../views/admin-view.js';
+import {
+  adminAccountView,
+  adminCreatedAccountView,
+  adminCreditedView,
+  machineDefinitionsView,
+} from '../views/admin-view.js';
 import { adminEarlyAccessView, adminWaitlistView } from '../views/account-waitlist-view.js';
 
 function productParam(value: string): EarlyAccessProduct {
@@ -34,7 +39,8 @@ export function adminRoutes({ config, accounts: { admin }, host, completions }: 
       path: '/admin/v1/machines',
       auth: 'admin',
       schema: { response: MachineDefinitionsObjectSchema },
-      handler: () => json(machineDefinitionsView({ ...host.definitions(), completion: completions.machineDefinition() })),
+      handler: () =>
+        json(machineDefinitionsView({ ...host.definitions(), completion: completions.machineDefinition() })),
     },
     {
       method: 'POST',
@@ -107,7 +113,12 @@ export function adminRoutes({ config, accounts: { admin }, host, completions }: 
       auth: 'admin',
       schema: { response: AdminEarlyAccessObjectSchema },
       async handler(ctx) {
-        return json(adminEarlyAccessView(ctx.params.id!, await admin.revokeEarlyAccess(ctx.params.id!, productParam(ctx.params.product!))));
+        return json(
+          adminEarlyAccessView(
+            ctx.params.id!,
+            await admin.revokeEarlyAccess(ctx.params.id!, productParam(ctx.params.product!)),
+          ),
+        );
       },
     },
     {

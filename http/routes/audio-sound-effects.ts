@@ -22,7 +22,13 @@ export function audioSoundEffectRoutes({ audio }: AppDeps): RouteDef[] {
       schema: { body: SoundEffectRequestSchema, media: Object.values(AUDIO_CONTENT_TYPES) },
       async handler(ctx) {
         const request = await ctx.json(SoundEffectRequestSchema);
-        const effect = await audio.soundEffects.generate({ accountId: accountOf(ctx.principal).id, tokenId: ctx.principal.token?.id ?? null, requestId: ctx.ex.requestId, request, signal: ctx.ex.signal });
+        const effect = await audio.soundEffects.generate({
+          accountId: accountOf(ctx.principal).id,
+          tokenId: ctx.principal.token?.id ?? null,
+          requestId: ctx.ex.requestId,
+          request,
+          signal: ctx.ex.signal,
+        });
         ctx.ex.send(
           200,
           {
@@ -44,7 +50,11 @@ export function audioSoundEffectRoutes({ audio }: AppDeps): RouteDef[] {
       schema: { response: SoundEffectManifestSchema },
       handler(ctx) {
         // The stored bytes as they are: their SHA-256 is the digest the effect's header carried.
-        ctx.ex.send(200, { 'content-type': 'application/json', 'cache-control': 'public, max-age=31536000, immutable' }, audio.soundEffects.manifestJson(ctx.params.sha256!));
+        ctx.ex.send(
+          200,
+          { 'content-type': 'application/json', 'cache-control': 'public, max-age=31536000, immutable' },
+          audio.soundEffects.manifestJson(ctx.params.sha256!),
+        );
         return undefined;
       },
     },

@@ -14,7 +14,13 @@ export function audioSpeechRoutes({ audio }: AppDeps): RouteDef[] {
       schema: { body: SpeechRequestSchema, media: Object.values(AUDIO_CONTENT_TYPES) },
       async handler(ctx) {
         const request = await ctx.json(SpeechRequestSchema);
-        const stream = await audio.speech.speak({ accountId: accountOf(ctx.principal).id, tokenId: ctx.principal.token?.id ?? null, requestId: ctx.ex.requestId, request, signal: ctx.ex.signal });
+        const stream = await audio.speech.speak({
+          accountId: accountOf(ctx.principal).id,
+          tokenId: ctx.principal.token?.id ?? null,
+          requestId: ctx.ex.requestId,
+          request,
+          signal: ctx.ex.signal,
+        });
         await writeAudioStream(ctx.ex, stream);
         return undefined;
       },

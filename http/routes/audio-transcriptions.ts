@@ -1,6 +1,10 @@
 import { z } from 'zod';
 import type { TranscriptionResult } from '../../actors/audio/transcription-service.js';
-import { AUDIO_JSON_MAX_BODY_BYTES, TranscriptionJsonSchema, TranscriptionOptionsSchema } from '../../protocols/audio.js';
+import {
+  AUDIO_JSON_MAX_BODY_BYTES,
+  TranscriptionJsonSchema,
+  TranscriptionOptionsSchema,
+} from '../../protocols/audio.js';
 import {
   TranscriptionDiarizedObjectSchema,
   TranscriptionObjectSchema,
@@ -45,20 +49,35 @@ export function audioTranscriptionRoutes({ audio }: AppDeps): RouteDef[] {
         body: z.intersection(TranscriptionJsonSchema, TranscriptionOptionsSchema),
         form: { fields: TranscriptionOptionsSchema, files: { file: 'audio/*' }, requiredFiles: ['file'] },
         // json, verbose_json or diarized_json as JSON; text and srt as text/plain, vtt as text/vtt; events with stream: true.
-        response: z.union([TranscriptionObjectSchema, TranscriptionVerboseObjectSchema, TranscriptionDiarizedObjectSchema]),
+        response: z.union([
+          TranscriptionObjectSchema,
+          TranscriptionVerboseObjectSchema,
+          TranscriptionDiarizedObjectSchema,
+        ]),
         media: ['text/plain', 'text/vtt'],
         events: z.union([TranscriptTextDeltaSchema, TranscriptTextDoneSchema]),
       },
       async handler(ctx) {
-        const call = { accountId: accountOf(ctx.principal).id, tokenId: ctx.principal.token?.id ?? null, requestId: ctx.ex.requestId, signal: ctx.ex.signal };
+        const call = {
+          accountId: accountOf(ctx.principal).id,
+          tokenId: ctx.principal.token?.id ?? null,
+          requestId: ctx.ex.requestId,
+          signal: ctx.ex.signal,
+        };
         const type = ctx.ex.headers['content-type'] ?? '';
         let result: TranscriptionResult;
         if (/^multipart\/form-data/i.test(type)) {
-          result = await audio.transcriptions.fromForm(call, { contentType: type, pipeBody: (sink, limit) => ctx.ex.pipeBody(sink, limit) });
+          result = await audio.transcriptions.fromForm(call, {
+            contentType: type,
+            pipeBody: (sink, limit) => ctx.ex.pipeBody(sink, limit),
+          });
         } else if (type === '' || /^application\/json/i.test(type)) {
           result = await audio.transcriptions.fromJson(call, await ctx.json(z.looseObject({})));
         } else {
-          throw new ApiError('unsupported_media_type', `Unsupported Content-Type "${quoted(type)}": send multipart/form-data (a "file" part) or application/json (file_data as base64).`);
+          throw new ApiError(
+            'unsupported_media_type',
+            `Unsupported Content-Type "${quoted(type)}": send multipart/form-data (a "file" part) or application/json (file_data as base64).`,
+          );
         }
         if (result.options.stream) {
           await streamTranscription(ctx, result);

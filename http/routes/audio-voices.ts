@@ -17,7 +17,14 @@ export function audioVoiceRoutes({ audio }: AppDeps): RouteDef[] {
       async handler(ctx) {
         const request = await ctx.json(VoiceCloneRequestSchema);
         const idempotencyKey = ctx.ex.headers['idempotency-key'];
-        const { voice, bill, replayed } = await audio.voices.create({ accountId: accountIdOf(ctx), tokenId: ctx.principal.token?.id ?? null, requestId: ctx.ex.requestId, request, idempotencyKey, signal: ctx.ex.signal });
+        const { voice, bill, replayed } = await audio.voices.create({
+          accountId: accountIdOf(ctx),
+          tokenId: ctx.principal.token?.id ?? null,
+          requestId: ctx.ex.requestId,
+          request,
+          idempotencyKey,
+          signal: ctx.ex.signal,
+        });
         const headers = { ...billHeaders(bill), ...(replayed && { 'idempotent-replayed': 'true' }) };
         return json(voiceView(voice, bill), replayed ? 200 : 201, headers);
       },

@@ -1,4 +1,9 @@
-import { LoginRequestSchema, RegisterRequestSchema, SessionRevokedObjectSchema, SignedInObjectSchema } from '../../protocols/account.js';
+import {
+  LoginRequestSchema,
+  RegisterRequestSchema,
+  SessionRevokedObjectSchema,
+  SignedInObjectSchema,
+} from '../../protocols/account.js';
 import type { AppDeps } from '../app.js';
 import { clientAddressOf } from '../perimeter.js';
 import { json, type RouteDef } from '../route.js';

@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import type { CancelTaken, ChatCall, ChatResult, CompletionStatus, LiveInputTaken } from '../../actors/chat/chat-service.js';
+import type {
+  CancelTaken,
+  ChatCall,
+  ChatResult,
+  CompletionStatus,
+  LiveInputTaken,
+} from '../../actors/chat/chat-service.js';
 import { ChatCompletionRequestSchema } from '../../protocols/chat.js';
 import {
   CancelRequestSchema,
@@ -13,7 +19,14 @@ import {
   type LiveInputStatus,
   type SessionRunAck,
 } from '../../protocols/chat-live.js';
-import { ChatCompletionChunkSchema, ChatCompletionSchema, StreamErrorEventSchema, type ChatSvc, completionObject, runSvc } from '../../protocols/chat-response.js';
+import {
+  ChatCompletionChunkSchema,
+  ChatCompletionSchema,
+  StreamErrorEventSchema,
+  type ChatSvc,
+  completionObject,
+  runSvc,
+} from '../../protocols/chat-response.js';
 import { ApiError } from '../../protocols/errors.js';
 import { microsToUsd } from '../../protocols/money.js';
 import type { AppDeps } from '../app.js';
@@ -26,7 +39,12 @@ import { requireModel, requireVariant } from '../../protocols/models.js';
 
 function svcOf(result: ChatResult): ChatSvc {
   const { outcome } = result;
-  return runSvc(outcome.priceMicros, { cached: result.cached, depth: result.depth, status: outcome.status, cancelReason: outcome.cancelReason });
+  return runSvc(outcome.priceMicros, {
+    cached: result.cached,
+    depth: result.depth,
+    status: outcome.status,
+    cancelReason: outcome.cancelReason,
+  });
 }
 
 function completionHeaders(result: ChatResult): Record<string, string> {
@@ -41,10 +59,25 @@ const sessionRunAck = (taken: { completionId: string; sessionId: string }): Sess
 });
 
 const liveInputAck = (taken: LiveInputTaken): LiveInputAck | SessionRunAck =>
-  taken.kind === 'session_run' ? sessionRunAck(taken) : { object: 'chat.completion.live_input', completion_id: taken.completionId, accepted: true, seq: taken.seq, state: taken.state };
+  taken.kind === 'session_run'
+    ? sessionRunAck(taken)
+    : {
+        object: 'chat.completion.live_input',
+        completion_id: taken.completionId,
+        accepted: true,
+        seq: taken.seq,
+        state: taken.state,
+      };
 
 const cancelAck = (taken: CancelTaken): CancelResult | SessionRunAck =>
-  taken.kind === 'session_run' ? sessionRunAck(taken) : { object: 'chat.completion.cancel', completion_id: taken.completionId, cancelled: taken.cancelled, state: taken.state };
+  taken.kind === 'session_run'
+    ? sessionRunAck(taken)
+    : {
+        object: 'chat.completion.cancel',
+        completion_id: taken.completionId,
+        cancelled: taken.cancelled,
+        state: taken.state,
+      };
 
 function statusView(status: CompletionStatus): LiveInputStatus {
   return {
@@ -72,7 +105,14 @@ export function chatCompletionRoutes({ completions }: AppDeps): RouteDef[] {
     const request = await ctx.json(ChatCompletionRequestSchema);
     const model = requireModel(request.model);
     requireVariant(request.target_variant_id, model);
-    return { accountId: accountOf(ctx.principal).id, tokenId: ctx.principal.token?.id ?? null, requestId: ctx.ex.requestId, request, model, signal: ctx.ex.signal };
+    return {
+      accountId: accountOf(ctx.principal).id,
+      tokenId: ctx.principal.token?.id ?? null,
+      requestId: ctx.ex.requestId,
+      request,
+      model,
+      signal: ctx.ex.signal,
+    };
   };
 
   /** Streams a completion as SSE; a failure after the stream opened ends it with an error event. */
@@ -100,12 +140,21 @@ export function chatCompletionRoutes({ completions }: AppDeps): RouteDef[] {
       method: 'POST',
       path: '/v1/chat/completions',
       auth: 'token',
-      schema: { summary: 'Create a chat completion (SSE when stream is true)', body: ChatCompletionRequestSchema, response: ChatCompletionSchema, events: z.union([ChatCompletionChunkSchema, StreamErrorEventSchema]) },
+      schema: {
+        summary: 'Create a chat completion (SSE when stream is true)',
+        body: ChatCompletionRequestSchema,
+        response: ChatCompletionSchema,
+        events: z.union([ChatCompletionChunkSchema, StreamErrorEventSchema]),
+      },
       async handler(ctx) {
         const call = await callOf(ctx);
         if (call.request.stream) return stream(ctx, call);
         const result = await completions.complete(call);
-        return json(completionObject(result.head, result.outcome.choices, result.outcome.usage, svcOf(result)), 200, completionHeaders(result));
+        return json(
+          completionObject(result.head, result.outcome.choices, result.outcome.usage, svcOf(result)),
+          200,
+          completionHeaders(result),
+        );
       },
     },
     {
@@ -115,8 +164,15 @@ export function chatCompletionRoutes({ completions }: AppDeps): RouteDef[] {
       schema: { body: LiveInputRequestSchema, response: z.union([LiveInputAckSchema, SessionRunAckSchema]) },
       async handler(ctx) {
         const body = await ctx.json(LiveInputRequestSchema);
-        const input = { content: body.content, questionId: body.question_id ?? null, source: body.source, modality: body.modality };
-        return json(liveInputAck(await completions.liveInput(accountOf(ctx.principal).id, ctx.params.completion_id!, input)));
+        const input = {
+          content: body.content,
+          questionId: body.question_id ?? null,
+          source: body.source,
+          modality: body.modality,
+        };
+        return json(
+          liveInputAck(await completions.liveInput(accountOf(ctx.principal).id, ctx.params.completion_id!, input)),
+        );
       },
     },
     {
@@ -130,10 +186,18 @@ export function chatCompletionRoutes({ completions }: AppDeps): RouteDef[] {
       method: 'POST',
       path: '/v1/chat/completions/:completion_id/cancel',
       auth: 'token',
-      schema: { body: CancelRequestSchema, bodyOptional: true, response: z.union([CancelResultSchema, SessionRunAckSchema]) },
+      schema: {
+        body: CancelRequestSchema,
+        bodyOptional: true,
+        response: z.union([CancelResultSchema, SessionRunAckSchema]),
+      },
       async handler(ctx) {
         const body = await ctx.optionalJson(CancelRequestSchema);
-        return json(cancelAck(await completions.cancel(accountOf(ctx.principal).id, ctx.params.completion_id!, body?.reason ?? null)));
+        return json(
+          cancelAck(
+            await completions.cancel(accountOf(ctx.principal).id, ctx.params.completion_id!, body?.reason ?? null),
+          ),
+        );
       },
     },
   ];

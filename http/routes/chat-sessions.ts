@@ -43,8 +43,17 @@ export function chatSessionRoutes({ sessions }: AppDeps): RouteDef[] {
         const request = await ctx.json(ChatCompletionRequestSchema);
         const model = requireModel(request.model);
         requireVariant(request.target_variant_id, model);
-        const { session, replayed } = await sessions.create({ accountId: owner(ctx), tokenId: ctx.principal.token?.id ?? null, request, model, signal: ctx.ex.signal, idempotencyKey });
-        return replayed ? json(sessionView(session), 200, { 'idempotent-replayed': 'true' }) : json(sessionView(session), 201);
+        const { session, replayed } = await sessions.create({
+          accountId: owner(ctx),
+          tokenId: ctx.principal.token?.id ?? null,
+          request,
+          model,
+          signal: ctx.ex.signal,
+          idempotencyKey,
+        });
+        return replayed
+          ? json(sessionView(session), 200, { 'idempotent-replayed': 'true' })
+          : json(sessionView(session), 201);
       },
     },
     {
@@ -57,8 +66,20 @@ export function chatSessionRoutes({ sessions }: AppDeps): RouteDef[] {
         return json(sessionListView(sessions.list(owner(ctx), limit), limit));
       },
     },
-    { method: 'GET', path: '/v1/chat/sessions/:session_id', auth: 'token', schema: sessionAnswer, handler: (ctx) => json(sessionView(sessions.get(owner(ctx), id(ctx)))) },
-    { method: 'GET', path: '/v1/chat/sessions/:session_id/result', auth: 'token', schema: { response: SessionResultSchema }, handler: (ctx) => json(sessionResult(sessions.result(owner(ctx), id(ctx)))) },
+    {
+      method: 'GET',
+      path: '/v1/chat/sessions/:session_id',
+      auth: 'token',
+      schema: sessionAnswer,
+      handler: (ctx) => json(sessionView(sessions.get(owner(ctx), id(ctx)))),
+    },
+    {
+      method: 'GET',
+      path: '/v1/chat/sessions/:session_id/result',
+      auth: 'token',
+      schema: { response: SessionResultSchema },
+      handler: (ctx) => json(sessionResult(sessions.result(owner(ctx), id(ctx)))),
+    },
     {
       method: 'GET',
       path: '/v1/chat/sessions/:session_id/workbook',
@@ -110,7 +131,9 @@ export function chatSessionRoutes({ sessions }: AppDeps): RouteDef[] {
         const accountId = owner(ctx);
         // Found (or 404) before the stream opens.
         const session = sessions.get(accountId, id(ctx));
-        followSession(ctx.ex, session.id, after, (from, follower) => sessions.follow(accountId, session.id, from, follower));
+        followSession(ctx.ex, session.id, after, (from, follower) =>
+          sessions.follow(accountId, session.id, from, follower),
+        );
         return undefined;
       },
     },
@@ -128,8 +151,16 @@ export function chatSessionRoutes({ sessions }: AppDeps): RouteDef[] {
       schema: { body: LiveInputRequestSchema, response: SessionLiveInputAckSchema },
       async handler(ctx) {
         const body = await ctx.json(LiveInputRequestSchema);
-        const input = { content: body.content, questionId: body.question_id ?? null, source: body.source, modality: body.modality };
-        const ack: SessionLiveInputAck = { ...sessionView(await sessions.liveInput(owner(ctx), id(ctx), input)), accepted: true };
+        const input = {
+          content: body.content,
+          questionId: body.question_id ?? null,
+          source: body.source,
+          modality: body.modality,
+        };
+        const ack: SessionLiveInputAck = {
+          ...sessionView(await sessions.liveInput(owner(ctx), id(ctx), input)),
+          accepted: true,
+        };
         return json(ack);
       },
     },
@@ -157,7 +188,9 @@ export function chatSessionRoutes({ sessions }: AppDeps): RouteDef[] {
       schema: { query: SessionDeleteQuerySchema, response: SessionDeletedSchema },
       async handler(ctx) {
         const { force, delete_artifacts } = ctx.query(SessionDeleteQuerySchema);
-        return json(sessionDeletedView(await sessions.delete(owner(ctx), id(ctx), { force, deleteArtifacts: delete_artifacts })));
+        return json(
+          sessionDeletedView(await sessions.delete(owner(ctx), id(ctx), { force, deleteArtifacts: delete_artifacts })),
+        );
       },
     },
   ];

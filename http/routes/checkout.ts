@@ -13,7 +13,11 @@ export function checkoutRoutes({ payments }: AppDeps): RouteDef[] {
       schema: { body: TopUpCheckoutRequestSchema, response: CheckoutObjectSchema, status: 201 },
       async handler(ctx) {
         const body = await ctx.json(TopUpCheckoutRequestSchema);
-        const checkout = await payments.checkout.topUp(accountOf(ctx.principal).id, body, idempotencyKeyOf(ctx.ex.headers));
+        const checkout = await payments.checkout.topUp(
+          accountOf(ctx.principal).id,
+          body,
+          idempotencyKeyOf(ctx.ex.headers),
+        );
         return json(topUpCheckoutView(checkout), 201);
       },
     },

@@ -14,7 +14,13 @@ export function clusterRoutes({ cluster, host }: AppDeps): RouteDef[] {
       async handler() {
         if (!cluster) return json(clusterView(null, host, null));
         const { first, last } = await cluster.store.stream.bounds();
-        return json(clusterView(cluster.node, host, cluster.leaseMs, { first_seq: first, last_seq: last, snapshot_seq: cluster.snapshots.latest()?.seq ?? null }));
+        return json(
+          clusterView(cluster.node, host, cluster.leaseMs, {
+            first_seq: first,
+            last_seq: last,
+            snapshot_seq: cluster.snapshots.latest()?.seq ?? null,
+          }),
+        );
       },
     },
   ];

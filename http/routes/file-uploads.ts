@@ -1,5 +1,10 @@
 import type { PartBody } from '../../actors/uploads/part-receiver.js';
-import { CompletedUploadObjectSchema, CreateUploadSchema, UploadObjectSchema, UploadPartObjectSchema } from '../../protocols/files.js';
+import {
+  CompletedUploadObjectSchema,
+  CreateUploadSchema,
+  UploadObjectSchema,
+  UploadPartObjectSchema,
+} from '../../protocols/files.js';
 import type { AppDeps } from '../app.js';
 import { accountOf, json, type RequestContext, type RouteDef } from '../route.js';
 import { completedUploadView, uploadPartView, uploadView } from '../views/upload-view.js';
@@ -32,8 +37,16 @@ export function fileUploadRoutes({ uploads }: AppDeps): RouteDef[] {
       schema: { rawBody: 'application/octet-stream', response: UploadPartObjectSchema },
       async handler(ctx) {
         const { headers } = ctx.ex;
-        const body: PartBody = { contentType: headers['content-type'], contentLength: headers['content-length'], pipeBody: (sink, limit) => ctx.ex.pipeBody(sink, limit) };
-        return json(uploadPartView(await uploads.receivePart(accountIdOf(ctx), ctx.params.upload_id!, ctx.params.part_number!, body)));
+        const body: PartBody = {
+          contentType: headers['content-type'],
+          contentLength: headers['content-length'],
+          pipeBody: (sink, limit) => ctx.ex.pipeBody(sink, limit),
+        };
+        return json(
+          uploadPartView(
+            await uploads.receivePart(accountIdOf(ctx), ctx.params.upload_id!, ctx.params.part_number!, body),
+          ),
+        );
       },
     },
     {
@@ -41,7 +54,8 @@ export function fileUploadRoutes({ uploads }: AppDeps): RouteDef[] {
       path: '/v1/files/uploads/:upload_id/complete',
       auth: 'token',
       schema: { response: CompletedUploadObjectSchema },
-      handler: async (ctx) => json(completedUploadView(await uploads.complete(accountIdOf(ctx), ctx.params.upload_id!))),
+      handler: async (ctx) =>
+        json(completedUploadView(await uploads.complete(accountIdOf(ctx), ctx.params.upload_id!))),
     },
     {
       method: 'DELETE',

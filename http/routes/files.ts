@@ -34,16 +34,31 @@ export function fileRoutes({ files, config }: AppDeps): RouteDef[] {
       schema: {
         body: UploadFileJsonSchema,
         // The part's own filename names the file.
-        form: { fields: MultipartFileFieldsSchema.omit({ filename: true }), files: { file: 'application/octet-stream' }, requiredFiles: ['file'] },
+        form: {
+          fields: MultipartFileFieldsSchema.omit({ filename: true }),
+          files: { file: 'application/octet-stream' },
+          requiredFiles: ['file'],
+        },
         response: FileObjectSchema,
       },
       async handler(ctx) {
         const type = ctx.ex.headers['content-type'] ?? '';
         if (/^multipart\/form-data/i.test(type)) {
-          return json(fileView(await files.uploadMultipart(accountIdOf(ctx), { contentType: type, pipeBody: (sink, limit) => ctx.ex.pipeBody(sink, limit) })));
+          return json(
+            fileView(
+              await files.uploadMultipart(accountIdOf(ctx), {
+                contentType: type,
+                pipeBody: (sink, limit) => ctx.ex.pipeBody(sink, limit),
+              }),
+            ),
+          );
         }
-        if (type === '' || /^application\/json/i.test(type)) return json(fileView(await files.uploadBase64(accountIdOf(ctx), await ctx.json(UploadFileJsonSchema))));
-        throw new ApiError('unsupported_media_type', `Unsupported Content-Type "${type}": send multipart/form-data (a "file" part) or application/json (filename, file_data as base64).`);
+        if (type === '' || /^application\/json/i.test(type))
+          return json(fileView(await files.uploadBase64(accountIdOf(ctx), await ctx.json(UploadFileJsonSchema))));
+        throw new ApiError(
+          'unsupported_media_type',
+          `Unsupported Content-Type "${type}": send multipart/form-data (a "file" part) or application/json (filename, file_data as base64).`,
+        );
       },
     },
     {

@@ -12,7 +12,12 @@ const IMAGE_PART = 'image/png, image/jpeg, image/webp';
 
 /** Images (spec §2.6, §4.3): generations and edits, JSON or the SDK's multipart. */
 export function imageRoutes({ images, mediaLinks, config }: AppDeps): RouteDef[] {
-  const caller = (ctx: RequestContext): ImageCaller => ({ accountId: accountOf(ctx.principal).id, tokenId: ctx.principal.token?.id ?? null, requestId: ctx.ex.requestId, signal: ctx.ex.signal });
+  const caller = (ctx: RequestContext): ImageCaller => ({
+    accountId: accountOf(ctx.principal).id,
+    tokenId: ctx.principal.token?.id ?? null,
+    requestId: ctx.ex.requestId,
+    signal: ctx.ex.signal,
+  });
   const urlOf = (ctx: RequestContext) => {
     const base = publicBase(ctx, config);
     return (mediaId: string, expiresAt: number) => mediaLinks.url(base, mediaId, expiresAt);
@@ -37,19 +42,31 @@ export function imageRoutes({ images, mediaLinks, config }: AppDeps): RouteDef[]
       auth: 'token',
       schema: {
         body: ImageEditJsonSchema,
-        form: { fields: ImageGenerationRequestSchema, files: { image: IMAGE_PART, 'image[]': IMAGE_PART, mask: IMAGE_PART } },
+        form: {
+          fields: ImageGenerationRequestSchema,
+          files: { image: IMAGE_PART, 'image[]': IMAGE_PART, mask: IMAGE_PART },
+        },
         response: ImagesResponseSchema,
       },
       maxBodyBytes: IMAGE_FORM_LIMITS.maxBytes,
       async handler(ctx) {
         const type = ctx.ex.headers['content-type'] ?? '';
         if (/^multipart\/form-data/i.test(type)) {
-          const form = await receiveForm({ contentType: type, pipeBody: (sink, limit) => ctx.ex.pipeBody(sink, limit) }, IMAGE_FORM_LIMITS);
+          const form = await receiveForm(
+            { contentType: type, pipeBody: (sink, limit) => ctx.ex.pipeBody(sink, limit) },
+            IMAGE_FORM_LIMITS,
+          );
           return json(imagesResponseView(await images.editForm(caller(ctx), form), urlOf(ctx)));
         }
-        if (type === '' || /^application\/json/i.test(type)) return json(imagesResponseView(await images.editJson(caller(ctx), await ctx.json(ImageEditJsonSchema)), urlOf(ctx)));
+        if (type === '' || /^application\/json/i.test(type))
+          return json(
+            imagesResponseView(await images.editJson(caller(ctx), await ctx.json(ImageEditJsonSchema)), urlOf(ctx)),
+          );
         await ctx.ex.readBody(IMAGE_FORM_LIMITS.maxBytes).catch(() => undefined);
-        throw new ApiError('unsupported_media_type', `Unsupported Content-Type "${quoted(type)}": send multipart/form-data (image parts) or application/json (input_references).`);
+        throw new ApiError(
+          'unsupported_media_type',
+          `Unsupported Content-Type "${quoted(type)}": send multipart/form-data (image parts) or application/json (input_references).`,
+        );
       },
     },
   ];

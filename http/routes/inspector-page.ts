@@ -9,7 +9,8 @@ const PAGE_HEADERS = {
   'cache-control': 'no-cache',
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
-  'content-security-policy': "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'",
+  'content-security-policy':
+    "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'",
 };
 
 function serve(ctx: RequestContext, asset: StaticAsset | undefined, name: string): undefined {
@@ -38,7 +39,11 @@ export function inspectorPageRoutes({ config, inspection: { assets } }: AppDeps)
       method: 'GET',
       path: '/inspector/:file',
       auth: 'public',
-      schema: { summary: "One of the inspector page's files (its ES modules, stylesheet and layout library)", media: files, status: [200, 304] },
+      schema: {
+        summary: "One of the inspector page's files (its ES modules, stylesheet and layout library)",
+        media: files,
+        status: [200, 304],
+      },
       handler: (ctx) => serve(ctx, assets.get(ctx.params.file!), ctx.params.file!),
     },
   ];

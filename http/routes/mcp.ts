@@ -1,4 +1,10 @@
-import { McpRequestBodySchema, McpResponseBodySchema, OAuthStatusObjectSchema, ProtectedResourceMetadataSchema, RESOURCE_METADATA_PATH } from '../../protocols/mcp.js';
+import {
+  McpRequestBodySchema,
+  McpResponseBodySchema,
+  OAuthStatusObjectSchema,
+  ProtectedResourceMetadataSchema,
+  RESOURCE_METADATA_PATH,
+} from '../../protocols/mcp.js';
 import { ApiError } from '../../protocols/errors.js';
 import type { AppDeps } from '../app.js';
 import type { Exchange } from '../exchange.js';
@@ -12,7 +18,11 @@ const VERSION = '0.1.0';
  * JSON-RPC in; JSON-RPC out as JSON, or as SSE when the server asks the client something mid-call
  * (elicitation); 202 with no body for notifications only.
  */
-const MCP_SCHEMA = { body: McpRequestBodySchema, response: McpResponseBodySchema, events: McpResponseBodySchema } as const;
+const MCP_SCHEMA = {
+  body: McpRequestBodySchema,
+  response: McpResponseBodySchema,
+  events: McpResponseBodySchema,
+} as const;
 
 /** The MCP SDK (with its JSON Schema validator) loads with the first MCP request, not at start. */
 const loadEndpoint = lazyModule(() => import('../mcp/mcp-endpoint.js'));
@@ -23,7 +33,8 @@ function originOf(deps: AppDeps, ex: Exchange): string {
   return `${deps.config.SVC_TLS_CERT_FILE ? 'https' : 'http'}://${ex.headers.host ?? `${deps.config.HOST}:${deps.config.PORT}`}`;
 }
 
-const DOCS_INSTRUCTIONS = 'Public, read-only documentation of the svc API: search and fetch pages, inspect the OpenAPI contract, read the changelog and the benchmark methodology. No token needed; nothing here changes state.';
+const DOCS_INSTRUCTIONS =
+  'Public, read-only documentation of the svc API: search and fetch pages, inspect the OpenAPI contract, read the changelog and the benchmark methodology. No token needed; nothing here changes state.';
 const PRODUCT_INSTRUCTIONS =
   'The svc product tools: invoke pro-1 (billed like POST /v1/chat/completions), list models, estimate; browse the marketplace and manage your orders. place_order, accept_order and cancel_order never act on the first call: they return a pending action with what will happen and what it costs; repeat the call with its approval_id only after the user approved.';
 
@@ -45,10 +56,17 @@ export function mcpRoutes(deps: AppDeps): RouteDef[] {
   const metadata = async (ex: Exchange) => {
     const origin = originOf(deps, ex);
     const body = await mcp.access.metadata(`${origin}/mcp`, `${origin}/mcp/docs`);
-    if (!body) throw new ApiError('not_found', 'No protected resource metadata: OAuth is not configured, or the issuer has not passed its live check yet (see GET /mcp/oauth/status).');
+    if (!body)
+      throw new ApiError(
+        'not_found',
+        'No protected resource metadata: OAuth is not configured, or the issuer has not passed its live check yet (see GET /mcp/oauth/status).',
+      );
     return json(body);
   };
-  const metadataSchema = { summary: 'RFC 9728 protected resource metadata of /mcp (404 until the issuer passes its live check)', response: ProtectedResourceMetadataSchema };
+  const metadataSchema = {
+    summary: 'RFC 9728 protected resource metadata of /mcp (404 until the issuer passes its live check)',
+    response: ProtectedResourceMetadataSchema,
+  };
   return [
     {
       method: 'POST',
@@ -62,17 +80,36 @@ export function mcpRoutes(deps: AppDeps): RouteDef[] {
       path: '/mcp',
       // The endpoint authenticates itself: an API token or, with OAuth on, an access token.
       auth: 'public',
-      schema: { summary: 'Product MCP endpoint: API token or OAuth 2.1 access token (stateless streamable HTTP, JSON-RPC 2.0)', ...MCP_SCHEMA, security: ['apiToken', 'oauthAccessToken'] },
+      schema: {
+        summary: 'Product MCP endpoint: API token or OAuth 2.1 access token (stateless streamable HTTP, JSON-RPC 2.0)',
+        ...MCP_SCHEMA,
+        security: ['apiToken', 'oauthAccessToken'],
+      },
       handler: async (ctx) => (await loadEndpoint()).serveMcp(ctx, endpoint(ctx.ex, true)),
     },
     {
       method: 'GET',
       path: '/mcp/oauth/status',
       auth: 'public',
-      schema: { summary: 'OAuth readiness of /mcp: configured, issuer reachable, last live check; no secrets', response: OAuthStatusObjectSchema },
+      schema: {
+        summary: 'OAuth readiness of /mcp: configured, issuer reachable, last live check; no secrets',
+        response: OAuthStatusObjectSchema,
+      },
       handler: async (ctx) => json(await mcp.access.status(`${originOf(deps, ctx.ex)}/mcp`)),
     },
-    { method: 'GET', path: RESOURCE_METADATA_PATH, auth: 'public', schema: metadataSchema, handler: (ctx) => metadata(ctx.ex) },
-    { method: 'GET', path: `${RESOURCE_METADATA_PATH}/mcp`, auth: 'public', schema: metadataSchema, handler: (ctx) => metadata(ctx.ex) },
+    {
+      method: 'GET',
+      path: RESOURCE_METADATA_PATH,
+      auth: 'public',
+      schema: metadataSchema,
+      handler: (ctx) => metadata(ctx.ex),
+    },
+    {
+      method: 'GET',
+      path: `${RESOURCE_METADATA_PATH}/mcp`,
+      auth: 'public',
+      schema: metadataSchema,
+      handler: (ctx) => metadata(ctx.ex),
+    },
   ];
 }

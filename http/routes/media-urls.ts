@@ -4,7 +4,12 @@ import type { AppDeps } from '../app.js';
 import type { RequestContext, RouteDef } from '../route.js';
 import type { UrlSigner } from '../views/video-view.js';
 
-const EXTENSIONS: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp', 'video/mp4': 'mp4' };
+const EXTENSIONS: Record<string, string> = {
+  'image/png': 'png',
+  'image/jpeg': 'jpg',
+  'image/webp': 'webp',
+  'video/mp4': 'mp4',
+};
 /** A Host header that can go into a URL as it is. */
 const HOST = /^[A-Za-z0-9.-]{1,253}(:\d{1,5})?$|^\[[0-9A-Fa-f:.]{2,45}\](:\d{1,5})?$/;
 
@@ -20,7 +25,10 @@ export function publicBase(ctx: RequestContext, config: Config): string {
 }
 
 /** Signs media URLs for one response: valid for `SVC_MEDIA_URL_TTL_S` from now. */
-export function mediaSigner(ctx: RequestContext, { config, clock, mediaLinks }: Pick<AppDeps, 'config' | 'clock' | 'mediaLinks'>): UrlSigner {
+export function mediaSigner(
+  ctx: RequestContext,
+  { config, clock, mediaLinks }: Pick<AppDeps, 'config' | 'clock' | 'mediaLinks'>,
+): UrlSigner {
   const base = publicBase(ctx, config);
   return (mediaId) => {
     const expiresAt = clock.now() + config.SVC_MEDIA_URL_TTL_S * 1000;
@@ -41,7 +49,11 @@ export function mediaUrlRoutes({ mediaLinks }: AppDeps): RouteDef[] {
       schema: { query: MediaUrlQuerySchema, media: Object.keys(EXTENSIONS) },
       async handler(ctx) {
         const id = ctx.params.media_id!;
-        const { record, size, chunks } = await mediaLinks.open(id, ctx.ex.query.get('expires') ?? undefined, ctx.ex.query.get('signature') ?? undefined);
+        const { record, size, chunks } = await mediaLinks.open(
+          id,
+          ctx.ex.query.get('expires') ?? undefined,
+          ctx.ex.query.get('signature') ?? undefined,
+        );
         const headers = {
           'content-type': record.contentType,
           'cache-control': 'private, max-age=300',

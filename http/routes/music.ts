@@ -14,7 +14,13 @@ export function musicRoutes({ audio }: AppDeps): RouteDef[] {
       schema: { body: MusicRequestSchema, media: Object.values(AUDIO_CONTENT_TYPES) },
       async handler(ctx) {
         const request = await ctx.json(MusicRequestSchema);
-        const stream = await audio.music.compose({ accountId: accountOf(ctx.principal).id, tokenId: ctx.principal.token?.id ?? null, requestId: ctx.ex.requestId, request, signal: ctx.ex.signal });
+        const stream = await audio.music.compose({
+          accountId: accountOf(ctx.principal).id,
+          tokenId: ctx.principal.token?.id ?? null,
+          requestId: ctx.ex.requestId,
+          request,
+          signal: ctx.ex.signal,
+        });
         await writeAudioStream(ctx.ex, stream);
         return undefined;
       },

@@ -9,7 +9,10 @@ export function openApiRoutes({ contract }: AppDeps): RouteDef[] {
       method: 'GET',
       path: '/v1/openapi.json',
       auth: 'public',
-      schema: { summary: 'The OpenAPI 3.1 document of this API, generated from the route table', response: z.looseObject({ openapi: z.literal('3.1.0') }) },
+      schema: {
+        summary: 'The OpenAPI 3.1 document of this API, generated from the route table',
+        response: z.looseObject({ openapi: z.literal('3.1.0') }),
+      },
       handler: () => json(contract.document()),
     },
   ];

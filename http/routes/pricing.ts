@@ -10,7 +10,13 @@ const EstimateModalitySchema = z.looseObject({ modality: z.enum(['chat', ...MEDI
 /** The public tariff and the cost/time estimate (no backend call, no balance needed). */
 export function pricingRoutes({ chat, media, audio }: AppDeps): RouteDef[] {
   return [
-    { method: 'GET', path: '/v1/pricing', auth: 'public', schema: { response: PricingObjectSchema }, handler: () => json(tariff(audio.rates)) },
+    {
+      method: 'GET',
+      path: '/v1/pricing',
+      auth: 'public',
+      schema: { response: PricingObjectSchema },
+      handler: () => json(tariff(audio.rates)),
+    },
     {
       method: 'POST',
       path: '/v1/estimate',

@@ -16,8 +16,15 @@ export function realtimeRoutes({ realtime }: AppDeps): RouteDef[] {
         const account = accountOf(ctx.principal);
         // Refused now rather than at the upgrade, where the client sees less of the reason.
         realtime.calls.assertCanOpen(account.id);
-        const { ticket, expiresAt } = realtime.tickets.issue({ accountId: account.id, tokenId: ctx.principal.token!.id });
-        const body: RealtimeTicketObject = { object: 'realtime.ticket', ticket, expires_at: Math.floor(expiresAt / 1000) };
+        const { ticket, expiresAt } = realtime.tickets.issue({
+          accountId: account.id,
+          tokenId: ctx.principal.token!.id,
+        });
+        const body: RealtimeTicketObject = {
+          object: 'realtime.ticket',
+          ticket,
+          expires_at: Math.floor(expiresAt / 1000),
+        };
         return json(body);
       },
     },
@@ -26,9 +33,17 @@ export function realtimeRoutes({ realtime }: AppDeps): RouteDef[] {
       path: '/v1/realtime',
       auth: 'public',
       // The socket itself: an Upgrade with ?ticket= switches protocols; a plain GET is a 426.
-      schema: { summary: 'The realtime WebSocket (Upgrade with ?ticket= from POST /v1/realtime/ticket)', query: z.object({ ticket: z.string() }), status: 101 },
+      schema: {
+        summary: 'The realtime WebSocket (Upgrade with ?ticket= from POST /v1/realtime/ticket)',
+        query: z.object({ ticket: z.string() }),
+        status: 101,
+      },
       handler() {
-        throw new ApiError('upgrade_required', 'This is a WebSocket endpoint: connect with an Upgrade request and ?ticket=<ticket> from POST /v1/realtime/ticket.', { headers: { upgrade: 'websocket' } });
+        throw new ApiError(
+          'upgrade_required',
+          'This is a WebSocket endpoint: connect with an Upgrade request and ?ticket=<ticket> from POST /v1/realtime/ticket.',
+          { headers: { upgrade: 'websocket' } },
+        );
       },
     },
   ];

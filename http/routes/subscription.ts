@@ -1,8 +1,19 @@
 import { EmptyRequestSchema } from '../../protocols/account.js';
-import { AccountSubscriptionObjectSchema, CheckoutObjectSchema, PlanRequestSchema, PortalObjectSchema, SubscriptionObjectSchema } from '../../protocols/payments.js';
+import {
+  AccountSubscriptionObjectSchema,
+  CheckoutObjectSchema,
+  PlanRequestSchema,
+  PortalObjectSchema,
+  SubscriptionObjectSchema,
+} from '../../protocols/payments.js';
 import type { AppDeps } from '../app.js';
 import { accountOf, json, type RequestContext, type RouteDef } from '../route.js';
-import { accountSubscriptionView, portalView, subscriptionCheckoutView, subscriptionView } from '../views/account-billing-view.js';
+import {
+  accountSubscriptionView,
+  portalView,
+  subscriptionCheckoutView,
+  subscriptionView,
+} from '../views/account-billing-view.js';
 import { idempotencyKeyOf } from './checkout.js';
 
 /** The account's subscription: overview and plans, checkout, cancel, change, portal. */
@@ -23,7 +34,10 @@ export function subscriptionRoutes({ payments: { subscriptions } }: AppDeps): Ro
       schema: { body: PlanRequestSchema, response: CheckoutObjectSchema, status: 201 },
       async handler(ctx) {
         const { plan } = await ctx.json(PlanRequestSchema);
-        return json(subscriptionCheckoutView(await subscriptions.checkout(me(ctx), plan, idempotencyKeyOf(ctx.ex.headers))), 201);
+        return json(
+          subscriptionCheckoutView(await subscriptions.checkout(me(ctx), plan, idempotencyKeyOf(ctx.ex.headers))),
+          201,
+        );
       },
     },
     {

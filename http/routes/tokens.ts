@@ -1,4 +1,11 @@
-import { ApiTokenDeletedObjectSchema, ApiTokenListObjectSchema, ApiTokenObjectSchema, CreatedApiTokenObjectSchema, CreateTokenRequestSchema, PatchTokenRequestSchema } from '../../protocols/account.js';
+import {
+  ApiTokenDeletedObjectSchema,
+  ApiTokenListObjectSchema,
+  ApiTokenObjectSchema,
+  CreatedApiTokenObjectSchema,
+  CreateTokenRequestSchema,
+  PatchTokenRequestSchema,
+} from '../../protocols/account.js';
 import type { AppDeps } from '../app.js';
 import { accountOf, json, type RouteDef } from '../route.js';
 import { createdTokenView, tokenDeletedView, tokenListView, tokenView } from '../views/account-view.js';

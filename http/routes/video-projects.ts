@@ -25,7 +25,11 @@ export function videoProjectRoutes(deps: AppDeps): RouteDef[] {
       path: '/v1/video-projects',
       auth: 'token',
       schema: { body: CreateVideoProjectSchema, response: VideoProjectSchema, status: 201 },
-      handler: async (ctx) => json(videoProjectView(await videoProjects.create(owner(ctx), await ctx.json(CreateVideoProjectSchema)), sign(ctx)), 201),
+      handler: async (ctx) =>
+        json(
+          videoProjectView(await videoProjects.create(owner(ctx), await ctx.json(CreateVideoProjectSchema)), sign(ctx)),
+          201,
+        ),
     },
     {
       method: 'GET',
@@ -38,7 +42,14 @@ export function videoProjectRoutes(deps: AppDeps): RouteDef[] {
         return json(videoProjectListView(projects, limit, hasMore, sign(ctx)));
       },
     },
-    { method: 'GET', path: '/v1/video-projects/:project_id', auth: 'token', schema: { response: VideoProjectSchema }, handler: async (ctx) => json(videoProjectView(await videoProjects.get(owner(ctx), ctx.params.project_id!), sign(ctx))) },
+    {
+      method: 'GET',
+      path: '/v1/video-projects/:project_id',
+      auth: 'token',
+      schema: { response: VideoProjectSchema },
+      handler: async (ctx) =>
+        json(videoProjectView(await videoProjects.get(owner(ctx), ctx.params.project_id!), sign(ctx))),
+    },
     {
       method: 'PATCH',
       path: '/v1/video-projects/:project_id/nodes/:node_id',

@@ -38,7 +38,13 @@ export function videoRoutes(deps: AppDeps): RouteDef[] {
 
   const create = async (ctx: RequestContext, request: VideoGenerationRequest, created: number): Promise<Reply> => {
     const model = requireModel(request.model);
-    const { job, replayed } = await videos.create({ accountId: owner(ctx), tokenId: ctx.principal.token?.id ?? null, request, model: model.id, idempotencyKey: ctx.ex.headers['idempotency-key'] });
+    const { job, replayed } = await videos.create({
+      accountId: owner(ctx),
+      tokenId: ctx.principal.token?.id ?? null,
+      request,
+      model: model.id,
+      idempotencyKey: ctx.ex.headers['idempotency-key'],
+    });
     return replayed ? json(view(ctx, job), 200, { 'idempotent-replayed': 'true' }) : json(view(ctx, job), created);
   };
 
@@ -46,12 +52,18 @@ export function videoRoutes(deps: AppDeps): RouteDef[] {
   const readRequest = async (ctx: RequestContext): Promise<VideoGenerationRequest> => {
     const type = ctx.ex.headers['content-type'] ?? '';
     if (/^multipart\/form-data/i.test(type)) {
-      const form = await receiveForm({ contentType: type, pipeBody: (sink, limit) => ctx.ex.pipeBody(sink, limit) }, VIDEO_FORM_LIMITS);
+      const form = await receiveForm(
+        { contentType: type, pipeBody: (sink, limit) => ctx.ex.pipeBody(sink, limit) },
+        VIDEO_FORM_LIMITS,
+      );
       return parseOrThrow(VideoGenerationRequestSchema, formBody(form.fields, { integers: VIDEO_FORM_INTEGERS }));
     }
     if (type === '' || /^application\/json/i.test(type)) return ctx.json(VideoGenerationRequestSchema);
     await ctx.ex.readBody(VIDEO_FORM_LIMITS.maxBytes).catch(() => undefined);
-    throw new ApiError('unsupported_media_type', `Unsupported Content-Type "${quoted(type)}": send application/json or multipart/form-data.`);
+    throw new ApiError(
+      'unsupported_media_type',
+      `Unsupported Content-Type "${quoted(type)}": send application/json or multipart/form-data.`,
+    );
   };
 
   const cancel = async (ctx: RequestContext, id: string) => {
@@ -64,7 +76,13 @@ export function videoRoutes(deps: AppDeps): RouteDef[] {
     const { after } = ctx.query(VideoEventsQuerySchema);
     const accountId = owner(ctx);
     const job = videos.get(accountId, id); // 404 before the stream opens
-    followVideoJob(ctx.ex, job.id, after, (from, follower) => videos.follow(accountId, job.id, from, follower), mediaSigner(ctx, deps));
+    followVideoJob(
+      ctx.ex,
+      job.id,
+      after,
+      (from, follower) => videos.follow(accountId, job.id, from, follower),
+      mediaSigner(ctx, deps),
+    );
     return undefined;
   };
 
@@ -72,21 +90,53 @@ export function videoRoutes(deps: AppDeps): RouteDef[] {
   const cancelSchema = { body: CancelRequestSchema, response: VideoJobSchema };
   const eventsSchema = { query: VideoEventsQuerySchema, events: VideoJobEventSchema };
   // Created (201 here, 200 for the SDK), or 200 when an Idempotency-Key replays an earlier create.
-  const created = (status: number) => ({ body: VideoGenerationRequestSchema, response: VideoJobSchema, status: [...new Set([status, 200])] });
+  const created = (status: number) => ({
+    body: VideoGenerationRequestSchema,
+    response: VideoJobSchema,
+    status: [...new Set([status, 200])],
+  });
   return [
     // ---- the spec's routes ----
-    { method: 'POST', path: '/v1/videos/generations', auth: 'token', schema: created(201), handler: async (ctx) => create(ctx, await ctx.json(VideoGenerationRequestSchema), 201) },
-    { method: 'GET', path: '/v1/videos/generations/:job_id', auth: 'token', schema: job, handler: (ctx) => json(view(ctx, videos.get(owner(ctx), ctx.params.job_id!))) },
-    { method: 'POST', path: '/v1/videos/generations/:job_id/cancel', auth: 'token', schema: cancelSchema, handler: (ctx) => cancel(ctx, ctx.params.job_id!) },
-    { method: 'GET', path: '/v1/videos/generations/:job_id/events', auth: 'token', schema: eventsSchema, handler: (ctx) => events(ctx, ctx.params.job_id!) },
+    {
+      method: 'POST',
+      path: '/v1/videos/generations',
+      auth: 'token',
+      schema: created(201),
+      handler: async (ctx) => create(ctx, await ctx.json(VideoGenerationRequestSchema), 201),
+    },
+    {
+      method: 'GET',
+      path: '/v1/videos/generations/:job_id',
+      auth: 'token',
+      schema: job,
+      handler: (ctx) => json(view(ctx, videos.get(owner(ctx), ctx.params.job_id!))),
+    },
+    {
+      method: 'POST',
+      path: '/v1/videos/generations/:job_id/cancel',
+      auth: 'token',
+      schema: cancelSchema,
+      handler: (ctx) => cancel(ctx, ctx.params.job_id!),
+    },
+    {
+      method: 'GET',
+      path: '/v1/videos/generations/:job_id/events',
+      auth: 'token',
+      schema: eventsSchema,
+      handler: (ctx) => events(ctx, ctx.params.job_id!),
+    },
     // ---- the SDK's `videos` resource ----
     {
       method: 'POST',
       path: '/v1/videos',
       auth: 'token',
       maxBodyBytes: VIDEO_FORM_LIMITS.maxBytes,
-      schema: { ...created(200), form: { fields: VideoGenerationRequestSchema, files: { input_reference: 'image/png, image/jpeg, image/webp' } } },
-      handler: async (ctx) => create(ctx, await readRequest(ctx), 200) },
+      schema: {
+        ...created(200),
+        form: { fields: VideoGenerationRequestSchema, files: { input_reference: 'image/png, image/jpeg, image/webp' } },
+      },
+      handler: async (ctx) => create(ctx, await readRequest(ctx), 200),
+    },
     {
       method: 'GET',
       path: '/v1/videos',
@@ -95,11 +145,23 @@ export function videoRoutes(deps: AppDeps): RouteDef[] {
       handler(ctx) {
         const query = ctx.query(VideoListQuerySchema);
         const { jobs, hasMore } = videos.list(owner(ctx), query);
-        const body: z.output<typeof VideoJobListSchema> = { object: 'list', data: jobs.map((job) => view(ctx, job)), first_id: jobs[0]?.id ?? null, last_id: jobs.at(-1)?.id ?? null, has_more: hasMore };
+        const body: z.output<typeof VideoJobListSchema> = {
+          object: 'list',
+          data: jobs.map((job) => view(ctx, job)),
+          first_id: jobs[0]?.id ?? null,
+          last_id: jobs.at(-1)?.id ?? null,
+          has_more: hasMore,
+        };
         return json(body);
       },
     },
-    { method: 'GET', path: '/v1/videos/:video_id', auth: 'token', schema: job, handler: (ctx) => json(view(ctx, videos.get(owner(ctx), ctx.params.video_id!))) },
+    {
+      method: 'GET',
+      path: '/v1/videos/:video_id',
+      auth: 'token',
+      schema: job,
+      handler: (ctx) => json(view(ctx, videos.get(owner(ctx), ctx.params.video_id!))),
+    },
     {
       method: 'DELETE',
       path: '/v1/videos/:video_id',
@@ -111,8 +173,20 @@ export function videoRoutes(deps: AppDeps): RouteDef[] {
         return json(body);
       },
     },
-    { method: 'POST', path: '/v1/videos/:video_id/cancel', auth: 'token', schema: cancelSchema, handler: (ctx) => cancel(ctx, ctx.params.video_id!) },
-    { method: 'GET', path: '/v1/videos/:video_id/events', auth: 'token', schema: eventsSchema, handler: (ctx) => events(ctx, ctx.params.video_id!) },
+    {
+      method: 'POST',
+      path: '/v1/videos/:video_id/cancel',
+      auth: 'token',
+      schema: cancelSchema,
+      handler: (ctx) => cancel(ctx, ctx.params.video_id!),
+    },
+    {
+      method: 'GET',
+      path: '/v1/videos/:video_id/events',
+      auth: 'token',
+      schema: eventsSchema,
+      handler: (ctx) => events(ctx, ctx.params.video_id!),
+    },
     {
       method: 'GET',
       path: '/v1/videos/:video_id/content',
@@ -120,9 +194,18 @@ export function videoRoutes(deps: AppDeps): RouteDef[] {
       schema: { query: VideoContentQuerySchema, media: ['video/mp4'] },
       async handler(ctx) {
         const { variant } = ctx.query(VideoContentQuerySchema);
-        if (variant !== 'video') throw fieldError(['query', 'variant'], `only the video itself is served, not a ${variant}`);
+        if (variant !== 'video')
+          throw fieldError(['query', 'variant'], `only the video itself is served, not a ${variant}`);
         const { record, size, chunks } = await videos.content(owner(ctx), ctx.params.video_id!);
-        await ctx.ex.sendSized(200, { 'content-type': record.contentType, 'content-disposition': `attachment; filename="${ctx.params.video_id!}.mp4"` }, size, chunks);
+        await ctx.ex.sendSized(
+          200,
+          {
+            'content-type': record.contentType,
+            'content-disposition': `attachment; filename="${ctx.params.video_id!}.mp4"`,
+          },
+          size,
+          chunks,
+        );
         return undefined;
       },
     },

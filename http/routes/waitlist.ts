@@ -1,4 +1,9 @@
-import { WaitlistCodeSentObjectSchema, WaitlistRequestSchema, WaitlistSignupObjectSchema, WaitlistVerifySchema } from '../../protocols/waitlist.js';
+import {
+  WaitlistCodeSentObjectSchema,
+  WaitlistRequestSchema,
+  WaitlistSignupObjectSchema,
+  WaitlistVerifySchema,
+} from '../../protocols/waitlist.js';
 import type { AppDeps } from '../app.js';
 import { clientAddressOf } from '../perimeter.js';
 import { json, type RouteDef } from '../route.js';

@@ -24,12 +24,18 @@ export function accountTierView(tier: AccountTier): AccountTierObject {
     object: 'account.tier',
     tier: tier.id,
     source: tier.source,
-    limits: tier.limits && { requests_per_minute: tier.limits.requestsPerMinute, max_concurrent_requests: tier.limits.maxConcurrentRequests },
+    limits: tier.limits && {
+      requests_per_minute: tier.limits.requestsPerMinute,
+      max_concurrent_requests: tier.limits.maxConcurrentRequests,
+    },
     paid_usd: microsToUsd(tier.paidMicros),
     account_age_days: tier.ageDays,
     next: tier.next && {
       tier: tier.next.tier.id,
-      requirements: { paid_usd: microsToUsd(tier.next.tier.minPaidMicros), account_age_days: tier.next.tier.minAccountAgeDays },
+      requirements: {
+        paid_usd: microsToUsd(tier.next.tier.minPaidMicros),
+        account_age_days: tier.next.tier.minAccountAgeDays,
+      },
       missing: { paid_usd: microsToUsd(tier.next.missingMicros), account_age_days: tier.next.missingDays },
     },
     ladder_version: TIER_LADDER_VERSION,
@@ -46,7 +52,11 @@ export function subscriptionView({ state, context }: SubscriptionState): Subscri
     status: state,
     current_period_end: secondsOrNull(context.currentPeriodEnd),
     cancel_at: state === 'cancel_at_period_end' ? secondsOrNull(context.currentPeriodEnd) : null,
-    pending: context.pending && { action: context.pending.action, plan: context.pending.plan, requested_at: seconds(context.pending.at) },
+    pending: context.pending && {
+      action: context.pending.action,
+      plan: context.pending.plan,
+      requested_at: seconds(context.pending.at),
+    },
     created_at: seconds(context.createdAt),
     updated_at: seconds(context.updatedAt),
   };
@@ -54,12 +64,26 @@ export function subscriptionView({ state, context }: SubscriptionState): Subscri
 
 /** The current subscription (or none) and the plans. */
 export function accountSubscriptionView(current: SubscriptionState | null): AccountSubscriptionObject {
-  return { object: 'account.subscription', subscription: current && subscriptionView(current), plans_version: PLANS_VERSION, plans: plansView() };
+  return {
+    object: 'account.subscription',
+    subscription: current && subscriptionView(current),
+    plans_version: PLANS_VERSION,
+    plans: plansView(),
+  };
 }
 
 /** A top-up checkout. */
 export function topUpCheckoutView(checkout: TopUpCheckout): CheckoutObject {
-  return { object: 'checkout.session', id: checkout.id, url: checkout.url, purpose: 'topup', amount_usd: microsToUsd(checkout.amountMicros), currency: 'usd', plan: null, expires_at: secondsOrNull(checkout.expiresAt) };
+  return {
+    object: 'checkout.session',
+    id: checkout.id,
+    url: checkout.url,
+    purpose: 'topup',
+    amount_usd: microsToUsd(checkout.amountMicros),
+    currency: 'usd',
+    plan: null,
+    expires_at: secondsOrNull(checkout.expiresAt),
+  };
 }
 
 /** A subscription checkout. */

@@ -26,7 +26,11 @@ export function passwordResetView(): PasswordResetObject {
 
 /** What a verification request did. */
 export function emailVerificationRequestedView(requested: VerificationRequested): EmailVerificationRequestedObject {
-  return { object: 'email_verification.request', status: requested.status, expires_at: requested.status === 'sent' ? seconds(requested.expiresAt) : null };
+  return {
+    object: 'email_verification.request',
+    status: requested.status,
+    expires_at: requested.status === 'sent' ? seconds(requested.expiresAt) : null,
+  };
 }
 
 /** A proven address. */
@@ -36,7 +40,15 @@ export function emailVerificationView(email: string): EmailVerificationObject {
 
 /** A two-factor setup: the secret three ways, shown until enabled. */
 export function twoFactorSetupView(setup: TwoFactorSetup): TwoFactorSetupObject {
-  return { object: 'two_factor.setup', secret: setup.secret, otpauth_uri: setup.uri, qr_code_png: setup.qrCodePng, algorithm: 'SHA1', digits: 6, period: 30 };
+  return {
+    object: 'two_factor.setup',
+    secret: setup.secret,
+    otpauth_uri: setup.uri,
+    qr_code_png: setup.qrCodePng,
+    algorithm: 'SHA1',
+    digits: 6,
+    period: 30,
+  };
 }
 
 /** Two-factor state; the recovery codes only right after enabling. */
@@ -52,5 +64,12 @@ export function twoFactorView(status: TwoFactorStatus): TwoFactorObject {
 
 /** What a visitor may see of the work-in-progress products. */
 export function earlyAccessView(status: EarlyAccessStatus): EarlyAccessObject {
-  return { object: 'early_access', restricted: true, early_access: status.granted.length > 0, signed_in: status.signedIn, products: [...EARLY_ACCESS_PRODUCTS], granted_products: status.granted };
+  return {
+    object: 'early_access',
+    restricted: true,
+    early_access: status.granted.length > 0,
+    signed_in: status.signedIn,
+    products: [...EARLY_ACCESS_PRODUCTS],
+    granted_products: status.granted,
+  };
 }

@@ -1,6 +1,11 @@
 import type { AccountOverview } from '../../actors/accounts/account-service.js';
 import type { AdminCreatedAccount } from '../../actors/accounts/admin-service.js';
-import type { AdminAccountObject, AdminCreatedAccountObject, AdminCreditedObject, MachineDefinitionsObject } from '../../protocols/admin.js';
+import type {
+  AdminAccountObject,
+  AdminCreatedAccountObject,
+  AdminCreditedObject,
+  MachineDefinitionsObject,
+} from '../../protocols/admin.js';
 import { accountView } from './account-view.js';
 
 /** An account as the admin API shows it. */

@@ -6,8 +6,28 @@ import { audioSvc, billHeaders } from './audio-view.js';
 
 /** ISO-639-1 codes as Whisper names languages in `verbose_json`. */
 const LANGUAGE_NAMES: Readonly<Record<string, string>> = {
-  en: 'english', fr: 'french', de: 'german', es: 'spanish', it: 'italian', pt: 'portuguese', nl: 'dutch', ja: 'japanese', zh: 'chinese', ru: 'russian',
-  ko: 'korean', pl: 'polish', tr: 'turkish', ar: 'arabic', hi: 'hindi', sv: 'swedish', da: 'danish', fi: 'finnish', no: 'norwegian', cs: 'czech', el: 'greek', uk: 'ukrainian',
+  en: 'english',
+  fr: 'french',
+  de: 'german',
+  es: 'spanish',
+  it: 'italian',
+  pt: 'portuguese',
+  nl: 'dutch',
+  ja: 'japanese',
+  zh: 'chinese',
+  ru: 'russian',
+  ko: 'korean',
+  pl: 'polish',
+  tr: 'turkish',
+  ar: 'arabic',
+  hi: 'hindi',
+  sv: 'swedish',
+  da: 'danish',
+  fi: 'finnish',
+  no: 'norwegian',
+  cs: 'czech',
+  el: 'greek',
+  uk: 'ukrainian',
 };
 
 /** A rendered transcription: its body, Content-Type and headers. */
@@ -17,7 +37,10 @@ export interface RenderedTranscription {
   headers: Record<string, string>;
 }
 
-const usage = (transcript: TimedTranscript) => ({ type: 'duration' as const, seconds: Math.round(transcript.durationSeconds * 1000) / 1000 });
+const usage = (transcript: TimedTranscript) => ({
+  type: 'duration' as const,
+  seconds: Math.round(transcript.durationSeconds * 1000) / 1000,
+});
 
 function verbose(transcript: TimedTranscript, bill: AudioBill, words: boolean, segments: boolean) {
   return {
@@ -51,7 +74,14 @@ function diarized(transcript: TimedTranscript, bill: AudioBill) {
     task: 'transcribe' as const,
     duration: usage(transcript).seconds,
     text: transcript.text,
-    segments: transcript.segments.map((segment, index) => ({ type: 'transcript.text.segment' as const, id: `seg_${index}`, start: segment.start, end: segment.end, text: segment.text, speaker: segment.speaker ?? 'A' })),
+    segments: transcript.segments.map((segment, index) => ({
+      type: 'transcript.text.segment' as const,
+      id: `seg_${index}`,
+      start: segment.start,
+      end: segment.end,
+      text: segment.text,
+      speaker: segment.speaker ?? 'A',
+    })),
     usage: usage(transcript),
     svc: audioSvc(bill),
   };
@@ -72,7 +102,12 @@ function cueText(text: string, speaker: string | undefined, format: 'srt' | 'vtt
 
 /** SRT subtitles, one cue per segment. */
 export function srt(transcript: TimedTranscript): string {
-  return transcript.segments.map((s, i) => `${i + 1}\n${timestamp(s.start, ',')} --> ${timestamp(s.end, ',')}\n${cueText(s.text, s.speaker, 'srt')}\n`).join('\n');
+  return transcript.segments
+    .map(
+      (s, i) =>
+        `${i + 1}\n${timestamp(s.start, ',')} --> ${timestamp(s.end, ',')}\n${cueText(s.text, s.speaker, 'srt')}\n`,
+    )
+    .join('\n');
 }
 
 /** WebVTT subtitles, one cue per segment. */
@@ -83,13 +118,24 @@ export function vtt(transcript: TimedTranscript): string {
 /** A finished transcription in its response format (spec 2.9): JSON shapes as OpenAI's, text ones as plain text. */
 export function renderTranscription({ transcript, options, bill }: TranscriptionResult): RenderedTranscription {
   const headers = billHeaders(bill);
-  const json = (value: unknown): RenderedTranscription => ({ contentType: 'application/json', body: JSON.stringify(value), headers });
+  const json = (value: unknown): RenderedTranscription => ({
+    contentType: 'application/json',
+    body: JSON.stringify(value),
+    headers,
+  });
   const granularities = options.timestamp_granularities;
   switch (options.response_format) {
     case 'json':
       return json({ text: transcript.text, usage: usage(transcript), svc: audioSvc(bill) });
     case 'verbose_json':
-      return json(verbose(transcript, bill, granularities.includes('word'), granularities.includes('segment') || !granularities.includes('word') || options.diarization));
+      return json(
+        verbose(
+          transcript,
+          bill,
+          granularities.includes('word'),
+          granularities.includes('segment') || !granularities.includes('word') || options.diarization,
+        ),
+      );
     case 'diarized_json':
       return json(diarized(transcript, bill));
     case 'text':

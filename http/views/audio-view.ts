@@ -15,7 +15,13 @@ export function audioSvc(bill: AudioBill): AudioSvc {
     our_cost_usd: microsToUsd(bill.costMicros),
     backend: bill.backend,
     engine: bill.engine,
-    billing: { pricing_version: PRICING_VERSION, billing_basis: 'cost_plus', markup_percent: MEDIA_MARKUP_PERCENT, unit: bill.unit, units: bill.units },
+    billing: {
+      pricing_version: PRICING_VERSION,
+      billing_basis: 'cost_plus',
+      markup_percent: MEDIA_MARKUP_PERCENT,
+      unit: bill.unit,
+      units: bill.units,
+    },
   };
 }
 
@@ -35,7 +41,12 @@ export function billHeaders(bill: AudioBill): Record<string, string> {
  * chunk as the encoder makes it, waiting while the client is slow; stops when the client leaves.
  */
 export async function writeAudioStream(ex: Exchange, stream: AudioStream): Promise<void> {
-  ex.beginStream(200, { 'content-type': stream.contentType, 'x-content-type-options': 'nosniff', 'cache-control': 'no-store', ...billHeaders(stream.bill) });
+  ex.beginStream(200, {
+    'content-type': stream.contentType,
+    'x-content-type-options': 'nosniff',
+    'cache-control': 'no-store',
+    ...billHeaders(stream.bill),
+  });
   for await (const chunk of stream.chunks) {
     if (!ex.write(chunk)) await ex.drained();
     if (ex.signal.aborted) break;
@@ -63,7 +74,13 @@ export function voiceView(voice: VoiceRecord, bill?: AudioBill): VoiceObject {
 
 /** A page of voices with OpenAI's cursor fields. */
 export function voiceListView(page: VoicePage) {
-  return { object: 'list' as const, data: page.records.map((voice) => voiceView(voice)), first_id: page.records[0]?.id ?? null, last_id: page.records.at(-1)?.id ?? null, has_more: page.hasMore };
+  return {
+    object: 'list' as const,
+    data: page.records.map((voice) => voiceView(voice)),
+    first_id: page.records[0]?.id ?? null,
+    last_id: page.records.at(-1)?.id ?? null,
+    has_more: page.hasMore,
+  };
 }
 
 /** The answer to a voice deletion. */

@@ -13,7 +13,8 @@ export function fileView(record: FileRecord): FileObject {
     filename: record.filename,
     purpose: record.purpose,
     status: 'processed',
-    status_details: record.extraction.status === 'failed' ? `text extraction failed: ${record.extraction.reason}` : null,
+    status_details:
+      record.extraction.status === 'failed' ? `text extraction failed: ${record.extraction.reason}` : null,
     sha256: record.sha256,
     content_type: record.contentType,
     extraction: record.extraction,
@@ -22,7 +23,13 @@ export function fileView(record: FileRecord): FileObject {
 
 /** A page of files with OpenAI's cursor fields. */
 export function fileListView(page: FilePage): FileListObject {
-  return { object: 'list', data: page.records.map(fileView), first_id: page.records[0]?.id ?? null, last_id: page.records.at(-1)?.id ?? null, has_more: page.hasMore };
+  return {
+    object: 'list',
+    data: page.records.map(fileView),
+    first_id: page.records[0]?.id ?? null,
+    last_id: page.records.at(-1)?.id ?? null,
+    has_more: page.hasMore,
+  };
 }
 
 /** The answer to a file deletion. */

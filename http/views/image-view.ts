@@ -9,11 +9,18 @@ import { MEDIA_MARKUP_PERCENT, PRICING_VERSION } from '../../protocols/pricing.j
  * `b64_json`, or as a signed `url` made by `urlOf`) and the `svc` block with the tier, both the
  * backend's cost and the price charged, and every attempt of a text policy.
  */
-export function imagesResponseView(result: ImageResult, urlOf: (mediaId: string, expiresAt: number) => string): ImagesResponse {
+export function imagesResponseView(
+  result: ImageResult,
+  urlOf: (mediaId: string, expiresAt: number) => string,
+): ImagesResponse {
   const { plan } = result;
   return {
     created: result.created,
-    data: result.images.map((image) => (image.mediaId !== null && result.urlExpiresAt !== null ? { url: urlOf(image.mediaId, result.urlExpiresAt) } : { b64_json: image.bytes.toString('base64') })),
+    data: result.images.map((image) =>
+      image.mediaId !== null && result.urlExpiresAt !== null
+        ? { url: urlOf(image.mediaId, result.urlExpiresAt) }
+        : { b64_json: image.bytes.toString('base64') },
+    ),
     background: plan.background,
     output_format: plan.format,
     quality: plan.quality,

@@ -39,11 +39,21 @@ export function actorSummaryWire(summary: ActorSummary, now: number): ActorSumma
 
 /** GET /admin/v1/actors */
 export function actorPageView(page: ActorPage, now: number): z.output<typeof ActorListObjectSchema> {
-  return { object: 'list', data: page.actors.map((summary) => actorSummaryWire(summary, now)), next_cursor: page.next, has_more: page.next !== null, total: page.total };
+  return {
+    object: 'list',
+    data: page.actors.map((summary) => actorSummaryWire(summary, now)),
+    next_cursor: page.next,
+    has_more: page.next !== null,
+    total: page.total,
+  };
 }
 
 /** GET /admin/v1/actors/{id}: the summary, the persisted snapshot, the log position and where it runs. */
-export function actorDetailView(detail: ActorDetail, now: number, node: string): z.output<typeof ActorDetailObjectSchema> {
+export function actorDetailView(
+  detail: ActorDetail,
+  now: number,
+  node: string,
+): z.output<typeof ActorDetailObjectSchema> {
   return {
     ...actorSummaryWire(detail.summary, now),
     live: detail.live,
@@ -56,7 +66,16 @@ export function actorDetailView(detail: ActorDetail, now: number, node: string):
 
 /** One step of the history. */
 export function actorStepWire(step: ActorStep): ActorStepWire {
-  return { step: step.step, ts: step.ts, cause: step.cause, up_to_seq: step.upToSeq, status: step.status, state: statePaths(step.value), value: step.value, context: step.context };
+  return {
+    step: step.step,
+    ts: step.ts,
+    cause: step.cause,
+    up_to_seq: step.upToSeq,
+    status: step.status,
+    state: statePaths(step.value),
+    value: step.value,
+    context: step.context,
+  };
 }
 
 /** One logged event, as stored. */
@@ -65,18 +84,40 @@ export function actorEventWire(event: LogEvent): z.output<typeof ActorEventSchem
 }
 
 /** GET /admin/v1/actors/stream `actor` event. */
-export function actorListEventView(summary: ActorSummary, done: boolean, now: number): z.output<typeof ActorListEventSchema> {
+export function actorListEventView(
+  summary: ActorSummary,
+  done: boolean,
+  now: number,
+): z.output<typeof ActorListEventSchema> {
   return { ...actorSummaryWire(summary, now), done };
 }
 
 /** A page of log events, with the cursor to continue from. */
-export function actorEventsPageView(events: readonly LogEvent[], after: number, limit: number): z.output<typeof ActorEventsPageSchema> {
-  return { object: 'actor.events', data: events.map(actorEventWire), next_after: events.at(-1)?.seq ?? after, has_more: events.length === limit };
+export function actorEventsPageView(
+  events: readonly LogEvent[],
+  after: number,
+  limit: number,
+): z.output<typeof ActorEventsPageSchema> {
+  return {
+    object: 'actor.events',
+    data: events.map(actorEventWire),
+    next_after: events.at(-1)?.seq ?? after,
+    has_more: events.length === limit,
+  };
 }
 
 /** A page of steps, with the cursor to continue from. */
-export function actorStepsPageView(steps: readonly ActorStep[], after: number, limit: number): z.output<typeof ActorStepsPageSchema> {
-  return { object: 'actor.steps', data: steps.map(actorStepWire), next_after: steps.at(-1)?.step ?? after, has_more: steps.length === limit };
+export function actorStepsPageView(
+  steps: readonly ActorStep[],
+  after: number,
+  limit: number,
+): z.output<typeof ActorStepsPageSchema> {
+  return {
+    object: 'actor.steps',
+    data: steps.map(actorStepWire),
+    next_after: steps.at(-1)?.step ?? after,
+    has_more: steps.length === limit,
+  };
 }
 
 /** GET /admin/v1/actors/{id}/at/{seq} */
@@ -86,12 +127,22 @@ export function actorAtView(seq: number, step: ActorStep): z.output<typeof Actor
 
 /** GET /admin/v1/actors/{id}/timeline */
 export function actorTimelineView(id: string, marks: readonly TurnMark[]): z.output<typeof ActorTimelineObjectSchema> {
-  return { object: 'actor.timeline', actor_id: id, data: marks.map(({ ts, kind, label, seq, step }) => ({ ts, kind, label, seq, step })) };
+  return {
+    object: 'actor.timeline',
+    actor_id: id,
+    data: marks.map(({ ts, kind, label, seq, step }) => ({ ts, kind, label, seq, step })),
+  };
 }
 
 /** GET /admin/v1/machines/{name} as JSON. */
 export function machineExportView(name: string, definition: unknown): z.output<typeof MachineExportObjectSchema> {
-  return { object: 'machine', name, states: stateList(definition), transitions: transitionTable(definition), definition };
+  return {
+    object: 'machine',
+    name,
+    states: stateList(definition),
+    transitions: transitionTable(definition),
+    definition,
+  };
 }
 
 /**
@@ -101,7 +152,11 @@ export function machineExportView(name: string, definition: unknown): z.output<t
  */
 export function sseViewer(pushText: (text: string) => void, close: () => void): ActorViewer {
   let lastSeq = 0;
-  const push = (event: 'event' | 'step' | 'received' | 'end', id: number, value: z.output<typeof ActorStreamEventSchema>) => pushText(sseEvent(event, id, value));
+  const push = (
+    event: 'event' | 'step' | 'received' | 'end',
+    id: number,
+    value: z.output<typeof ActorStreamEventSchema>,
+  ) => pushText(sseEvent(event, id, value));
   return {
     event(entry) {
       lastSeq = entry.seq;

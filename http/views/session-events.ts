@@ -23,13 +23,28 @@ export function sessionEventWire(entry: LogEvent): SessionEventWire {
   const event = domainEventOf(entry);
   switch (event.type) {
     case 'created':
-      return { seq, type: event.type, ts, data: { quote: quoteWire(event.quote), require_approval: event.requireApproval } };
+      return {
+        seq,
+        type: event.type,
+        ts,
+        data: { quote: quoteWire(event.quote), require_approval: event.requireApproval },
+      };
     case 'awaiting_approval':
-      return { seq, type: event.type, ts, data: { quote: quoteWire(event.quote), expires_at: secondsOrNull(event.expiresAt) } };
+      return {
+        seq,
+        type: event.type,
+        ts,
+        data: { quote: quoteWire(event.quote), expires_at: secondsOrNull(event.expiresAt) },
+      };
     case 'phase':
       return { seq, type: event.type, ts, data: { phase: event.phase } };
     case 'awaiting_user':
-      return { seq, type: event.type, ts, data: { question: event.question, question_id: event.questionId, expires_at: secondsOrNull(event.expiresAt) } };
+      return {
+        seq,
+        type: event.type,
+        ts,
+        data: { question: event.question, question_id: event.questionId, expires_at: secondsOrNull(event.expiresAt) },
+      };
     case 'live_input':
       return { seq, type: event.type, ts, data: { seq: event.seq } };
     case 'answer':
@@ -56,7 +71,12 @@ export function sessionEventWire(entry: LogEvent): SessionEventWire {
 }
 
 /** GET …/events-page: the events, the cursor to continue from, and whether the page was full. */
-export function sessionEventsPage(sessionId: string, events: readonly LogEvent[], after: number, limit: number): SessionEventsPage {
+export function sessionEventsPage(
+  sessionId: string,
+  events: readonly LogEvent[],
+  after: number,
+  limit: number,
+): SessionEventsPage {
   return {
     object: 'chat.session.events',
     session_id: sessionId,
@@ -84,7 +104,12 @@ function encode(entry: LogEvent): string {
  * proxies from closing a quiet stream; the stream ends with the run. `follow` subscribes to the
  * session's domain events (the feature's follow) and returns the unsubscribe.
  */
-export function followSession(ex: Exchange, sessionId: string, after: number, follow: (from: number, follower: Follower) => () => void): void {
+export function followSession(
+  ex: Exchange,
+  sessionId: string,
+  after: number,
+  follow: (from: number, follower: Follower) => () => void,
+): void {
   streamSse(ex, `session ${sessionId}`, (push, close) =>
     follow(resumeFrom(ex, after), {
       event: (entry) => {

@@ -1,7 +1,13 @@
 import type { SessionQuote } from '../../actors/sessions/session-machine.js';
 import type { SessionRecord } from '../../actors/sessions/session-record.js';
 import { completionObject, runSvc, type CompletionHeader } from '../../protocols/chat-response.js';
-import type { SessionDeleted, SessionList, SessionObject, SessionQuoteWire, SessionResult } from '../../protocols/chat-session.js';
+import type {
+  SessionDeleted,
+  SessionList,
+  SessionObject,
+  SessionQuoteWire,
+  SessionResult,
+} from '../../protocols/chat-session.js';
 import { microsToUsd } from '../../protocols/money.js';
 
 export { stateOf, type SessionSnapshot } from '../../actors/sessions/session-record.js';
@@ -31,8 +37,14 @@ export function sessionView(session: SessionRecord): SessionObject {
     completion_id: context.completionId,
     require_approval: context.requireApproval,
     quote: { ...quoteWire(context.quote), expires_at: secondsOrNull(context.deadlines.approval) },
-    question: context.question ? { id: context.question.id, text: context.question.text, expires_at: secondsOrNull(context.deadlines.idle) } : null,
-    usage: { prompt_tokens: context.usage.promptTokens, completion_tokens: context.usage.completionTokens, total_tokens: context.usage.promptTokens + context.usage.completionTokens },
+    question: context.question
+      ? { id: context.question.id, text: context.question.text, expires_at: secondsOrNull(context.deadlines.idle) }
+      : null,
+    usage: {
+      prompt_tokens: context.usage.promptTokens,
+      completion_tokens: context.usage.completionTokens,
+      total_tokens: context.usage.promptTokens + context.usage.completionTokens,
+    },
     price_usd: context.priceMicros === null ? null : microsToUsd(context.priceMicros),
     cancel_reason: context.cancelReason,
     error: context.error,
@@ -55,8 +67,18 @@ export function sessionDeletedView(deleted: { id: string; artifactsDeleted: bool
 /** The final completion of a finished session, in the chat.completion shape (spec 2.2). */
 export function sessionResult(session: SessionRecord): SessionResult {
   const { context } = session;
-  const header: CompletionHeader = { id: context.completionId, created: seconds(session.createdAt), model: context.model, legacyFunctions: false };
+  const header: CompletionHeader = {
+    id: context.completionId,
+    created: seconds(session.createdAt),
+    model: context.model,
+    legacyFunctions: false,
+  };
   const answer = context.answer ?? { text: '', toolCalls: [], finishReason: 'stop' as const };
-  const svc = runSvc(context.priceMicros ?? 0, { cached: false, depth: 'complex', status: 'completed', cancelReason: null });
+  const svc = runSvc(context.priceMicros ?? 0, {
+    cached: false,
+    depth: 'complex',
+    status: 'completed',
+    cancelReason: null,
+  });
   return { ...completionObject(header, [answer], context.usage, svc), session_id: session.id };
 }

@@ -19,7 +19,18 @@ export function videoEventWire(entry: LogEvent, sign: UrlSigner): z.output<typeo
       return { seq, type, ts, data: { progress: data.progress } };
     case 'completed': {
       const link = sign(String(data.mediaId));
-      return { seq, type, ts, data: { price_usd: microsToUsd(Number(data.priceMicros)), our_cost_usd: microsToUsd(Number(data.costMicros)), bytes: data.bytes, url: link.url, url_expires_at: Math.floor(link.expiresAt / 1000) } };
+      return {
+        seq,
+        type,
+        ts,
+        data: {
+          price_usd: microsToUsd(Number(data.priceMicros)),
+          our_cost_usd: microsToUsd(Number(data.costMicros)),
+          bytes: data.bytes,
+          url: link.url,
+          url_expires_at: Math.floor(link.expiresAt / 1000),
+        },
+      };
     }
     case 'failed':
       return { seq, type, ts, data: { code: data.code, message: data.message } };
@@ -35,7 +46,13 @@ export function videoEventWire(entry: LogEvent, sign: UrlSigner): z.output<typeo
  * then live events (`id:` is the seq, so a client resumes where it stopped), heartbeats while
  * quiet, and the end after `completed`, `failed` or `cancelled`.
  */
-export function followVideoJob(ex: Exchange, jobId: string, after: number, follow: (from: number, follower: Follower) => () => void, sign: UrlSigner): void {
+export function followVideoJob(
+  ex: Exchange,
+  jobId: string,
+  after: number,
+  follow: (from: number, follower: Follower) => () => void,
+  sign: UrlSigner,
+): void {
   streamSse(ex, `video job ${jobId}`, (push, close) =>
     follow(resumeFrom(ex, after), {
       event: (entry) => {

@@ -1,5 +1,11 @@
 import type { VideoNodeRecord, VideoProjectView } from '../../actors/video/video-project-service.js';
-import { VIDEO_NODE_STATES, type VideoNodeSchema, type VideoProjectListSchema, type VideoProjectSchema, type VideoNodeChangeSchema } from '../../protocols/video.js';
+import {
+  VIDEO_NODE_STATES,
+  type VideoNodeSchema,
+  type VideoProjectListSchema,
+  type VideoProjectSchema,
+  type VideoNodeChangeSchema,
+} from '../../protocols/video.js';
 import type { z } from 'zod';
 import type { UrlSigner } from './video-view.js';
 
@@ -23,9 +29,12 @@ function nodeView(node: VideoNodeRecord, view: VideoProjectView, sign: UrlSigner
     status: life.state,
     note: life.context.note,
     approved_at: seconds(life.context.approvedAt),
-    job: job ? { id: job.id, status: job.status, progress: job.state === 'completed' ? 100 : job.context.progress } : null,
+    job: job
+      ? { id: job.id, status: job.status, progress: job.state === 'completed' ? 100 : job.context.progress }
+      : null,
     output: output ? { url: output.url, expires_at: Math.floor(output.expiresAt / 1000) } : null,
-    error: life.state === 'failed' ? (life.context.error ?? { code: 'internal_error', message: 'the job failed' }) : null,
+    error:
+      life.state === 'failed' ? (life.context.error ?? { code: 'internal_error', message: 'the job failed' }) : null,
     updated_at: Math.floor(life.context.updatedAt / 1000),
   };
 }
@@ -54,11 +63,17 @@ export function videoProjectView(view: VideoProjectView, sign: UrlSigner): Proje
 }
 
 /** GET /v1/video-projects: projects without their nodes (counts per state instead). */
-export function videoProjectListView(views: readonly VideoProjectView[], limit: number, hasMore: boolean, sign: UrlSigner): z.output<typeof VideoProjectListSchema> {
+export function videoProjectListView(
+  views: readonly VideoProjectView[],
+  limit: number,
+  hasMore: boolean,
+  sign: UrlSigner,
+): z.output<typeof VideoProjectListSchema> {
   return {
     object: 'list',
     data: views.map((view) => {
-      const { id, object, name, description, metadata, created_at, updated_at, node_count, status_counts } = videoProjectView(view, sign);
+      const { id, object, name, description, metadata, created_at, updated_at, node_count, status_counts } =
+        videoProjectView(view, sign);
       return { id, object, name, description, metadata, created_at, updated_at, node_count, status_counts };
     }),
     limit,
@@ -67,6 +82,14 @@ export function videoProjectListView(views: readonly VideoProjectView[], limit: 
 }
 
 /** PATCH, approve and attach-job: the node that changed and its project. */
-export function videoNodeChangeView(change: { view: VideoProjectView; node: VideoNodeRecord }, sign: UrlSigner): z.output<typeof VideoNodeChangeSchema> {
-  return { object: 'video.project.node', project_id: change.view.project.id, node: nodeView(change.node, change.view, sign), project: videoProjectView(change.view, sign) };
+export function videoNodeChangeView(
+  change: { view: VideoProjectView; node: VideoNodeRecord },
+  sign: UrlSigner,
+): z.output<typeof VideoNodeChangeSchema> {
+  return {
+    object: 'video.project.node',
+    project_id: change.view.project.id,
+    node: nodeView(change.node, change.view, sign),
+    project: videoProjectView(change.view, sign),
+  };
 }

@@ -26,7 +26,10 @@ export function videoJobView(job: VideoJobState, sign: UrlSigner): VideoJobObjec
     progress: completed ? 100 : context.progress,
     created_at: Math.floor(job.createdAt / 1000),
     started_at: seconds(context.startedAt),
-    completed_at: job.status === 'completed' || job.status === 'failed' || job.status === 'cancelled' ? seconds(context.finishedAt ?? context.updatedAt) : null,
+    completed_at:
+      job.status === 'completed' || job.status === 'failed' || job.status === 'cancelled'
+        ? seconds(context.finishedAt ?? context.updatedAt)
+        : null,
     expires_at: null,
     model: context.model,
     prompt: spec.prompt,
@@ -37,7 +40,16 @@ export function videoJobView(job: VideoJobState, sign: UrlSigner): VideoJobObjec
     seed: spec.seed,
     remixed_from_video_id: null,
     error: state === 'failed' ? (context.error ?? { code: 'internal_error', message: 'the job failed' }) : null,
-    data: link ? [{ url: link.url, expires_at: Math.floor(link.expiresAt / 1000), content_type: context.output?.contentType ?? 'video/mp4', bytes: context.output?.bytes ?? 0 }] : [],
+    data: link
+      ? [
+          {
+            url: link.url,
+            expires_at: Math.floor(link.expiresAt / 1000),
+            content_type: context.output?.contentType ?? 'video/mp4',
+            bytes: context.output?.bytes ?? 0,
+          },
+        ]
+      : [],
     svc: {
       model_version: MODEL_VERSION,
       tier: spec.tier,
@@ -46,7 +58,12 @@ export function videoJobView(job: VideoJobState, sign: UrlSigner): VideoJobObjec
       our_cost_usd: microsToUsd(context.costMicros),
       hold_usd: microsToUsd(context.holdMicros),
       charged: completed && context.priceMicros > 0,
-      billing: { pricing_version: PRICING_VERSION, billing_basis: 'cost_plus', markup_percent: MEDIA_MARKUP_PERCENT, charged: 'once_on_completion' },
+      billing: {
+        pricing_version: PRICING_VERSION,
+        billing_basis: 'cost_plus',
+        markup_percent: MEDIA_MARKUP_PERCENT,
+        charged: 'once_on_completion',
+      },
       state,
     },
   };

@@ -7,7 +7,8 @@ import { workbookToXlsx, XLSX_CONTENT_TYPE } from './workbook-xlsx.js';
 
 type WorkbookCellObject = WorkbookObject['sheets'][number]['rows'][number]['cells'][number];
 
-const jsonCell = (cell: WorkbookCell): WorkbookCellObject => (cell.formula === undefined ? { value: cell.value } : { value: cell.value, formula: cell.formula });
+const jsonCell = (cell: WorkbookCell): WorkbookCellObject =>
+  cell.formula === undefined ? { value: cell.value } : { value: cell.value, formula: cell.formula };
 
 /**
  * The body of GET /v1/chat/sessions/{id}/workbook: each sheet's columns and rows, each row its
@@ -29,16 +30,32 @@ export function workbookView(session: SessionRecord, workbook: Workbook): Workbo
 }
 
 /** Answers GET …/workbook.csv with one sheet of the workbook. */
-export function sendWorkbookCsv(ex: Exchange, session: SessionRecord, workbook: Workbook, name: WorkbookSheetName): undefined {
+export function sendWorkbookCsv(
+  ex: Exchange,
+  session: SessionRecord,
+  workbook: Workbook,
+  name: WorkbookSheetName,
+): undefined {
   const sheet = workbook.sheets.find((candidate) => candidate.name === name);
   if (!sheet) throw new Error(`the workbook has no sheet ${name}`);
-  ex.send(200, { 'content-type': CSV_CONTENT_TYPE, 'content-disposition': `attachment; filename="${session.id}-${sheet.name}.csv"` }, sheetToCsv(sheet));
+  ex.send(
+    200,
+    {
+      'content-type': CSV_CONTENT_TYPE,
+      'content-disposition': `attachment; filename="${session.id}-${sheet.name}.csv"`,
+    },
+    sheetToCsv(sheet),
+  );
   return undefined;
 }
 
 /** Answers GET …/workbook.xlsx with every sheet in one spreadsheet file. */
 export async function sendWorkbookXlsx(ex: Exchange, session: SessionRecord, workbook: Workbook): Promise<undefined> {
   const file = await workbookToXlsx(workbook, { createdAt: session.createdAt, updatedAt: session.updatedAt });
-  ex.send(200, { 'content-type': XLSX_CONTENT_TYPE, 'content-disposition': `attachment; filename="${session.id}.xlsx"` }, file);
+  ex.send(
+    200,
+    { 'content-type': XLSX_CONTENT_TYPE, 'content-disposition': `attachment; filename="${session.id}.xlsx"` },
+    file,
+  );
   return undefined;
 }

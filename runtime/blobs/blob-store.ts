@@ -123,7 +123,10 @@ export class BlobStore {
 
   /** Deletes a stored file's content and text; missing ones are fine. */
   async removeFile(fileId: string): Promise<void> {
-    await Promise.all([unlink(this.contentPath(fileId)).catch(ignoreMissing), unlink(this.textPath(fileId)).catch(ignoreMissing)]);
+    await Promise.all([
+      unlink(this.contentPath(fileId)).catch(ignoreMissing),
+      unlink(this.textPath(fileId)).catch(ignoreMissing),
+    ]);
   }
 
   /** Deletes an upload's parts. */
@@ -186,7 +189,10 @@ export class BlobWriter {
   private batchBytes = 0;
   private closed = false;
 
-  constructor(readonly tmpPath: string, private readonly handle: FileHandle) {}
+  constructor(
+    readonly tmpPath: string,
+    private readonly handle: FileHandle,
+  ) {}
 
   /** Appends `chunk`; the returned promise settles when it may be reused and the disk has caught up. */
   async write(chunk: Buffer): Promise<void> {
@@ -258,6 +264,11 @@ function ignoreMissing(err: NodeJS.ErrnoException): void {
 
 /** A full disk is the operator's problem, said plainly; anything else is a bug. */
 function storageError(err: NodeJS.ErrnoException): never {
-  if (err.code === 'ENOSPC' || err.code === 'EDQUOT') throw new ApiError('insufficient_storage', 'The server is out of disk space; nothing was stored. Try again later.', { cause: err });
+  if (err.code === 'ENOSPC' || err.code === 'EDQUOT')
+    throw new ApiError(
+      'insufficient_storage',
+      'The server is out of disk space; nothing was stored. Try again later.',
+      { cause: err },
+    );
   throw err;
 }

@@ -34,7 +34,11 @@ async function walk(root: string, dir: string, limits: FileTreeLimits, out: Tree
     names = (await readdir(dir)).sort();
   } catch (cause) {
     const code = (cause as { code?: unknown }).code;
-    throw new FileTreeError(`cannot list ${toSlash(relative(root, dir)) || '.'}`, code === 'ENOENT' || code === 'ENOTDIR' ? 'missing' : 'unreadable', { cause });
+    throw new FileTreeError(
+      `cannot list ${toSlash(relative(root, dir)) || '.'}`,
+      code === 'ENOENT' || code === 'ENOTDIR' ? 'missing' : 'unreadable',
+      { cause },
+    );
   }
   for (const name of names) {
     const full = join(dir, name);
@@ -105,7 +109,10 @@ export async function readTextFiles(root: string, paths: readonly string[]): Pro
 export async function listFiles(root: string, dir: string, suffix: string): Promise<string[]> {
   try {
     const names = await readdir(join(root, dir));
-    return names.filter((name) => name.endsWith(suffix)).sort().map((name) => toSlash(join(dir, name)));
+    return names
+      .filter((name) => name.endsWith(suffix))
+      .sort()
+      .map((name) => toSlash(join(dir, name)));
   } catch (err) {
     if ((err as { code?: unknown }).code === 'ENOENT') return [];
     throw err;

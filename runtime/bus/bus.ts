@@ -7,7 +7,10 @@ export type BusResponder = (message: unknown) => unknown;
 /** Why a request got no answer: nobody serves the subject, or the responder took too long. */
 export class BusRequestError extends Error {
   override name = 'BusRequestError';
-  constructor(readonly reason: 'no_responders' | 'timeout', subject: string) {
+  constructor(
+    readonly reason: 'no_responders' | 'timeout',
+    subject: string,
+  ) {
     super(reason === 'no_responders' ? `no responder for ${subject}` : `request on ${subject} timed out`);
   }
 }

@@ -24,7 +24,8 @@ export class LocalBus implements Bus {
   publish(subject: string, message: unknown): void {
     const direct = this.exact.get(subject);
     if (direct) for (const subscription of [...direct]) this.deliver(subscription, message, subject);
-    for (const subscription of this.wildcards) if (subjectMatches(subscription.pattern, subject)) this.deliver(subscription, message, subject);
+    for (const subscription of this.wildcards)
+      if (subjectMatches(subscription.pattern, subject)) this.deliver(subscription, message, subject);
   }
 
   private deliver(subscription: Subscription, message: unknown, subject: string): void {
@@ -51,7 +52,9 @@ export class LocalBus implements Bus {
   }
 
   async request(subject: string, message: unknown, options: { timeoutMs?: number } = {}): Promise<unknown> {
-    const candidates = [...this.responders].filter(([pattern]) => subjectMatches(pattern, subject)).flatMap(([, list]) => list);
+    const candidates = [...this.responders]
+      .filter(([pattern]) => subjectMatches(pattern, subject))
+      .flatMap(([, list]) => list);
     if (candidates.length === 0) throw new BusRequestError('no_responders', subject);
     // Several responders share the load, as a NATS queue group does.
     const responder = candidates[this.turn++ % candidates.length]!;

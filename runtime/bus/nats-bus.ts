@@ -1,4 +1,11 @@
-import { connect, NoRespondersError, RequestError, TimeoutError, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import {
+  connect,
+  NoRespondersError,
+  RequestError,
+  TimeoutError,
+  type NatsConnection,
+  type Subscription,
+} from '@nats-io/transport-node';
 import { pack, unpack } from 'msgpackr';
 import { type Bus, type BusHandler, BusRequestError, type BusResponder } from './bus.js';
 
@@ -28,7 +35,10 @@ export class NatsBus implements Bus {
   }
 
   /** Connects to `servers` (a list of NATS URLs); `name` shows in the server's connection list. */
-  static async connect(servers: string[], options: { name?: string; onHandlerError?: (err: unknown, subject: string) => void } = {}): Promise<NatsBus> {
+  static async connect(
+    servers: string[],
+    options: { name?: string; onHandlerError?: (err: unknown, subject: string) => void } = {},
+  ): Promise<NatsBus> {
     const nc = await connect({ servers, name: options.name ?? 'svc', maxReconnectAttempts: -1 });
     return new NatsBus(nc, options.onHandlerError ?? (() => {}));
   }
@@ -60,8 +70,10 @@ export class NatsBus implements Bus {
     try {
       raw = (await this.nc.request(subject, pack(message), { timeout: options.timeoutMs ?? 30_000 })).data;
     } catch (err) {
-      if (err instanceof NoRespondersError || (err instanceof RequestError && err.isNoResponders())) throw new BusRequestError('no_responders', subject);
-      if (err instanceof TimeoutError || (err instanceof RequestError && err.cause instanceof TimeoutError)) throw new BusRequestError('timeout', subject);
+      if (err instanceof NoRespondersError || (err instanceof RequestError && err.isNoResponders()))
+        throw new BusRequestError('no_responders', subject);
+      if (err instanceof TimeoutError || (err instanceof RequestError && err.cause instanceof TimeoutError))
+        throw new BusRequestError('timeout', subject);
       throw err;
     }
     const reply = unpack(raw) as Reply;

@@ -27,7 +27,9 @@ export function placeActors(node: ClusterNode, host: ActorHost, logger: Logger, 
     for (const record of host.unfinishedRecords()) owners.add(record.ownerId);
     for (const owner of owners) {
       if (node.valid(node.homes.get(owner))) continue;
-      void node.claim(owner).catch((err: unknown) => logger.warn('claiming an orphaned account failed', { account_id: owner, err }));
+      void node
+        .claim(owner)
+        .catch((err: unknown) => logger.warn('claiming an orphaned account failed', { account_id: owner, err }));
     }
   };
 }

@@ -138,14 +138,21 @@ export class ClusterNode {
     if (this.store.isFenced) return;
     const record = this.nodes.get(this.id);
     if (!record || record.epoch !== this.epoch) return;
-    await this.nodes.put(this.id, { ...record, ...change }).catch((err: unknown) => this.options.logger.warn('cluster node record not written', { err }));
+    await this.nodes
+      .put(this.id, { ...record, ...change })
+      .catch((err: unknown) => this.options.logger.warn('cluster node record not written', { err }));
   }
 
   /** Whether `home` still names a live incarnation that serves accounts. */
   valid(home: HomeRecord | undefined): home is HomeRecord {
     if (!home) return false;
     const node = this.nodes.get(home.node);
-    return node !== undefined && (node.state === 'up' || node.state === 'draining') && node.epoch === home.epoch && this.fences.get(home.node) === home.epoch;
+    return (
+      node !== undefined &&
+      (node.state === 'up' || node.state === 'draining') &&
+      node.epoch === home.epoch &&
+      this.fences.get(home.node) === home.epoch
+    );
   }
 
   /** The node that serves `accountId`: its valid home, or this node after claiming it (null while draining or not started, and homeless). */
@@ -207,14 +214,23 @@ export class ClusterNode {
       const fenced = await this.store
         .transaction(() => {
           const current = this.nodes.get(node.id);
-          if (!current || current.state === 'down' || current.epoch !== node.epoch || this.fences.get(node.id) !== node.epoch) return false;
+          if (
+            !current ||
+            current.state === 'down' ||
+            current.epoch !== node.epoch ||
+            this.fences.get(node.id) !== node.epoch
+          )
+            return false;
           void this.fences.put(node.id, `fenced by ${this.id}:${this.epoch}`);
           void this.nodes.put(node.id, { ...current, state: 'down' });
           return true;
         })
         .catch(() => false);
       if (fenced) {
-        this.options.logger.warn('node fenced: not heard from for a lease', { node: node.id, lease_ms: this.options.leaseMs });
+        this.options.logger.warn('node fenced: not heard from for a lease', {
+          node: node.id,
+          lease_ms: this.options.leaseMs,
+        });
         freed = true;
       }
     }
@@ -223,7 +239,8 @@ export class ClusterNode {
 
   /** Accounts whose home is this incarnation. */
   *ownAccounts(): Iterable<string> {
-    for (const { key, value } of this.homes.getRange()) if (value.node === this.id && value.epoch === this.epoch) yield key as string;
+    for (const { key, value } of this.homes.getRange())
+      if (value.node === this.id && value.epoch === this.epoch) yield key as string;
   }
 
   /** Starts draining: claims nothing more, and tells the others its accounts are free to take. */

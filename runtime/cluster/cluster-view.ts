@@ -6,8 +6,23 @@ import type { ClusterNode } from './cluster-node.js';
 const ACTORS_LISTED = 200;
 
 /** The cluster as this node sees it: every node, its lease state, its accounts and its unfinished actors. */
-export function clusterView(node: ClusterNode | null, host: ActorHost, leaseMs: number | null, log: ClusterObject['log'] = null): ClusterObject {
-  if (!node) return { object: 'cluster', mode: 'single', node: null, lease_ms: null, applied_seq: null, log: null, nodes: [], orphaned_actors: 0 };
+export function clusterView(
+  node: ClusterNode | null,
+  host: ActorHost,
+  leaseMs: number | null,
+  log: ClusterObject['log'] = null,
+): ClusterObject {
+  if (!node)
+    return {
+      object: 'cluster',
+      mode: 'single',
+      node: null,
+      lease_ms: null,
+      applied_seq: null,
+      log: null,
+      nodes: [],
+      orphaned_actors: 0,
+    };
   const accounts = new Map<string, number>();
   const homeOf = new Map<string, string | null>();
   for (const { key, value } of node.homes.getRange()) {
@@ -41,5 +56,14 @@ export function clusterView(node: ClusterNode | null, host: ActorHost, leaseMs: 
     actors: actors.get(value.id) ?? [],
     actor_count: counts.get(value.id) ?? 0,
   }));
-  return { object: 'cluster', mode: 'cluster', node: node.id, lease_ms: leaseMs, applied_seq: node.store.appliedSeq, log, nodes, orphaned_actors: orphaned };
+  return {
+    object: 'cluster',
+    mode: 'cluster',
+    node: node.id,
+    lease_ms: leaseMs,
+    applied_seq: node.store.appliedSeq,
+    log,
+    nodes,
+    orphaned_actors: orphaned,
+  };
 }

@@ -40,7 +40,9 @@ export class TxContext {
 export class FencedError extends ApiError {
   override name = 'FencedError';
   constructor(node: string) {
-    super('cluster_unavailable', `Node ${node} was fenced by the cluster (another node took over its work); retry.`, { headers: { 'retry-after': '1' } });
+    super('cluster_unavailable', `Node ${node} was fenced by the cluster (another node took over its work); retry.`, {
+      headers: { 'retry-after': '1' },
+    });
   }
 }
 
@@ -48,7 +50,9 @@ export class FencedError extends ApiError {
 export class ConflictError extends ApiError {
   override name = 'ConflictError';
   constructor(attempts: number) {
-    super('cluster_unavailable', `The write lost to concurrent writers on other nodes ${attempts} times; retry.`, { headers: { 'retry-after': '1' } });
+    super('cluster_unavailable', `The write lost to concurrent writers on other nodes ${attempts} times; retry.`, {
+      headers: { 'retry-after': '1' },
+    });
   }
 }
 

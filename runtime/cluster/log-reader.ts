@@ -77,7 +77,12 @@ export class LogReader {
   private async open(): Promise<void> {
     const generation = ++this.generation;
     const from = this.received + 1;
-    const consumer = await whileElecting(() => this.js.consumers.get(this.stream.name, from > 1 ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: from } : {}));
+    const consumer = await whileElecting(() =>
+      this.js.consumers.get(
+        this.stream.name,
+        from > 1 ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: from } : {},
+      ),
+    );
     const messages = await consumer.consume();
     if (generation !== this.generation) {
       void messages.stop();
@@ -103,7 +108,10 @@ export class LogReader {
     void this.stream.bounds().then(
       ({ first }) => {
         if (first <= this.received + 1) return this.restart(`gap in the log after ${this.received}`);
-        this.logger.error('replicated store: the log was trimmed past this node; it must restart from a snapshot', { received: this.received, first });
+        this.logger.error('replicated store: the log was trimmed past this node; it must restart from a snapshot', {
+          received: this.received,
+          first,
+        });
         this.stop();
         this.hooks.behind(first);
       },

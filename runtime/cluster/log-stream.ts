@@ -17,14 +17,23 @@ export class LogStream {
   ) {}
 
   /** Opens stream `name` over `subject`, creating it with `replicas` copies when no node has yet. */
-  static async open(nc: NatsConnection, options: { stream: string; subject: string; replicas: number }): Promise<LogStream> {
+  static async open(
+    nc: NatsConnection,
+    options: { stream: string; subject: string; replicas: number },
+  ): Promise<LogStream> {
     const jsm = await whileElecting(() => jetstreamManager(nc));
     try {
       await whileElecting(() => jsm.streams.info(options.stream));
     } catch (err) {
       if (!(err instanceof JetStreamApiError)) throw err;
       await whileElecting(() =>
-        jsm.streams.add({ name: options.stream, subjects: [options.subject], num_replicas: options.replicas, storage: StorageType.File, duplicate_window: 120 * 1e9 }),
+        jsm.streams.add({
+          name: options.stream,
+          subjects: [options.subject],
+          num_replicas: options.replicas,
+          storage: StorageType.File,
+          duplicate_window: 120 * 1e9,
+        }),
       ).catch(async (addErr: unknown) => {
         // Another node created it first.
         if (!(addErr instanceof JetStreamApiError)) throw addErr;

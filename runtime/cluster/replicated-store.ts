@@ -3,7 +3,21 @@ import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from '../logger.js';
 import type { Key, Store, Table } from '../store/store.js';
-import { ConflictError, FencedError, keysFit, keyString, MAX_KEY_CHARS, packr, TxContext, versionKey, whileElecting, type Entry, type Outcome, type Overlaid, type Write } from './log-entry.js';
+import {
+  ConflictError,
+  FencedError,
+  keysFit,
+  keyString,
+  MAX_KEY_CHARS,
+  packr,
+  TxContext,
+  versionKey,
+  whileElecting,
+  type Entry,
+  type Outcome,
+  type Overlaid,
+  type Write,
+} from './log-entry.js';
 import { LogReader } from './log-reader.js';
 import { LogStream } from './log-stream.js';
 import { ReplicatedTable } from './replicated-table.js';
@@ -133,21 +147,28 @@ export class ReplicatedStore implements Store {
 
   /** Reads the log from what was applied so far, in order, and applies it in batches. */
   private async startApplying(): Promise<void> {
-    this.reader = new LogReader(this.nc, this.js, this.stream, this.options.logger, {
-      deliver: (seq, entry) => {
-        this.batch.push({ seq, entry });
-        if (!this.applierRunning) {
-          this.applierRunning = true;
-          this.applying = this.applyQueued().catch(() => undefined); // a failure is logged and ends the node (onLost)
-        }
+    this.reader = new LogReader(
+      this.nc,
+      this.js,
+      this.stream,
+      this.options.logger,
+      {
+        deliver: (seq, entry) => {
+          this.batch.push({ seq, entry });
+          if (!this.applierRunning) {
+            this.applierRunning = true;
+            this.applying = this.applyQueued().catch(() => undefined); // a failure is logged and ends the node (onLost)
+          }
+        },
+        applied: () => this.applied,
+        waiting: () => this.pending.size > 0 || this.waiters.length > 0,
+        behind: () => {
+          this.closed = true;
+          this.onLost?.('behind_trimmed_log');
+        },
       },
-      applied: () => this.applied,
-      waiting: () => this.pending.size > 0 || this.waiters.length > 0,
-      behind: () => {
-        this.closed = true;
-        this.onLost?.('behind_trimmed_log');
-      },
-    }, this.applied);
+      this.applied,
+    );
     await this.reader.start();
   }
 
@@ -181,7 +202,13 @@ export class ReplicatedStore implements Store {
           for (const [table, key, version] of entry.reads) {
             if ((this.versions.get(versionKey(table, key)) ?? null) !== version) {
               ok = false;
-              if (this.guard && table === this.guard[0] && keyString(key) === keyString(this.guard[1]) && entry.node === this.options.nodeId) failedGuard = true;
+              if (
+                this.guard &&
+                table === this.guard[0] &&
+                keyString(key) === keyString(this.guard[1]) &&
+                entry.node === this.options.nodeId
+              )
+                failedGuard = true;
             }
           }
           // An entry no node could apply (a key too long for LMDB) is refused everywhere alike.
@@ -264,7 +291,10 @@ export class ReplicatedStore implements Store {
    */
   transactionSync<T>(action: () => T): T {
     const { result, ctx } = this.execute(action);
-    if (ctx.writes.size > 0) void this.submit(ctx, true).catch((err: unknown) => this.options.logger.warn('replicated store: a boot-time write did not land', { err }));
+    if (ctx.writes.size > 0)
+      void this.submit(ctx, true).catch((err: unknown) =>
+        this.options.logger.warn('replicated store: a boot-time write did not land', { err }),
+      );
     return result;
   }
 
@@ -335,7 +365,8 @@ export class ReplicatedStore implements Store {
     }
     const writes: Write[] = [];
     for (const byKey of ctx.writes.values()) for (const write of byKey.values()) writes.push(write);
-    if (!keysFit(writes)) return Promise.reject(new Error(`a key longer than ${MAX_KEY_CHARS} characters cannot be stored`));
+    if (!keysFit(writes))
+      return Promise.reject(new Error(`a key longer than ${MAX_KEY_CHARS} characters cannot be stored`));
     const entry: Entry = { tx: ctx.tx, node: this.options.nodeId, reads, writes };
     let settle: (outcome: Outcome) => void = () => {};
     const outcome = new Promise<Outcome>((resolve) => (settle = resolve));
@@ -365,7 +396,9 @@ export class ReplicatedStore implements Store {
   private fence(): void {
     if (this.fenced) return;
     this.fenced = true;
-    this.options.logger.error('this node was fenced by the cluster: its writes no longer land', { node: this.options.nodeId });
+    this.options.logger.error('this node was fenced by the cluster: its writes no longer land', {
+      node: this.options.nodeId,
+    });
     this.onLost?.('fenced');
   }
 

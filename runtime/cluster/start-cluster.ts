@@ -28,7 +28,14 @@ export async function startCluster(config: Config, logger: Logger): Promise<Clus
   const servers = config.SVC_NATS_URL!.split(',');
   const nodeId = config.SVC_NODE_ID!;
   // No async stack traces: they cost an Error object per JetStream publish (~4 % of a node's CPU under load).
-  const nc = await connect({ servers, name: `svc-${nodeId}`, maxReconnectAttempts: -1, reconnectTimeWait: 250, waitOnFirstConnect: true, noAsyncTraces: true });
+  const nc = await connect({
+    servers,
+    name: `svc-${nodeId}`,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 250,
+    waitOnFirstConnect: true,
+    noAsyncTraces: true,
+  });
   // The node's LMDB is its applied copy of the log (which holds the truth, on a quorum of disks),
   // recording how far it applied in the same commit: no flush per commit is needed.
   let local = LmdbStore.open(config.SVC_DATA_DIR, { sync: false });
@@ -39,7 +46,10 @@ export async function startCluster(config: Config, logger: Logger): Promise<Clus
   if (first !== null && applied + 1 < first) {
     await local.close();
     const used = restoreSnapshot(config.SVC_DATA_DIR, snapshotRoot, first - 1);
-    if (!used) throw new Error(`the log starts at ${first} but this node applied only ${applied} and no snapshot in ${snapshotRoot} reaches ${first - 1}`);
+    if (!used)
+      throw new Error(
+        `the log starts at ${first} but this node applied only ${applied} and no snapshot in ${snapshotRoot} reaches ${first - 1}`,
+      );
     logger.info('restored from a cluster snapshot', { snapshot_seq: used.seq, log_first_seq: first });
     local = LmdbStore.open(config.SVC_DATA_DIR, { sync: false });
   }
@@ -53,7 +63,11 @@ export async function startCluster(config: Config, logger: Logger): Promise<Clus
   const bus = NatsBus.over(nc, (err, subject) => logger.warn('cluster message handler failed', { subject, err }));
   const node = new ClusterNode(store, bus, { nodeId, leaseMs: config.SVC_CLUSTER_LEASE_MS, logger });
   await node.join();
-  const snapshots = new ClusterSnapshots(store, local, node, { root: snapshotRoot, every: config.SVC_CLUSTER_SNAPSHOT_EVERY, logger });
+  const snapshots = new ClusterSnapshots(store, local, node, {
+    root: snapshotRoot,
+    every: config.SVC_CLUSTER_SNAPSHOT_EVERY,
+    logger,
+  });
   snapshots.start();
   logger.info('joined the cluster', { node: nodeId, epoch: node.epoch, applied_seq: store.appliedSeq });
   return {

@@ -20,7 +20,8 @@ export type { CommittedTransition, HostedMachine } from './hosted-machine.js';
 export type { Follower } from './event-fanout.js';
 export type { ActorStep } from './actor-steps.js';
 
-const deadlinesOf = (snapshot: Snapshot<unknown>): Deadlines => (snapshot as { context?: { deadlines?: Deadlines } }).context?.deadlines ?? {};
+const deadlinesOf = (snapshot: Snapshot<unknown>): Deadlines =>
+  (snapshot as { context?: { deadlines?: Deadlines } }).context?.deadlines ?? {};
 
 /**
  * Hosts durable actors. Every transition persists the actor's snapshot and appends the events it
@@ -58,8 +59,15 @@ export class ActorHost {
     options: { bus?: Bus; registry?: ActorRegistry; history?: boolean; serves?: Serves } = {},
   ) {
     this.stored = new ActorStore(store);
-    this.parking = new IdleParking((live) => this.live.get(live.record.id) === live, (live) => this.park(live));
-    this.parked = new ParkedActors(this.stored, { loaded: (id) => this.live.has(id), known: (machine) => this.machines.has(machine), serves: options.serves ?? (() => true) });
+    this.parking = new IdleParking(
+      (live) => this.live.get(live.record.id) === live,
+      (live) => this.park(live),
+    );
+    this.parked = new ParkedActors(this.stored, {
+      loaded: (id) => this.live.has(id),
+      known: (machine) => this.machines.has(machine),
+      serves: options.serves ?? (() => true),
+    });
     this.history = options.history ?? false;
     this.timers = new DeadlineTimers(clock, (id, name) => {
       const live = this.wake(id);
@@ -70,7 +78,11 @@ export class ActorHost {
       live.actor.send({ type: 'TIMER', name });
     });
     this.registry = options.registry ?? new ActorRegistry(clock);
-    this.fanout = new EventFanout(options.bus ?? new LocalBus(), (id, after, upTo) => this.stored.read(id, after, upTo), logger);
+    this.fanout = new EventFanout(
+      options.bus ?? new LocalBus(),
+      (id, after, upTo) => this.stored.read(id, after, upTo),
+      logger,
+    );
     this.now = () => clock.now();
   }
 
@@ -100,7 +112,16 @@ export class ActorHost {
   async spawn(machineName: string, input: { id: string; ownerId: string; input: unknown }): Promise<AnyActorRef> {
     const machine = this.machine(machineName);
     const now = this.now();
-    const record: ActorRecord = { id: input.id, machine: machineName, ownerId: input.ownerId, snapshot: null, nextSeq: 1, done: false, createdAt: now, updatedAt: now };
+    const record: ActorRecord = {
+      id: input.id,
+      machine: machineName,
+      ownerId: input.ownerId,
+      snapshot: null,
+      nextSeq: 1,
+      done: false,
+      createdAt: now,
+      updatedAt: now,
+    };
     this.stored.index(record);
     const live = this.attach(record, createActor(machine.logic, { input: input.input, id: input.id }));
     live.cause = 'xstate.init';
@@ -161,7 +182,13 @@ export class ActorHost {
       this.halt(live, err);
       return;
     }
-    const record: ActorRecord = { ...live.record, snapshot: persisted, nextSeq: live.nextSeq, done, updatedAt: this.now() };
+    const record: ActorRecord = {
+      ...live.record,
+      snapshot: persisted,
+      nextSeq: live.nextSeq,
+      done,
+      updatedAt: this.now(),
+    };
     const step = this.history ? historyStep(live, record, snapshot.status) : null;
     live.cause = null;
     live.pending++;
@@ -185,7 +212,15 @@ export class ActorHost {
   }
 
   private notify(record: ActorRecord, events: readonly LogEvent[], step: ActorStep | null): void {
-    const transition: CommittedTransition = { id: record.id, machine: record.machine, ownerId: record.ownerId, snapshot: record.snapshot, events, done: record.done, step };
+    const transition: CommittedTransition = {
+      id: record.id,
+      machine: record.machine,
+      ownerId: record.ownerId,
+      snapshot: record.snapshot,
+      events,
+      done: record.done,
+      step,
+    };
     for (const observer of this.observers) {
       try {
         observer(transition);
@@ -206,7 +241,11 @@ export class ActorHost {
   private halt(live: Live, err: unknown): void {
     if (live.failed) return;
     live.failed = err instanceof Error ? err : new Error(String(err));
-    this.logger.error('actor persist failed; actor halted', { actor_id: live.record.id, machine: live.record.machine, err });
+    this.logger.error('actor persist failed; actor halted', {
+      actor_id: live.record.id,
+      machine: live.record.machine,
+      err,
+    });
     this.retire(live);
     // Stopped outside the notification that may have brought us here.
     queueMicrotask(() => live.actor.stop());
@@ -318,11 +357,17 @@ export class ActorHost {
   private restore(record: ActorRecord, entry: UnfinishedEntry): Live | undefined {
     const machine = this.machines.get(record.machine);
     if (!machine) {
-      this.logger.warn('actor of an unregistered machine left parked', { actor_id: record.id, machine: record.machine });
+      this.logger.warn('actor of an unregistered machine left parked', {
+        actor_id: record.id,
+        machine: record.machine,
+      });
       return undefined;
     }
     machine.onRehydrate?.(record);
-    const live = this.attach(record, createActor(machine.logic, { snapshot: record.snapshot as Snapshot<unknown>, id: record.id }));
+    const live = this.attach(
+      record,
+      createActor(machine.logic, { snapshot: record.snapshot as Snapshot<unknown>, id: record.id }),
+    );
     live.indexed = entryKey(entry);
     live.parks = entry.parked;
     live.restoring = true;
@@ -416,7 +461,9 @@ export class ActorHost {
    */
   rehydrate(accept?: Serves): number {
     let count = 0;
-    for (const [id, entry] of this.stored.unfinished((record) => unfinishedEntry(this.machines.get(record.machine), record))) {
+    for (const [id, entry] of this.stored.unfinished((record) =>
+      unfinishedEntry(this.machines.get(record.machine), record),
+    )) {
       // Cluster mode: only the actors of accounts this node serves.
       if (this.live.has(id) || (accept && !accept(entry))) continue;
       if (entry.parked && this.machines.has(entry.machine)) {
@@ -436,7 +483,11 @@ export class ActorHost {
    * resolves with how many. The retention sweep calls it in batches.
    */
   expireEnded(before: number, limit: number): Promise<number> {
-    return this.stored.expireEnded(before, limit, (record) => this.machines.get(record.machine)?.forgetAfterRetention === true);
+    return this.stored.expireEnded(
+      before,
+      limit,
+      (record) => this.machines.get(record.machine)?.forgetAfterRetention === true,
+    );
   }
 
   /** The last committed record of every unfinished actor in the store, live or not (cluster mode: placement and its view). */

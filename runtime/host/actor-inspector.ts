@@ -65,7 +65,8 @@ export function statePaths(value: unknown, prefix = ''): string[] {
   return out;
 }
 
-const encodeCursor = (summary: ActorSummary): string => Buffer.from(`${summary.createdAt}:${summary.id}`).toString('base64url');
+const encodeCursor = (summary: ActorSummary): string =>
+  Buffer.from(`${summary.createdAt}:${summary.id}`).toString('base64url');
 
 function decodeCursor(cursor: string): { createdAt: number; id: string } | null {
   const text = Buffer.from(cursor, 'base64url').toString('utf8');
@@ -74,7 +75,8 @@ function decodeCursor(cursor: string): { createdAt: number; id: string } | null 
   return colon > 0 && Number.isFinite(createdAt) ? { createdAt, id: text.slice(colon + 1) } : null;
 }
 
-const byAge = (a: ActorSummary, b: ActorSummary): number => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+const byAge = (a: ActorSummary, b: ActorSummary): number =>
+  a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 /** A cursor that does not decode: the route answers 422 for it. */
 export class InvalidCursorError extends Error {}
@@ -113,7 +115,16 @@ export class ActorInspector {
     for (const record of this.host.liveRecords()) yield this.summaryOf(record);
     for (const entry of this.host.registry.list()) {
       if (this.host.isLive(entry.id)) continue;
-      yield { id: entry.id, machine: entry.machine, ownerId: entry.ownerId, state: [], status: 'active', createdAt: entry.startedAt, updatedAt: entry.startedAt, durable: false };
+      yield {
+        id: entry.id,
+        machine: entry.machine,
+        ownerId: entry.ownerId,
+        state: [],
+        status: 'active',
+        createdAt: entry.startedAt,
+        updatedAt: entry.startedAt,
+        durable: false,
+      };
     }
   }
 
@@ -141,7 +152,16 @@ export class ActorInspector {
     if (!record) {
       const direct = [...this.all()].find((summary) => summary.id === id && !summary.durable);
       if (!direct) return undefined;
-      const stub: ActorRecord = { id, machine: direct.machine, ownerId: direct.ownerId, snapshot: null, nextSeq: 1, done: false, createdAt: direct.createdAt, updatedAt: direct.updatedAt };
+      const stub: ActorRecord = {
+        id,
+        machine: direct.machine,
+        ownerId: direct.ownerId,
+        snapshot: null,
+        nextSeq: 1,
+        done: false,
+        createdAt: direct.createdAt,
+        updatedAt: direct.updatedAt,
+      };
       return { summary: direct, record: stub, live: true };
     }
     return { summary: this.summaryOf(record), record, live: this.host.isLive(id) };

@@ -25,12 +25,14 @@ export class ActorLog {
   read(actorId: string, after: number, upTo: number, limit = Number.MAX_SAFE_INTEGER): LogEvent[] {
     const out: LogEvent[] = [];
     if (upTo <= after) return out;
-    for (const { value } of this.table.getRange({ start: [actorId, after + 1], end: [actorId, upTo + 1], limit })) out.push(value);
+    for (const { value } of this.table.getRange({ start: [actorId, after + 1], end: [actorId, upTo + 1], limit }))
+      out.push(value);
     return out;
   }
 
   /** Deletes an actor's whole log inside the caller's transaction. */
   removeInTransaction(actorId: string): void {
-    for (const key of this.table.getKeys({ start: [actorId, 0], end: [actorId, Number.MAX_SAFE_INTEGER] })) void this.table.remove(key);
+    for (const key of this.table.getKeys({ start: [actorId, 0], end: [actorId, Number.MAX_SAFE_INTEGER] }))
+      void this.table.remove(key);
   }
 }

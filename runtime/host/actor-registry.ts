@@ -50,7 +50,14 @@ export class ActorRegistry {
   add<H>(actor: { id: string; machine: string; ownerId: string; handle: H }): void {
     const previous = this.live.get(actor.id);
     this.retired.delete(actor.id);
-    this.live.set(actor.id, { id: actor.id, machine: actor.machine, ownerId: actor.ownerId, handle: actor.handle, startedAt: previous?.startedAt ?? this.clock.now(), retiredAt: null });
+    this.live.set(actor.id, {
+      id: actor.id,
+      machine: actor.machine,
+      ownerId: actor.ownerId,
+      handle: actor.handle,
+      startedAt: previous?.startedAt ?? this.clock.now(),
+      retiredAt: null,
+    });
   }
 
   /** The handle of `id` if it runs `machine` and `ownerId` owns it; undefined otherwise, so foreign ids look unknown. */
@@ -74,7 +81,13 @@ export class ActorRegistry {
     if (!entry) return;
     this.live.delete(id);
     if (graceMs <= 0) return;
-    const retired: Retired = { id, machine: entry.machine, ownerId: entry.ownerId, handle: finalHandle ?? entry.handle, expiresAt: this.clock.now() + graceMs };
+    const retired: Retired = {
+      id,
+      machine: entry.machine,
+      ownerId: entry.ownerId,
+      handle: finalHandle ?? entry.handle,
+      expiresAt: this.clock.now() + graceMs,
+    };
     this.retired.set(id, retired);
     this.order.push(retired);
     this.prune();

@@ -66,7 +66,11 @@ export class ActorRetention {
       if (expired < batch || this.stopped) break;
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
-    if (total > 0) this.logger.info('ended actors expired', { count: total, retention_s: Math.round(this.options.retentionMs / 1000) });
+    if (total > 0)
+      this.logger.info('ended actors expired', {
+        count: total,
+        retention_s: Math.round(this.options.retentionMs / 1000),
+      });
     return total;
   }
 

@@ -33,19 +33,26 @@ export class ActorSteps {
   /** Steps with `step > after`, oldest first, at most `limit`. */
   read(actorId: string, after: number, limit: number): ActorStep[] {
     const out: ActorStep[] = [];
-    for (const { value } of this.table.getRange({ start: [actorId, after + 1], end: [actorId, Number.MAX_SAFE_INTEGER], limit })) out.push(value);
+    for (const { value } of this.table.getRange({
+      start: [actorId, after + 1],
+      end: [actorId, Number.MAX_SAFE_INTEGER],
+      limit,
+    }))
+      out.push(value);
     return out;
   }
 
   /** The state after log event `seq`: the first step that committed it (or a later one). */
   afterSeq(actorId: string, seq: number): ActorStep | undefined {
     // Steps are few per actor next to a scan's cost; the first with upToSeq >= seq answers.
-    for (const { value } of this.table.getRange({ start: [actorId, 1], end: [actorId, Number.MAX_SAFE_INTEGER] })) if (value.upToSeq >= seq) return value;
+    for (const { value } of this.table.getRange({ start: [actorId, 1], end: [actorId, Number.MAX_SAFE_INTEGER] }))
+      if (value.upToSeq >= seq) return value;
     return undefined;
   }
 
   /** Deletes an actor's steps inside the caller's transaction. */
   removeInTransaction(actorId: string): void {
-    for (const key of this.table.getKeys({ start: [actorId, 0], end: [actorId, Number.MAX_SAFE_INTEGER] })) void this.table.remove(key);
+    for (const key of this.table.getKeys({ start: [actorId, 0], end: [actorId, Number.MAX_SAFE_INTEGER] }))
+      void this.table.remove(key);
   }
 }

@@ -77,7 +77,12 @@ export class ActorStore {
    * changed) its unfinished-index entry, null once it is done (the actor then enters the ended
    * index, for retention), atomically.
    */
-  commit(record: ActorRecord, events: readonly LogEvent[], step?: ActorStep, unfinished?: UnfinishedEntry | null): Promise<void> {
+  commit(
+    record: ActorRecord,
+    events: readonly LogEvent[],
+    step?: ActorStep,
+    unfinished?: UnfinishedEntry | null,
+  ): Promise<void> {
     return this.store.transaction(() => {
       void this.records.put(record.id, record);
       this.log.appendInTransaction(record.id, events);
@@ -101,7 +106,11 @@ export class ActorStore {
 
   /** Ids of one machine's actors owned by `ownerId`, newest first. */
   *idsOwned(machine: string, ownerId: string): Iterable<string> {
-    const range = this.byOwner.getRange({ start: [machine, ownerId, Number.MAX_SAFE_INTEGER], end: [machine, ownerId, 0], reverse: true });
+    const range = this.byOwner.getRange({
+      start: [machine, ownerId, Number.MAX_SAFE_INTEGER],
+      end: [machine, ownerId, 0],
+      reverse: true,
+    });
     for (const { key } of range) yield (key as [string, string, number, string])[3];
   }
 

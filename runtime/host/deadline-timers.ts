@@ -98,7 +98,8 @@ export class DeadlineTimers {
     if (this.timer) this.clock.clearTimer(this.timer);
     this.timer = null;
     this.timerAt = next;
-    if (next !== Number.POSITIVE_INFINITY) this.timer = this.clock.setTimer(() => this.due(next), next - this.clock.now());
+    if (next !== Number.POSITIVE_INFINITY)
+      this.timer = this.clock.setTimer(() => this.due(next), next - this.clock.now());
   }
 
   /** The timer set for `at` fired: fire what is due by then, one at a time (a firing may arm or disarm others). */

@@ -71,7 +71,9 @@ export class EventFanout {
     let entry = this.watched.get(id);
     if (!entry) {
       const watchers = new Set<Watcher>();
-      const unsubscribe = this.bus.subscribe(EventFanout.subject(id), (message) => this.deliver(id, watchers, message as Batch));
+      const unsubscribe = this.bus.subscribe(EventFanout.subject(id), (message) =>
+        this.deliver(id, watchers, message as Batch),
+      );
       this.watched.set(id, (entry = { watchers, unsubscribe }));
     }
     return entry;
@@ -92,7 +94,10 @@ export class EventFanout {
     for (const watcher of [...watchers]) {
       try {
         if (watcher.cursor < batch.upTo) {
-          const events = batch.kind === 'events' && watcher.cursor === freshFrom ? batch.events : this.read(id, watcher.cursor, batch.upTo);
+          const events =
+            batch.kind === 'events' && watcher.cursor === freshFrom
+              ? batch.events
+              : this.read(id, watcher.cursor, batch.upTo);
           watcher.cursor = batch.upTo;
           for (const event of events) watcher.sink.event(event);
         }

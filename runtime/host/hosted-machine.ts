@@ -37,10 +37,20 @@ export interface CommittedTransition {
 }
 
 /** How an unfinished actor comes back after a restart, from its persisted record (deadlines are data in its context). */
-export function unfinishedEntry(machine: HostedMachine | undefined, record: Pick<ActorRecord, 'machine' | 'ownerId' | 'snapshot'>): UnfinishedEntry {
-  const deadlines = (record.snapshot as { context?: { deadlines?: UnfinishedEntry['deadlines'] } } | null)?.context?.deadlines ?? {};
-  return { machine: record.machine, ownerId: record.ownerId, parked: machine?.parks?.(record.snapshot) ?? false, deadlines };
+export function unfinishedEntry(
+  machine: HostedMachine | undefined,
+  record: Pick<ActorRecord, 'machine' | 'ownerId' | 'snapshot'>,
+): UnfinishedEntry {
+  const deadlines =
+    (record.snapshot as { context?: { deadlines?: UnfinishedEntry['deadlines'] } } | null)?.context?.deadlines ?? {};
+  return {
+    machine: record.machine,
+    ownerId: record.ownerId,
+    parked: machine?.parks?.(record.snapshot) ?? false,
+    deadlines,
+  };
 }
 
 /** An entry as a string, to tell whether a commit changed it. */
-export const entryKey = (entry: UnfinishedEntry): string => `${entry.parked ? 'p' : 'a'}${JSON.stringify(entry.deadlines)}`;
+export const entryKey = (entry: UnfinishedEntry): string =>
+  `${entry.parked ? 'p' : 'a'}${JSON.stringify(entry.deadlines)}`;

@@ -59,7 +59,11 @@ export function createLive(record: ActorRecord, actor: AnyActorRef): Live {
  * The unfinished-index entry a commit of `record` must write (null: remove it, the actor is done),
  * or undefined when unchanged; notes on `live` whether the state parks.
  */
-export function indexChange(live: Live, record: ActorRecord, machine: HostedMachine | undefined): UnfinishedEntry | null | undefined {
+export function indexChange(
+  live: Live,
+  record: ActorRecord,
+  machine: HostedMachine | undefined,
+): UnfinishedEntry | null | undefined {
   if (record.done) return live.indexed === 'done' ? undefined : ((live.indexed = 'done'), null);
   const entry = unfinishedEntry(machine, record);
   live.parks = entry.parked;
@@ -126,6 +130,13 @@ export class IdleParking {
   }
 
   private isIdle(live: Live): boolean {
-    return live.parks && live.pending === 0 && live.holds === 0 && live.buffer.length === 0 && !live.failed && this.current(live);
+    return (
+      live.parks &&
+      live.pending === 0 &&
+      live.holds === 0 &&
+      live.buffer.length === 0 &&
+      !live.failed &&
+      this.current(live)
+    );
   }
 }

@@ -29,7 +29,8 @@ export interface TransitionRow {
 }
 
 // Inline guards and actions are functions with no `type`: they have no name to show (null, never undefined).
-const nameOf = (value: string | { type?: string } | undefined): string | null => (value === undefined ? null : typeof value === 'string' ? value : (value.type ?? null));
+const nameOf = (value: string | { type?: string } | undefined): string | null =>
+  value === undefined ? null : typeof value === 'string' ? value : (value.type ?? null);
 
 /** `#machine.a.b` → `a.b` (the path below the root); the root itself is `(machine)`. */
 function pathOf(id: string, rootId: string): string {
@@ -52,14 +53,21 @@ function eventLabel(eventType: string | null, invokes: readonly { src: string; i
 
 function visit(node: StateNodeJson, rootId: string, rows: TransitionRow[]): void {
   const state = pathOf(node.id, rootId);
-  const transitions = [...(node.always ?? []).map((t) => ({ ...t, eventType: null })), ...Object.values(node.on ?? {}).flat()];
+  const transitions = [
+    ...(node.always ?? []).map((t) => ({ ...t, eventType: null })),
+    ...Object.values(node.on ?? {}).flat(),
+  ];
   for (const transition of transitions) {
     rows.push({
       state,
       event: eventLabel(transition.eventType, node.invoke),
       guard: nameOf(transition.guard),
-      targets: (transition.target ?? []).map((target) => pathOf(typeof target === 'string' ? target : `#${target.id}`, rootId)),
-      actions: (transition.actions ?? []).map((action) => nameOf(action) ?? '?').filter((name) => !name.startsWith('xstate.')),
+      targets: (transition.target ?? []).map((target) =>
+        pathOf(typeof target === 'string' ? target : `#${target.id}`, rootId),
+      ),
+      actions: (transition.actions ?? [])
+        .map((action) => nameOf(action) ?? '?')
+        .filter((name) => !name.startsWith('xstate.')),
     });
   }
   for (const child of Object.values(node.states)) visit(child, rootId, rows);
@@ -85,7 +93,13 @@ export function machineDefinition(machine: MachineLike): unknown {
   const json = machine.toJSON() as StateNodeJson;
   const merge = (live: LiveStateNode, node: StateNodeJson) => {
     if (live.always?.length) {
-      node.always = live.always.map((t) => ({ eventType: null, source: `#${live.id}`, guard: t.guard, target: (t.target ?? []).map((target) => `#${target.id}`), actions: t.actions ?? [] }));
+      node.always = live.always.map((t) => ({
+        eventType: null,
+        source: `#${live.id}`,
+        guard: t.guard,
+        target: (t.target ?? []).map((target) => `#${target.id}`),
+        actions: t.actions ?? [],
+      }));
     }
     for (const [key, child] of Object.entries(live.states)) if (node.states[key]) merge(child, node.states[key]);
   };
@@ -106,7 +120,12 @@ export function stateList(definition: unknown): { path: string; type: string; in
   const root = definition as StateNodeJson;
   const out: { path: string; type: string; invokes: string[] }[] = [];
   const walk = (node: StateNodeJson) => {
-    if (node !== root) out.push({ path: pathOf(node.id, root.id), type: node.type, invokes: (node.invoke ?? []).map((entry) => entry.src) });
+    if (node !== root)
+      out.push({
+        path: pathOf(node.id, root.id),
+        type: node.type,
+        invokes: (node.invoke ?? []).map((entry) => entry.src),
+      });
     for (const child of Object.values(node.states)) walk(child);
   };
   walk(root);
@@ -151,10 +170,15 @@ export function toMermaid(definition: unknown): string {
 /** The machine as Markdown: its states and its transition table. */
 export function toMarkdown(name: string, definition: unknown): string {
   const states = stateList(definition)
-    .map((state) => `| \`${state.path}\` | ${state.type} | ${state.invokes.map((src) => `\`${src}\``).join(', ') || ''} |`)
+    .map(
+      (state) => `| \`${state.path}\` | ${state.type} | ${state.invokes.map((src) => `\`${src}\``).join(', ') || ''} |`,
+    )
     .join('\n');
   const transitions = transitionTable(definition)
-    .map((row) => `| \`${row.state}\` | \`${row.event}\` | ${row.guard ? `\`${row.guard}\`` : ''} | ${row.targets.map((t) => `\`${t}\``).join(', ') || '(stays)'} | ${row.actions.map((a) => `\`${a}\``).join(', ')} |`)
+    .map(
+      (row) =>
+        `| \`${row.state}\` | \`${row.event}\` | ${row.guard ? `\`${row.guard}\`` : ''} | ${row.targets.map((t) => `\`${t}\``).join(', ') || '(stays)'} | ${row.actions.map((a) => `\`${a}\``).join(', ')} |`,
+    )
     .join('\n');
   return [
     `## \`${name}\``,
@@ -174,18 +198,22 @@ export function toMarkdown(name: string, definition: unknown): string {
   ].join('\n');
 }
 
-const xml = (text: string) => text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const xml = (text: string) =>
+  text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 /** The machine as SCXML-like XML: `<state>`, `<parallel>`, `<final>` and `<transition event cond target>`, for tools that read statecharts. */
 export function toScxml(name: string, definition: unknown): string {
   const root = definition as StateNodeJson;
   const rows = transitionTable(definition);
-  const lines = [`<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" name="${xml(name)}"${initialAttr(root, root.id)}>`];
+  const lines = [
+    `<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" name="${xml(name)}"${initialAttr(root, root.id)}>`,
+  ];
   const emit = (node: StateNodeJson, indent: string) => {
     const path = pathOf(node.id, root.id);
     const tag = node.type === 'parallel' ? 'parallel' : node.type === 'final' ? 'final' : 'state';
     lines.push(`${indent}<${tag} id="${xml(path)}"${node.type === 'parallel' ? '' : initialAttr(node, root.id)}>`);
-    for (const src of (node.invoke ?? []).map((entry) => entry.src)) lines.push(`${indent}  <invoke type="${xml(src)}"/>`);
+    for (const src of (node.invoke ?? []).map((entry) => entry.src))
+      lines.push(`${indent}  <invoke type="${xml(src)}"/>`);
     for (const row of rows.filter((r) => r.state === path)) {
       const cond = row.guard ? ` cond="${xml(row.guard)}"` : '';
       const target = row.targets.length ? ` target="${xml(row.targets.join(' '))}"` : '';

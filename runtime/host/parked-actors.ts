@@ -31,7 +31,8 @@ export class ParkedActors {
 
   /** Every actor parked here, by id, in index order. */
   *entries(): Iterable<[string, UnfinishedEntry]> {
-    for (const [id, entry] of this.stored.unfinishedEntries()) if (!this.options.loaded(id) && this.isParkedHere(entry)) yield [id, entry];
+    for (const [id, entry] of this.stored.unfinishedEntries())
+      if (!this.options.loaded(id) && this.isParkedHere(entry)) yield [id, entry];
   }
 
   /** How many actors are parked here, by machine. */

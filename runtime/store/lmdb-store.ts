@@ -45,7 +45,10 @@ class LmdbTable<V> implements Table<V> {
   }
 
   getRange(options?: RangeOptions): Iterable<{ key: Key; value: V }> {
-    return this.db.getRange(options as Parameters<Database<V, LmdbKey>['getRange']>[0]) as Iterable<{ key: Key; value: V }>;
+    return this.db.getRange(options as Parameters<Database<V, LmdbKey>['getRange']>[0]) as Iterable<{
+      key: Key;
+      value: V;
+    }>;
   }
 
   getKeys(options?: RangeOptions): Iterable<Key> {
@@ -81,7 +84,14 @@ export class LmdbStore implements Store {
   static open(dataDir: string, options: { sync?: boolean } = {}): LmdbStore {
     const path = join(dataDir, 'lmdb');
     mkdirSync(path, { recursive: true });
-    const root = open({ path, maxDbs: 64, compression: false, encoding: 'msgpack', mapSize: 64 * 1024 ** 3, noSync: options.sync === false });
+    const root = open({
+      path,
+      maxDbs: 64,
+      compression: false,
+      encoding: 'msgpack',
+      mapSize: 64 * 1024 ** 3,
+      noSync: options.sync === false,
+    });
     return new LmdbStore(root);
   }
 

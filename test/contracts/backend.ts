@@ -91,7 +91,9 @@ export function runBackendContract(name: string, create: () => Promise<BackendUn
 
   test('aborting the signal mid-stream ends the iteration promptly, without a done', async () => {
     const controller = new AbortController();
-    const iterator = subject.backend.stream(chatBackendRequest({ maxTokens: 4096, signal: controller.signal }))[Symbol.asyncIterator]();
+    const iterator = subject.backend
+      .stream(chatBackendRequest({ maxTokens: 4096, signal: controller.signal }))
+      [Symbol.asyncIterator]();
     const first = await within(iterator.next(), 2000, 'first event');
     assert.is(first.value?.type, 'delta');
     controller.abort();
@@ -105,7 +107,10 @@ export function runBackendContract(name: string, create: () => Promise<BackendUn
     })().catch(() => 'threw');
     const how = await within(ending, 2000, 'the aborted stream');
     assert.ok(how === 'ended' || how === 'threw');
-    assert.not.ok(after.some((e) => e.type === 'done'), 'no done after an abort');
+    assert.not.ok(
+      after.some((e) => e.type === 'done'),
+      'no done after an abort',
+    );
   });
 
   test.run();

@@ -29,7 +29,10 @@ export function busContract(test: Test, impl: BusUnderTest): void {
     bus.subscribe('actor.y.events', () => assert.unreachable('another subject'));
     for (let i = 0; i < 5; i++) bus.publish('actor.x.events', { i });
     await impl.settle(bus);
-    assert.equal(a, [0, 1, 2, 3, 4].map((i) => ({ i })));
+    assert.equal(
+      a,
+      [0, 1, 2, 3, 4].map((i) => ({ i })),
+    );
     assert.equal(b, a);
   });
 
@@ -38,7 +41,8 @@ export function busContract(test: Test, impl: BusUnderTest): void {
     const tail: string[] = [];
     bus.subscribe('actor.*.events', (_, subject) => star.push(subject));
     bus.subscribe('actor.>', (_, subject) => tail.push(subject));
-    for (const subject of ['actor.a.events', 'actor.b.events', 'actor.a.state', 'actor', 'actor.a.events.more']) bus.publish(subject, 1);
+    for (const subject of ['actor.a.events', 'actor.b.events', 'actor.a.state', 'actor', 'actor.a.events.more'])
+      bus.publish(subject, 1);
     await impl.settle(bus);
     assert.equal(star, ['actor.a.events', 'actor.b.events']);
     assert.equal(tail, ['actor.a.events', 'actor.b.events', 'actor.a.state', 'actor.a.events.more']);

@@ -20,16 +20,19 @@ export function storeContract(test: Test, impl: StoreUnderTest): void {
       }
     });
 
-  withStore('a value reads back equal, and a copy: changing the object after put changes nothing stored', async (store) => {
-    const table = store.table<{ n: number; list: unknown[]; nested: { ok: boolean; none: null } }>('values');
-    const value = { n: 1.5, list: [1, 'two', { three: 3 }], nested: { ok: true, none: null } };
-    await table.put('k', value);
-    value.n = 99;
-    assert.equal(table.get('k'), { n: 1.5, list: [1, 'two', { three: 3 }], nested: { ok: true, none: null } });
-    const read = table.get('k')!;
-    read.n = 42;
-    assert.is(table.get('k')!.n, 1.5);
-  });
+  withStore(
+    'a value reads back equal, and a copy: changing the object after put changes nothing stored',
+    async (store) => {
+      const table = store.table<{ n: number; list: unknown[]; nested: { ok: boolean; none: null } }>('values');
+      const value = { n: 1.5, list: [1, 'two', { three: 3 }], nested: { ok: true, none: null } };
+      await table.put('k', value);
+      value.n = 99;
+      assert.equal(table.get('k'), { n: 1.5, list: [1, 'two', { three: 3 }], nested: { ok: true, none: null } });
+      const read = table.get('k')!;
+      read.n = 42;
+      assert.is(table.get('k')!.n, 1.5);
+    },
+  );
 
   withStore('missing keys read undefined; doesExist tells; remove of a missing key is harmless', async (store) => {
     const table = store.table<string>('presence');
@@ -51,20 +54,40 @@ export function storeContract(test: Test, impl: StoreUnderTest): void {
 
   withStore('array keys order element by element, numbers numerically, shorter prefixes first', async (store) => {
     const table = store.table<number>('ordered');
-    const keys: [string, number][] = [['b', 1], ['a', 10], ['a', 2], ['a', 1], ['b', 0]];
+    const keys: [string, number][] = [
+      ['b', 1],
+      ['a', 10],
+      ['a', 2],
+      ['a', 1],
+      ['b', 0],
+    ];
     for (const [i, key] of keys.entries()) await table.put(key, i);
     await table.put(['a', 1, 'x'], -1);
-    assert.equal([...table.getKeys()], [['a', 1], ['a', 1, 'x'], ['a', 2], ['a', 10], ['b', 0], ['b', 1]]);
+    assert.equal(
+      [...table.getKeys()],
+      [
+        ['a', 1],
+        ['a', 1, 'x'],
+        ['a', 2],
+        ['a', 10],
+        ['b', 0],
+        ['b', 1],
+      ],
+    );
   });
 
   withStore('ranges: start inclusive, end exclusive, limit, and reverse from the high end', async (store) => {
     const table = store.table<number>('ranges');
     for (let i = 1; i <= 9; i++) await table.put(['acct', i], i);
     await table.put(['other', 1], 100);
-    const values = (options: Parameters<typeof table.getRange>[0]) => [...table.getRange(options)].map((entry) => entry.value);
+    const values = (options: Parameters<typeof table.getRange>[0]) =>
+      [...table.getRange(options)].map((entry) => entry.value);
     assert.equal(values({ start: ['acct', 3], end: ['acct', 6] }), [3, 4, 5]);
     assert.equal(values({ start: ['acct', 0], end: ['acct', Number.MAX_SAFE_INTEGER], limit: 2 }), [1, 2]);
-    assert.equal(values({ start: ['acct', Number.MAX_SAFE_INTEGER], end: ['acct', 0], reverse: true, limit: 3 }), [9, 8, 7]);
+    assert.equal(
+      values({ start: ['acct', Number.MAX_SAFE_INTEGER], end: ['acct', 0], reverse: true, limit: 3 }),
+      [9, 8, 7],
+    );
     assert.equal(values({ start: ['acct', 5], end: ['acct', 2], reverse: true }), [5, 4, 3]);
     assert.equal(values({ start: ['acct'], end: ['acct', '\uffff'] }), [1, 2, 3, 4, 5, 6, 7, 8, 9]);
     assert.is(table.getKeysCount({ start: ['acct', 0], end: ['acct', 5] }), 4);
@@ -75,7 +98,10 @@ export function storeContract(test: Test, impl: StoreUnderTest): void {
   withStore('string keys under a prefix are found with a high sentinel', async (store) => {
     const table = store.table<string>('strings');
     for (const key of ['file-b', 'file-a', 'filf', 'file-ü', 'fild']) await table.put(['t', key], key);
-    assert.equal([...table.getRange({ start: ['t', 'file-'], end: ['t', 'file-\uffff'] })].map((entry) => entry.value), ['file-a', 'file-b', 'file-ü']);
+    assert.equal(
+      [...table.getRange({ start: ['t', 'file-'], end: ['t', 'file-\uffff'] })].map((entry) => entry.value),
+      ['file-a', 'file-b', 'file-ü'],
+    );
   });
 
   withStore('a transaction sees its own writes and commits them together', async (store) => {
@@ -93,7 +119,9 @@ export function storeContract(test: Test, impl: StoreUnderTest): void {
   withStore('concurrent read-check-write transactions never lose an update', async (store) => {
     const table = store.table<number>('counter');
     await table.put('n', 0);
-    await Promise.all(Array.from({ length: 50 }, () => store.transaction(() => void table.put('n', table.get('n')! + 1))));
+    await Promise.all(
+      Array.from({ length: 50 }, () => store.transaction(() => void table.put('n', table.get('n')! + 1))),
+    );
     assert.is(table.get('n'), 50);
   });
 
@@ -126,10 +154,12 @@ export function storeContract(test: Test, impl: StoreUnderTest): void {
     const table = store.table<unknown>('encoding');
     let deep: Record<string, unknown> = {};
     for (let i = 0; i < 200_000; i++) deep = { a: deep };
-    const refused = await store.transaction(() => void table.put('deep', deep)).then(
-      () => false,
-      () => true,
-    );
+    const refused = await store
+      .transaction(() => void table.put('deep', deep))
+      .then(
+        () => false,
+        () => true,
+      );
     assert.ok(refused);
     assert.is(table.get('deep'), undefined);
     await table.put('fine', { ok: true });

@@ -25,7 +25,9 @@ export interface NatsClusterUnderTest {
 }
 
 function untilExit(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
+  return new Promise((resolve) =>
+    child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve()),
+  );
 }
 
 /**
@@ -42,9 +44,29 @@ export async function startNatsCluster(size = 3): Promise<NatsClusterUnderTest> 
   const routes = routePorts.map((port) => `nats-route://127.0.0.1:${port}`).join(',');
   const members: ClusterMember[] = clientPorts.map((port, i) => {
     const name = `n${i + 1}`;
-    const child = spawn(path, ['-a', '127.0.0.1', '-p', String(port), '-n', name, '-js', '-sd', join(storeRoot, name), '--cluster_name', 'svc-test', '--cluster', `nats://127.0.0.1:${routePorts[i]}`, '--routes', routes], {
-      stdio: ['ignore', 'ignore', 'ignore'],
-    });
+    const child = spawn(
+      path,
+      [
+        '-a',
+        '127.0.0.1',
+        '-p',
+        String(port),
+        '-n',
+        name,
+        '-js',
+        '-sd',
+        join(storeRoot, name),
+        '--cluster_name',
+        'svc-test',
+        '--cluster',
+        `nats://127.0.0.1:${routePorts[i]}`,
+        '--routes',
+        routes,
+      ],
+      {
+        stdio: ['ignore', 'ignore', 'ignore'],
+      },
+    );
     reapOnExit(child);
     return {
       name,

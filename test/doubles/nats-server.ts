@@ -5,7 +5,8 @@ import { reapOnExit } from './reap.js';
 
 /** Where Debian's (or any PATH) nats-server is, or null when it is not installed. */
 export function natsServerPath(): string | null {
-  for (const candidate of ['/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server']) if (existsSync(candidate)) return candidate;
+  for (const candidate of ['/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server'])
+    if (existsSync(candidate)) return candidate;
   return null;
 }
 
@@ -29,7 +30,9 @@ export interface NatsServerUnderTest {
 }
 
 /** Starts `nats-server` on loopback (JetStream on when asked) and resolves once it accepts clients. */
-export async function startNatsServer(options: { jetstream?: boolean; storeDir?: string } = {}): Promise<NatsServerUnderTest> {
+export async function startNatsServer(
+  options: { jetstream?: boolean; storeDir?: string } = {},
+): Promise<NatsServerUnderTest> {
   const path = natsServerPath();
   if (!path) throw new Error('nats-server is not installed (.ci/run installs it)');
   const port = await freePort();

@@ -36,7 +36,12 @@ export function parseMail(raw: string): { headers: Record<string, string>; text:
     if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
   }
   const encoding = (headers['content-transfer-encoding'] ?? '7bit').toLowerCase();
-  const text = encoding === 'quoted-printable' ? decodeQuotedPrintable(body) : encoding === 'base64' ? Buffer.from(body, 'base64').toString('utf8') : body;
+  const text =
+    encoding === 'quoted-printable'
+      ? decodeQuotedPrintable(body)
+      : encoding === 'base64'
+        ? Buffer.from(body, 'base64').toString('utf8')
+        : body;
   return { headers, text: text.replace(/\r\n/g, '\n').replace(/\n$/, '') };
 }
 
@@ -68,7 +73,8 @@ export class SmtpInbox {
       disabledCommands: auth ? ['STARTTLS'] : ['STARTTLS', 'AUTH'],
       logger: false,
       onAuth(login, _session, callback) {
-        if (auth && login.username === auth.user && login.password === auth.pass) return callback(null, { user: login.username });
+        if (auth && login.username === auth.user && login.password === auth.pass)
+          return callback(null, { user: login.username });
         callback(new Error('Invalid username or password'));
       },
       onData(stream, session, callback) {

@@ -25,7 +25,9 @@ export function decodeForm(body: string): Form {
     if (value === null || typeof value !== 'object') return value;
     const keys = Object.keys(value);
     const mapped = Object.fromEntries(keys.map((k) => [k, arrays(value[k])]));
-    return keys.length > 0 && keys.every((k) => /^\d+$/.test(k)) ? keys.sort((a, b) => +a - +b).map((k) => mapped[k]) : mapped;
+    return keys.length > 0 && keys.every((k) => /^\d+$/.test(k))
+      ? keys.sort((a, b) => +a - +b).map((k) => mapped[k])
+      : mapped;
   };
   return arrays(root);
 }
@@ -77,7 +79,11 @@ export class StripeDouble {
 
   /** The env that points the service at this double. */
   env(): Record<string, string> {
-    return { SVC_STRIPE_SECRET_KEY: STRIPE_TEST_KEY, SVC_STRIPE_WEBHOOK_SECRET: STRIPE_WEBHOOK_SECRET, SVC_STRIPE_API_URL: this.url };
+    return {
+      SVC_STRIPE_SECRET_KEY: STRIPE_TEST_KEY,
+      SVC_STRIPE_WEBHOOK_SECRET: STRIPE_WEBHOOK_SECRET,
+      SVC_STRIPE_API_URL: this.url,
+    };
   }
 
   /** The next `count` API calls answer `status` (500: the provider is down). */
@@ -104,16 +110,24 @@ export class StripeDouble {
       const url = new URL(req.url ?? '/', 'http://double');
       const form = req.method === 'GET' ? decodeForm(url.searchParams.toString()) : decodeForm(body);
       const idempotencyKey = req.headers['idempotency-key'] as string | undefined;
-      this.requests.push({ method: req.method ?? '', path: url.pathname, form, authorization: req.headers.authorization, idempotencyKey });
+      this.requests.push({
+        method: req.method ?? '',
+        path: url.pathname,
+        form,
+        authorization: req.headers.authorization,
+        idempotencyKey,
+      });
       const send = (status: number, value: unknown) => {
         const text = JSON.stringify(value);
-        if (idempotencyKey && status < 300) this.idempotent.set(`${req.method} ${url.pathname} ${idempotencyKey}`, text);
+        if (idempotencyKey && status < 300)
+          this.idempotent.set(`${req.method} ${url.pathname} ${idempotencyKey}`, text);
         res.writeHead(status, { 'content-type': 'application/json', 'request-id': `req_${this.counter}` });
         res.end(text);
       };
       const failure = this.failures.shift();
       if (failure) return send(failure, { error: { type: 'api_error', message: 'double: injected failure' } });
-      if (req.headers.authorization !== `Bearer ${STRIPE_TEST_KEY}`) return send(401, { error: { type: 'invalid_request_error', message: 'Invalid API Key provided' } });
+      if (req.headers.authorization !== `Bearer ${STRIPE_TEST_KEY}`)
+        return send(401, { error: { type: 'invalid_request_error', message: 'Invalid API Key provided' } });
       const replay = idempotencyKey && this.idempotent.get(`${req.method} ${url.pathname} ${idempotencyKey}`);
       if (replay) {
         res.writeHead(200, { 'content-type': 'application/json', 'idempotent-replayed': 'true' });
@@ -125,25 +139,53 @@ export class StripeDouble {
 
   private route(method: string, path: string, form: Form, send: (status: number, value: unknown) => void): void {
     let match: RegExpExecArray | null;
-    if (method === 'POST' && path === '/v1/customers') return send(200, { id: this.id('cus'), object: 'customer', email: form.email, metadata: form.metadata ?? {} });
+    if (method === 'POST' && path === '/v1/customers')
+      return send(200, { id: this.id('cus'), object: 'customer', email: form.email, metadata: form.metadata ?? {} });
     if (method === 'GET' && path === '/v1/prices') {
       const keys: string[] = form.lookup_keys ?? [];
-      const data = keys.filter((key) => PLAN_PRICES[key]).map((key) => ({ id: PLAN_PRICES[key]!.id, object: 'price', lookup_key: key, active: true, currency: 'usd', unit_amount: PLAN_PRICES[key]!.unit_amount, recurring: { interval: 'month' } }));
+      const data = keys
+        .filter((key) => PLAN_PRICES[key])
+        .map((key) => ({
+          id: PLAN_PRICES[key]!.id,
+          object: 'price',
+          lookup_key: key,
+          active: true,
+          currency: 'usd',
+          unit_amount: PLAN_PRICES[key]!.unit_amount,
+          recurring: { interval: 'month' },
+        }));
       return send(200, { object: 'list', data, has_more: false, url: '/v1/prices' });
     }
     if (method === 'POST' && path === '/v1/checkout/sessions') {
       const id = this.id('cs');
-      const session = { id, object: 'checkout.session', url: `https://checkout.double.test/pay/${id}`, expires_at: this.seconds() + 86_400, status: 'open', ...form };
+      const session = {
+        id,
+        object: 'checkout.session',
+        url: `https://checkout.double.test/pay/${id}`,
+        expires_at: this.seconds() + 86_400,
+        status: 'open',
+        ...form,
+      };
       this.sessions.set(id, session);
       return send(200, session);
     }
     if ((match = /^\/v1\/subscriptions\/([^/]+)$/.exec(path))) {
       const sub = this.subscriptions.get(match[1]!);
-      if (!sub) return send(404, { error: { type: 'invalid_request_error', code: 'resource_missing', message: 'No such subscription' } });
+      if (!sub)
+        return send(404, {
+          error: { type: 'invalid_request_error', code: 'resource_missing', message: 'No such subscription' },
+        });
       if (method === 'POST') this.updateSubscription(sub, form);
       return send(200, sub);
     }
-    if (method === 'POST' && path === '/v1/billing_portal/sessions') return send(200, { id: this.id('bps'), object: 'billing_portal.session', customer: form.customer, url: `https://billing.double.test/session/${this.counter}`, return_url: form.return_url });
+    if (method === 'POST' && path === '/v1/billing_portal/sessions')
+      return send(200, {
+        id: this.id('bps'),
+        object: 'billing_portal.session',
+        customer: form.customer,
+        url: `https://billing.double.test/session/${this.counter}`,
+        return_url: form.return_url,
+      });
     send(404, { error: { type: 'invalid_request_error', message: `double: no route ${method} ${path}` } });
   }
 
@@ -160,11 +202,28 @@ export class StripeDouble {
   // ---- Webhook deliveries ----
 
   /** A signed event of `type` carrying `object`, dated now (or `createdMs`). */
-  event(type: string, object: unknown, options: { createdMs?: number; secret?: string; id?: string } = {}): SignedEvent {
+  event(
+    type: string,
+    object: unknown,
+    options: { createdMs?: number; secret?: string; id?: string } = {},
+  ): SignedEvent {
     const id = options.id ?? this.id('evt');
     const created = Math.floor((options.createdMs ?? this.now()) / 1000);
-    const payload = JSON.stringify({ id, object: 'event', api_version: '2026-10-28.endive', created, type, livemode: false, pending_webhooks: 1, data: { object } });
-    const signature = this.stripe.webhooks.generateTestHeaderString({ payload, secret: options.secret ?? STRIPE_WEBHOOK_SECRET, timestamp: Math.floor(this.now() / 1000) });
+    const payload = JSON.stringify({
+      id,
+      object: 'event',
+      api_version: '2026-10-28.endive',
+      created,
+      type,
+      livemode: false,
+      pending_webhooks: 1,
+      data: { object },
+    });
+    const signature = this.stripe.webhooks.generateTestHeaderString({
+      payload,
+      secret: options.secret ?? STRIPE_WEBHOOK_SECRET,
+      timestamp: Math.floor(this.now() / 1000),
+    });
     return { id, payload, signature };
   }
 
@@ -173,21 +232,44 @@ export class StripeDouble {
     const session = this.sessions.get(sessionId)!;
     const amount = Number(session.line_items[0].price_data.unit_amount);
     session.payment_intent ??= this.id('pi');
-    return this.event('checkout.session.completed', { ...session, status: 'complete', payment_status: 'paid', amount_total: amount, currency: 'usd', ...overrides });
+    return this.event('checkout.session.completed', {
+      ...session,
+      status: 'complete',
+      payment_status: 'paid',
+      amount_total: amount,
+      currency: 'usd',
+      ...overrides,
+    });
   }
 
   /** The top-up paid through `sessionId` was refunded up to `refundedCents` in all: its `charge.refunded` event. */
   refunded(sessionId: string, refundedCents: number): SignedEvent {
     const session = this.sessions.get(sessionId)!;
     const amount = Number(session.line_items[0].price_data.unit_amount);
-    return this.event('charge.refunded', { id: `ch_${String(session.payment_intent).slice(3)}`, object: 'charge', payment_intent: session.payment_intent, amount, amount_refunded: refundedCents, refunded: refundedCents >= amount, currency: 'usd' });
+    return this.event('charge.refunded', {
+      id: `ch_${String(session.payment_intent).slice(3)}`,
+      object: 'charge',
+      payment_intent: session.payment_intent,
+      amount,
+      amount_refunded: refundedCents,
+      refunded: refundedCents >= amount,
+      currency: 'usd',
+    });
   }
 
   /** A dispute of the top-up paid through `sessionId`: opened (`charge.dispute.created`) or closed as `won` or `lost`. */
   disputed(sessionId: string, disputeId: string, amountCents: number, stage: 'created' | 'won' | 'lost'): SignedEvent {
     const session = this.sessions.get(sessionId)!;
     const status = stage === 'created' ? 'needs_response' : stage;
-    return this.event(stage === 'created' ? 'charge.dispute.created' : 'charge.dispute.closed', { id: disputeId, object: 'dispute', payment_intent: session.payment_intent, charge: `ch_${String(session.payment_intent).slice(3)}`, amount: amountCents, currency: 'usd', status });
+    return this.event(stage === 'created' ? 'charge.dispute.created' : 'charge.dispute.closed', {
+      id: disputeId,
+      object: 'dispute',
+      payment_intent: session.payment_intent,
+      charge: `ch_${String(session.payment_intent).slice(3)}`,
+      amount: amountCents,
+      currency: 'usd',
+      status,
+    });
   }
 
   /** The payer completed the subscription checkout `sessionId`: the subscription now exists; its two events. */
@@ -203,26 +285,54 @@ export class StripeDouble {
       customer: session.customer,
       cancel_at_period_end: false,
       metadata: session.subscription_data?.metadata ?? {},
-      items: { object: 'list', data: [{ id: this.id('si'), object: 'subscription_item', price: { id: price, object: 'price', lookup_key: lookup }, current_period_end: this.seconds() + MONTH_S }] },
+      items: {
+        object: 'list',
+        data: [
+          {
+            id: this.id('si'),
+            object: 'subscription_item',
+            price: { id: price, object: 'price', lookup_key: lookup },
+            current_period_end: this.seconds() + MONTH_S,
+          },
+        ],
+      },
     };
     this.subscriptions.set(id, sub);
-    const checkout = this.event('checkout.session.completed', { ...session, status: 'complete', payment_status: 'paid', subscription: id });
+    const checkout = this.event('checkout.session.completed', {
+      ...session,
+      status: 'complete',
+      payment_status: 'paid',
+      subscription: id,
+    });
     return { checkout, created: this.event('customer.subscription.created', sub), subscriptionId: id };
   }
 
   /** The subscription as it stands now, as a `customer.subscription.<kind>` event. */
-  subscriptionEvent(subscriptionId: string, kind: 'updated' | 'deleted', changes: Form = {}, options: { createdMs?: number } = {}): SignedEvent {
+  subscriptionEvent(
+    subscriptionId: string,
+    kind: 'updated' | 'deleted',
+    changes: Form = {},
+    options: { createdMs?: number } = {},
+  ): SignedEvent {
     const sub = this.subscriptions.get(subscriptionId)!;
     Object.assign(sub, changes);
     return this.event(`customer.subscription.${kind}`, sub, options);
   }
 
   /** Delivers `event` to the service's webhook route; resolves with status and body. */
-  async deliver(serviceUrl: string, event: SignedEvent, options: { signature?: string | null; payload?: string } = {}): Promise<{ status: number; body: any }> {
+  async deliver(
+    serviceUrl: string,
+    event: SignedEvent,
+    options: { signature?: string | null; payload?: string } = {},
+  ): Promise<{ status: number; body: any }> {
     const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
     const signature = options.signature === undefined ? event.signature : options.signature;
     if (signature !== null) headers['stripe-signature'] = signature;
-    const res = await fetch(`${serviceUrl}/v1/webhooks/stripe`, { method: 'POST', headers, body: options.payload ?? event.payload });
+    const res = await fetch(`${serviceUrl}/v1/webhooks/stripe`, {
+      method: 'POST',
+      headers,
+      body: options.payload ?? event.payload,
+    });
     return { status: res.status, body: await res.json() };
   }
 }

@@ -71,7 +71,8 @@ function open(target: URL, fetch: RemoteFetch, signal: AbortSignal): Promise<Inc
   return new Promise((resolve, reject) => {
     const host = target.hostname.replace(/^\[|\]$/g, '');
     // An IP literal is never looked up, so it is checked here.
-    if (!fetch.limits.allowPrivate && isIP(host) && !isPublicAddress(host)) return reject(new BlockedAddressError(host, host));
+    if (!fetch.limits.allowPrivate && isIP(host) && !isPublicAddress(host))
+      return reject(new BlockedAddressError(host, host));
     const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
     const req = send(target, {
       method: 'GET',
@@ -154,7 +155,11 @@ export async function fetchRemote(url: URL, fetch: RemoteFetch): Promise<Fetched
     if (err instanceof ApiError) throw err;
     if (timeout.aborted) throw refuse(fetch, `no complete answer within ${fetch.limits.timeoutMs} ms`, err);
     if (err instanceof BlockedAddressError) {
-      throw refuse(fetch, `${err.host} is a loopback, private or link-local address (${err.address}); only public hosts are fetched`, err);
+      throw refuse(
+        fetch,
+        `${err.host} is a loopback, private or link-local address (${err.address}); only public hosts are fetched`,
+        err,
+      );
     }
     const cause = ensureError(err);
     const code = (cause as NodeJS.ErrnoException).code;

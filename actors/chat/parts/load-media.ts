@@ -34,7 +34,8 @@ function fitsKind(kind: MediaKind, mediaType: string, fromDataUrl: boolean): boo
  * base64 and empty payloads, each as a 400 naming the field.
  */
 export function decodeInlineMedia(base64: string, ref: PartRef, maxBytes: number): Buffer {
-  if (base64DecodedLength(base64) > maxBytes) throw partError(ref, `${capitalised(ref.label)} is larger than the ${formatBytes(maxBytes)} limit.`);
+  if (base64DecodedLength(base64) > maxBytes)
+    throw partError(ref, `${capitalised(ref.label)} is larger than the ${formatBytes(maxBytes)} limit.`);
   const bytes = decodeBase64(base64);
   if (!bytes) throw partError(ref, `${capitalised(ref.label)} is not valid base64.`);
   if (bytes.length === 0) throw partError(ref, `${capitalised(ref.label)} is empty.`);
@@ -65,12 +66,26 @@ export async function loadMedia(url: string, request: MediaRequest): Promise<Loa
   const target = URL.canParse(url) ? new URL(url) : null;
   if (!target) throw partError(request, `Cannot fetch ${request.label}: the URL is not valid.`);
   if (target.protocol !== 'http:' && target.protocol !== 'https:') {
-    throw partError(request, `Cannot fetch ${request.label}: the ${target.protocol} scheme is not supported; use an http(s) or data: URL.`);
+    throw partError(
+      request,
+      `Cannot fetch ${request.label}: the ${target.protocol} scheme is not supported; use an http(s) or data: URL.`,
+    );
   }
   const accept = request.kind === 'image' ? 'image/png, image/jpeg, image/gif, image/webp' : 'video/*';
-  const fetched = await fetchRemote(target, { limits: request.limits, signal: request.signal, label: request.label, param: request.param, accept });
+  const fetched = await fetchRemote(target, {
+    limits: request.limits,
+    signal: request.signal,
+    label: request.label,
+    param: request.param,
+    accept,
+  });
   const mediaType = fetched.contentType?.split(';')[0]!.trim().toLowerCase() ?? '';
-  if (!fitsKind(request.kind, mediaType, false)) throw partError(request, `Cannot read ${request.label}: the server sent ${mediaType}, not ${request.kind === 'image' ? 'an image' : 'a video'}.`);
-  if (fetched.bytes.length === 0) throw partError(request, `Cannot read ${request.label}: the server sent an empty body.`);
+  if (!fitsKind(request.kind, mediaType, false))
+    throw partError(
+      request,
+      `Cannot read ${request.label}: the server sent ${mediaType}, not ${request.kind === 'image' ? 'an image' : 'a video'}.`,
+    );
+  if (fetched.bytes.length === 0)
+    throw partError(request, `Cannot read ${request.label}: the server sent an empty body.`);
   return { bytes: fetched.bytes, mediaType: mediaType || null };
 }

@@ -37,7 +37,11 @@ export function createPartResolverOptions(
   return {
     ...analysis,
     files: noFileTextSource,
-    fetch: { maxBytes: config.SVC_FETCH_MAX_BYTES, timeoutMs: config.SVC_FETCH_TIMEOUT_MS, allowPrivate: config.SVC_FETCH_ALLOW_PRIVATE },
+    fetch: {
+      maxBytes: config.SVC_FETCH_MAX_BYTES,
+      timeoutMs: config.SVC_FETCH_TIMEOUT_MS,
+      allowPrivate: config.SVC_FETCH_ALLOW_PRIVATE,
+    },
     ...overrides,
   };
 }

@@ -24,8 +24,13 @@ export async function callMediaBackend<T>(ref: PartRef, call: () => Promise<T>):
     if (err instanceof UnreadableMediaError) throw partError(ref, `Cannot read ${ref.label}: ${err.message}.`, err);
     if (err instanceof TerminalError || err instanceof RetryableError) {
       const headers: Record<string, string> = {};
-      if (err instanceof RetryableError && err.retryAfterMs) headers['retry-after'] = String(Math.ceil(err.retryAfterMs / 1000));
-      throw new ApiError(err.kind, `Processing ${ref.label} failed: ${err.message}. Nothing was charged.`, { param: ref.param, headers, cause: err });
+      if (err instanceof RetryableError && err.retryAfterMs)
+        headers['retry-after'] = String(Math.ceil(err.retryAfterMs / 1000));
+      throw new ApiError(err.kind, `Processing ${ref.label} failed: ${err.message}. Nothing was charged.`, {
+        param: ref.param,
+        headers,
+        cause: err,
+      });
     }
     throw err;
   }

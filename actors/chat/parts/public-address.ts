@@ -77,7 +77,7 @@ function parseV6(input: string): Uint8Array | null {
 
 function inV4(address: number, [base, bits]: [string, number]): boolean {
   const mask = bits === 0 ? 0 : (~0 << (32 - bits)) >>> 0;
-  return ((address & mask) >>> 0) === ((parseV4(base)! & mask) >>> 0);
+  return (address & mask) >>> 0 === (parseV4(base)! & mask) >>> 0;
 }
 
 function inV6(address: Uint8Array, base: string, bits: number): boolean {
@@ -98,7 +98,10 @@ function isPublicV6(address: Uint8Array): boolean {
   if (address.every((byte, i) => byte === 0 || (i === 15 && byte === 1))) return false; // :: and ::1
   if (BLOCKED_V6.some(([base, bits]) => inV6(address, base, bits))) return false;
   for (const [base, bits, at] of EMBEDDING_V6) {
-    if (inV6(address, base, bits)) return isPublicV4(((address[at]! << 24) | (address[at + 1]! << 16) | (address[at + 2]! << 8) | address[at + 3]!) >>> 0);
+    if (inV6(address, base, bits))
+      return isPublicV4(
+        ((address[at]! << 24) | (address[at + 1]! << 16) | (address[at + 2]! << 8) | address[at + 3]!) >>> 0,
+      );
   }
   return true;
 }

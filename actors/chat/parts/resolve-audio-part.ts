@@ -21,10 +21,16 @@ export async function resolveAudioPart(part: AudioPart, at: string, context: Res
   const label = `the audio in ${at}`;
   const { data, format: name } = part.input_audio;
   const format = FORMATS.get(name.toLowerCase());
-  if (!format) throw partError({ label, param: `${at}.input_audio.format` }, `Unsupported audio format "${name}" in ${at}; use wav, mp3 or pcm16 (24 kHz mono).`);
+  if (!format)
+    throw partError(
+      { label, param: `${at}.input_audio.format` },
+      `Unsupported audio format "${name}" in ${at}; use wav, mp3 or pcm16 (24 kHz mono).`,
+    );
   const ref = { label, param: `${at}.input_audio.data` };
   const audio = decodeInlineMedia(data, ref, context.options.fetch.maxBytes);
-  const transcript = await callMediaBackend(ref, () => context.options.transcription.transcribe({ audio, format, signal: context.signal }));
+  const transcript = await callMediaBackend(ref, () =>
+    context.options.transcription.transcribe({ audio, format, signal: context.signal }),
+  );
   const text = `[audio transcript, ${formatSeconds(transcript.durationSeconds)}: ${transcript.text || '(no speech)'}]`;
   return { text, generatedTokens: countTokens(text) };
 }

@@ -39,7 +39,11 @@ function framed(filename: string, text: string): ResolvedPart {
  */
 export async function resolveFilePart(part: FilePart, at: string, context: ResolveContext): Promise<ResolvedPart> {
   const { file_id: fileId, file_data: fileData, filename } = part.file;
-  if (fileId !== undefined && fileData !== undefined) throw partError({ label: `the file in ${at}`, param: `${at}.file` }, `The file in ${at} gives both file_id and file_data; give one.`);
+  if (fileId !== undefined && fileData !== undefined)
+    throw partError(
+      { label: `the file in ${at}`, param: `${at}.file` },
+      `The file in ${at} gives both file_id and file_data; give one.`,
+    );
   if (fileId !== undefined) {
     const found = await context.options.files.extractedText(context.accountId, fileId);
     if (!found) throw new ApiError('not_found', `No file ${fileId}.`, { param: `${at}.file.file_id` });
@@ -50,7 +54,10 @@ export async function resolveFilePart(part: FilePart, at: string, context: Resol
   if (payload === undefined) throw partError(ref, `The file_data in ${at} is a data: URL without a ;base64 payload.`);
   const text = utf8Text(decodeInlineMedia(payload, ref, context.options.fetch.maxBytes));
   if (text === null) {
-    throw partError(ref, `The file_data in ${at} is not UTF-8 text, so no text can be extracted from it; PDF and other binary files are not read inline.`);
+    throw partError(
+      ref,
+      `The file_data in ${at} is not UTF-8 text, so no text can be extracted from it; PDF and other binary files are not read inline.`,
+    );
   }
   return framed(filename ?? 'attachment', text);
 }

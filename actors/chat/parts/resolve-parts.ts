@@ -75,7 +75,8 @@ export async function resolveParts(messages: ChatMessage[], context: ResolveCont
   const parts: { part: MediaPart; at: string }[] = [];
   for (const [i, message] of messages.entries()) {
     if (!Array.isArray(message.content)) continue;
-    for (const [j, part] of message.content.entries()) if (part.type !== 'text') parts.push({ part, at: `messages[${i}].content[${j}]` });
+    for (const [j, part] of message.content.entries())
+      if (part.type !== 'text') parts.push({ part, at: `messages[${i}].content[${j}]` });
   }
   const resolved = await resolveAll(parts, context);
   const added = { promptTokens: 0, completionTokens: 0 };
@@ -86,7 +87,9 @@ export async function resolveParts(messages: ChatMessage[], context: ResolveCont
   let cursor = 0;
   const out = messages.map((message) => {
     if (!hasMediaPart(message)) return message;
-    const content = (message.content as ContentPart[]).map((part): ContentPart => (part.type === 'text' ? part : { type: 'text', text: resolved[cursor++]!.text }));
+    const content = (message.content as ContentPart[]).map((part): ContentPart =>
+      part.type === 'text' ? part : { type: 'text', text: resolved[cursor++]!.text },
+    );
     return { ...message, content };
   });
   return { messages: out, added };
