@@ -1,3 +1,5 @@
+import { ApiError } from '../protocols/errors.js';
+
 /** A backend failure that retrying will not fix (bad request to the provider, refused key). */
 export class TerminalError extends Error {
   override name = 'TerminalError';
@@ -21,4 +23,17 @@ export class RetryableError extends Error {
   ) {
     super(message, options);
   }
+}
+
+/**
+ * The API's answer for a backend failure: its kind as the code, `Retry-After` when the provider
+ * said when to come back, and for a terminal failure the advice not to retry.
+ */
+export function backendApiError(
+  err: TerminalError | RetryableError,
+  message: string,
+  options: { param?: string | null } = {},
+): ApiError {
+  const retry = err instanceof TerminalError ? { retry: false } : { retryAfterMs: err.retryAfterMs };
+  return new ApiError(err.kind, message, { ...options, ...retry, cause: err });
 }

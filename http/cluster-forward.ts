@@ -67,7 +67,7 @@ export class ClusterForwarder {
         throw new ApiError(
           'cluster_unavailable',
           'This node is shutting down; retry (another node will serve the account).',
-          { headers: { 'retry-after': '1' } },
+          { retryAfterMs: 1000 },
         );
       if (home === this.node.id) return false;
       if (ex.headers[FORWARDED_BY] !== undefined) {
@@ -75,7 +75,7 @@ export class ClusterForwarder {
         home = await this.node.homeOf(accountId);
         if (home === this.node.id) return false;
         throw new ApiError('cluster_unavailable', 'The account is moving between nodes; retry.', {
-          headers: { 'retry-after': '1' },
+          retryAfterMs: 1000,
         });
       }
       const url = this.node.nodes.get(home ?? '')?.url;
@@ -90,7 +90,7 @@ export class ClusterForwarder {
           throw new ApiError(
             'cluster_unavailable',
             `The node serving this account (${home}) cannot be reached and has not been taken over yet; retry.`,
-            { headers: { 'retry-after': '1' } },
+            { retryAfterMs: 1000 },
           );
         }
         await sleep(200);
@@ -151,7 +151,7 @@ export class ClusterForwarder {
       throw new ApiError(
         'cluster_unavailable',
         `The node serving this account could not answer (${code || 'error'}); retry.`,
-        { headers: { 'retry-after': '1' } },
+        { retryAfterMs: 1000 },
       );
     }
     const out: Record<string, string> = {};
@@ -173,7 +173,7 @@ export class ClusterForwarder {
       this.options.logger.warn('forwarded answer cut', { request_id: ex.requestId, err });
       if (!ex.started)
         throw new ApiError('cluster_unavailable', 'The node serving this account went away; retry.', {
-          headers: { 'retry-after': '1' },
+          retryAfterMs: 1000,
         });
       ex.end();
     }

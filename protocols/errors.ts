@@ -1,6 +1,8 @@
 /**
  * The one error catalogue: every error the API can answer with, its HTTP status and its
- * OpenAI-style `type`, so the official SDK rebuilds the right error class.
+ * OpenAI-style `type`, so the official SDK rebuilds the right error class, and its retry advice:
+ * `retry: false` marks a refusal that asking again cannot change (a state conflict), answered with
+ * `x-should-retry: false` so the SDK does not retry it (it retries 409 by default).
  */
 export const ERROR_CATALOGUE = {
   invalid_json: { status: 400, type: 'invalid_request_error' },
@@ -30,24 +32,24 @@ export const ERROR_CATALOGUE = {
   model_not_found: { status: 404, type: 'invalid_request_error' },
   method_not_allowed: { status: 405, type: 'invalid_request_error' },
   not_acceptable: { status: 406, type: 'invalid_request_error' },
-  conflict: { status: 409, type: 'conflict_error' },
-  email_taken: { status: 409, type: 'conflict_error' },
-  upload_incomplete: { status: 409, type: 'conflict_error' },
-  upload_closed: { status: 409, type: 'conflict_error' },
-  token_used: { status: 409, type: 'conflict_error' },
-  two_factor_enabled: { status: 409, type: 'conflict_error' },
-  two_factor_not_enabled: { status: 409, type: 'conflict_error' },
-  two_factor_setup_required: { status: 409, type: 'conflict_error' },
-  subscription_exists: { status: 409, type: 'conflict_error' },
-  subscription_required: { status: 409, type: 'conflict_error' },
-  billing_account_required: { status: 409, type: 'conflict_error' },
-  approval_expired: { status: 409, type: 'conflict_error' },
-  approval_mismatch: { status: 409, type: 'conflict_error' },
+  conflict: { status: 409, type: 'conflict_error', retry: false },
+  email_taken: { status: 409, type: 'conflict_error', retry: false },
+  upload_incomplete: { status: 409, type: 'conflict_error', retry: false },
+  upload_closed: { status: 409, type: 'conflict_error', retry: false },
+  token_used: { status: 409, type: 'conflict_error', retry: false },
+  two_factor_enabled: { status: 409, type: 'conflict_error', retry: false },
+  two_factor_not_enabled: { status: 409, type: 'conflict_error', retry: false },
+  two_factor_setup_required: { status: 409, type: 'conflict_error', retry: false },
+  subscription_exists: { status: 409, type: 'conflict_error', retry: false },
+  subscription_required: { status: 409, type: 'conflict_error', retry: false },
+  billing_account_required: { status: 409, type: 'conflict_error', retry: false },
+  approval_expired: { status: 409, type: 'conflict_error', retry: false },
+  approval_mismatch: { status: 409, type: 'conflict_error', retry: false },
   payload_too_large: { status: 413, type: 'invalid_request_error' },
   upgrade_required: { status: 426, type: 'invalid_request_error' },
   unsupported_media_type: { status: 415, type: 'invalid_request_error' },
   validation_error: { status: 422, type: 'invalid_request_error' },
-  text_policy_unmet: { status: 422, type: 'invalid_request_error' },
+  text_policy_unmet: { status: 422, type: 'invalid_request_error', retry: false },
   rate_limit_exceeded: { status: 429, type: 'rate_limit_error' },
   concurrency_limit_exceeded: { status: 429, type: 'rate_limit_error' },
   internal_error: { status: 500, type: 'server_error' },
@@ -76,7 +78,7 @@ export const ERROR_CATALOGUE = {
   response_cancel_not_active: { status: 409, type: 'invalid_request_error' },
   end_ack_unexpected: { status: 409, type: 'invalid_request_error' },
   transcription_failed: { status: 502, type: 'transcription_error' },
-} as const satisfies Record<string, { status: number; type: string }>;
+} as const satisfies Record<string, { status: number; type: string; retry?: false }>;
 
 /** A code from the catalogue. */
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
@@ -88,34 +90,51 @@ export interface ValidationDetail {
   type: string;
 }
 
+/** What an error says beyond its code and message. */
+export interface ApiErrorOptions {
+  param?: string | null;
+  /** Headers the answer carries besides the retry advice (a price, say). */
+  headers?: Record<string, string>;
+  /** When asking again may succeed (`Retry-After`, whole seconds, at least 1). */
+  retryAfterMs?: number | null;
+  /** False when this error, whatever its code's advice, cannot pass by retrying (a terminal backend failure). */
+  retry?: boolean;
+  detail?: ValidationDetail[];
+  cause?: unknown;
+}
+
 /** An error the API answers with; anything else thrown by a handler becomes `internal_error`. */
 export class ApiError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
   readonly type: string;
   readonly param: string | null;
+  /** Every header the answer carries, retry advice included (worked out here, from the catalogue). */
   readonly headers: Record<string, string>;
   readonly detail: ValidationDetail[] | undefined;
 
-  constructor(
-    code: ErrorCode,
-    message: string,
-    options: {
-      param?: string | null;
-      headers?: Record<string, string>;
-      detail?: ValidationDetail[];
-      cause?: unknown;
-    } = {},
-  ) {
+  constructor(code: ErrorCode, message: string, options: ApiErrorOptions = {}) {
     super(message, { cause: options.cause });
     this.name = 'ApiError';
+    const entry: { status: number; type: string; retry?: false } = ERROR_CATALOGUE[code];
     this.code = code;
-    this.status = ERROR_CATALOGUE[code].status;
-    this.type = ERROR_CATALOGUE[code].type;
+    this.status = entry.status;
+    this.type = entry.type;
     this.param = options.param ?? null;
-    this.headers = options.headers ?? {};
+    this.headers = retryHeaders(options.headers ?? {}, options.retry ?? entry.retry ?? true, options.retryAfterMs);
     this.detail = options.detail;
   }
+}
+
+/** `headers` with the retry advice added: `x-should-retry: false`, or `retry-after` when known. */
+function retryHeaders(
+  headers: Record<string, string>,
+  retry: boolean,
+  retryAfterMs: number | null | undefined,
+): Record<string, string> {
+  if (!retry) return { ...headers, 'x-should-retry': 'false' };
+  if (retryAfterMs == null || retryAfterMs <= 0) return headers;
+  return { ...headers, 'retry-after': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) };
 }
 
 /** The longest error message sent; past it a message is cut (a message never echoes a whole client value). */

@@ -35,4 +35,23 @@ test('the body carries message, type, code, param and request_id; 422 adds detai
   });
 });
 
+test('retry advice comes from the catalogue: a refusal that cannot change answers x-should-retry: false', () => {
+  for (const [code, entry] of Object.entries(ERROR_CATALOGUE)) {
+    const advice = new ApiError(code as keyof typeof ERROR_CATALOGUE, 'x').headers['x-should-retry'];
+    assert.is(advice, 'retry' in entry ? 'false' : undefined, code);
+  }
+  assert.is(new ApiError('conflict', 'x').headers['x-should-retry'], 'false');
+  assert.is(
+    new ApiError('upload_closed', 'x', { headers: { 'x-svc-price-usd': '0.5' } }).headers['x-svc-price-usd'],
+    '0.5',
+  );
+});
+
+test('Retry-After is whole seconds, at least 1, when the wait is known; a terminal failure says not to retry', () => {
+  assert.equal(new ApiError('rate_limit_exceeded', 'x', { retryAfterMs: 1 }).headers, { 'retry-after': '1' });
+  assert.equal(new ApiError('rate_limit_exceeded', 'x', { retryAfterMs: 2_001 }).headers, { 'retry-after': '3' });
+  assert.equal(new ApiError('upstream_unavailable', 'x', { retryAfterMs: null }).headers, {});
+  assert.equal(new ApiError('upstream_error', 'x', { retry: false }).headers, { 'x-should-retry': 'false' });
+});
+
 test.run();

@@ -48,7 +48,6 @@ export class AdminService {
     if (!created)
       throw new ApiError('email_taken', 'An account with this e-mail already exists.', {
         param: 'email',
-        headers: { 'x-should-retry': 'false' },
       });
     return { ...this.account(created.account.id), token: created.token! };
   }

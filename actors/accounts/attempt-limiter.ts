@@ -60,8 +60,3 @@ export class AttemptLimiter {
     }
   }
 }
-
-/** Seconds for a `Retry-After` header from a wait in ms (at least 1). */
-export function retryAfterSeconds(waitMs: number): string {
-  return String(Math.max(1, Math.ceil(waitMs / 1000)));
-}

@@ -2,7 +2,7 @@ import { ApiError } from '../../protocols/errors.js';
 import type { LoginRequest } from '../../protocols/account.js';
 import { normaliseEmail, type AccountRecord } from './account-repo.js';
 import type { AccountServices } from './account-services.js';
-import { AttemptLimiter, retryAfterSeconds } from './attempt-limiter.js';
+import { AttemptLimiter } from './attempt-limiter.js';
 import { ConcurrencyGate } from './concurrency-gate.js';
 import { verifyPassword } from './passwords.js';
 import type { SecondFactor } from './second-factor.js';
@@ -166,7 +166,7 @@ export class Authenticator {
       throw new ApiError(
         'concurrency_limit_exceeded',
         `This account's tier allows ${limits.maxConcurrentRequests} API requests in flight at once; wait for one to finish (GET /v1/account/tier).`,
-        { headers: { 'retry-after': '1' } },
+        { retryAfterMs: 1_000 },
       );
     }
     let released = false;
@@ -206,7 +206,7 @@ export class Authenticator {
         'rate_limit_exceeded',
         `Rate limit of ${token.requestsPerMinute} requests per minute exceeded for this token.`,
         {
-          headers: { 'retry-after': String(Math.max(1, Math.ceil(waitMs / 1000))) },
+          retryAfterMs: waitMs,
         },
       );
     }
@@ -219,7 +219,7 @@ export class Authenticator {
         'rate_limit_exceeded',
         `This account's tier allows ${limits!.requestsPerMinute} requests per minute (all tokens together); see GET /v1/account/tier.`,
         {
-          headers: { 'retry-after': retryAfterSeconds(tierWaitMs) },
+          retryAfterMs: tierWaitMs,
         },
       );
     }
@@ -285,7 +285,7 @@ export class Authenticator {
 const NOOP = () => {};
 
 function tooManyFailures(message: string, waitMs: number): ApiError {
-  return new ApiError('rate_limit_exceeded', message, { headers: { 'retry-after': retryAfterSeconds(waitMs) } });
+  return new ApiError('rate_limit_exceeded', message, { retryAfterMs: waitMs });
 }
 
 const REFUSED_TICKET = {

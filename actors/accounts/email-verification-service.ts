@@ -1,6 +1,6 @@
 import { ApiError } from '../../protocols/errors.js';
 import { emailVerificationMail, linkUrl, type MailedLinkDeps } from './account-mail.js';
-import { AttemptLimiter, retryAfterSeconds } from './attempt-limiter.js';
+import { AttemptLimiter } from './attempt-limiter.js';
 
 /** What e-mail verification needs. */
 export type EmailVerificationDeps = MailedLinkDeps;
@@ -31,7 +31,7 @@ export class EmailVerificationService {
     const waitMs = this.perAccount.reserve(accountId);
     if (waitMs > 0)
       throw new ApiError('rate_limit_exceeded', 'Too many verification mails for this account; try again later.', {
-        headers: { 'retry-after': retryAfterSeconds(waitMs) },
+        retryAfterMs: waitMs,
       });
     const { token, expiresAt } = await this.deps.links.issue('email_verification', account, this.deps.ttlMs);
     const message = emailVerificationMail(

@@ -83,7 +83,6 @@ export class LinkTokens {
       if (record.usedAt !== null)
         throw new ApiError('token_used', 'This link was already used (links are single use): ask for a new one.', {
           param: 'token',
-          headers: { 'x-should-retry': 'false' },
         });
       if (record.expiresAt <= this.clock.now())
         throw new ApiError('token_expired', 'This link has expired: ask for a new one.', { param: 'token' });

@@ -39,7 +39,6 @@ export class LoginService {
     if (!created)
       throw new ApiError('email_taken', 'An account with this e-mail already exists; log in instead.', {
         param: 'email',
-        headers: { 'x-should-retry': 'false' },
       });
     const session = await this.openSession(created.account.id, created.account.sessionEpoch);
     return { ...this.overviews.overview(created.account.id), session };

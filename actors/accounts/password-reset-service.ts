@@ -2,7 +2,7 @@ import { ApiError } from '../../protocols/errors.js';
 import type { PasswordResetConfirm } from '../../protocols/account.js';
 import { linkUrl, passwordResetMail, type MailedLinkDeps } from './account-mail.js';
 import { normaliseEmail } from './account-repo.js';
-import { AttemptLimiter, retryAfterSeconds } from './attempt-limiter.js';
+import { AttemptLimiter } from './attempt-limiter.js';
 import { hashPassword } from './passwords.js';
 
 /** What the reset flow needs. */
@@ -37,7 +37,7 @@ export class PasswordResetService {
       throw new ApiError(
         'rate_limit_exceeded',
         'Too many password-reset requests from this address; try again later.',
-        { headers: { 'retry-after': retryAfterSeconds(waitMs) } },
+        { retryAfterMs: waitMs },
       );
     const address = normaliseEmail(email);
     // Over the per-address limit the answer stays the same; nothing is sent (no mail bombing).

@@ -2,7 +2,7 @@ import { ApiError } from '../../protocols/errors.js';
 import type { Clock } from '../../runtime/clock.js';
 import type { SecretBox } from '../../runtime/secret-box.js';
 import type { Store, Table } from '../../runtime/store/store.js';
-import { AttemptLimiter, retryAfterSeconds } from './attempt-limiter.js';
+import { AttemptLimiter } from './attempt-limiter.js';
 import { matchRecoveryCode, newRecoveryCodes, newTotpSecret, recoveryCodeHash, totpStep } from './totp.js';
 
 /** An account's two-factor state as stored. TOTP secrets are sealed (they must stay usable); recovery codes are hashed. */
@@ -61,7 +61,6 @@ export class SecondFactor {
         throw new ApiError(
           'two_factor_enabled',
           'Two-factor authentication is already on; disable it first to set up a new secret.',
-          { headers: { 'x-should-retry': 'false' } },
         );
       void this.records.put(accountId, {
         pending: { sealed: this.box.seal(secret, accountId), createdAt: this.clock.now() },
@@ -79,10 +78,7 @@ export class SecondFactor {
     const result = await this.refundingOnThrow(accountId, () =>
       this.store.transaction(() => {
         const current = this.records.get(accountId);
-        if (current?.enabled)
-          throw new ApiError('two_factor_enabled', 'Two-factor authentication is already on.', {
-            headers: { 'x-should-retry': 'false' },
-          });
+        if (current?.enabled) throw new ApiError('two_factor_enabled', 'Two-factor authentication is already on.');
         if (!current?.pending)
           throw new ApiError(
             'two_factor_setup_required',
@@ -159,7 +155,7 @@ export class SecondFactor {
     const waitMs = this.failures.reserve(accountId);
     if (waitMs > 0)
       throw new ApiError('rate_limit_exceeded', 'Too many wrong two-factor codes; try again later.', {
-        headers: { 'retry-after': retryAfterSeconds(waitMs) },
+        retryAfterMs: waitMs,
       });
   }
 

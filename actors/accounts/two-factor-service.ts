@@ -61,9 +61,7 @@ export class TwoFactorService {
     const account = this.services.accounts.get(accountId);
     if (!account) throw new ApiError('invalid_api_key', 'Invalid or expired session token.');
     if (!this.factor.isEnabled(accountId))
-      throw new ApiError('two_factor_not_enabled', 'Two-factor authentication is not on.', {
-        headers: { 'x-should-retry': 'false' },
-      });
+      throw new ApiError('two_factor_not_enabled', 'Two-factor authentication is not on.');
     await this.auth.confirmPassword(account, request.password, { param: 'password' });
     const code = request.code.replace(/\s/g, '');
     await this.factor.verify(

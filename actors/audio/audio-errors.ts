@@ -1,5 +1,5 @@
 import type { AudioCodec, DecodedAudio, DecodeOptions } from '../../backends/audio-codec.js';
-import { RetryableError, TerminalError } from '../../backends/errors.js';
+import { backendApiError, RetryableError, TerminalError } from '../../backends/errors.js';
 import { UnreadableMediaError } from '../../backends/unreadable-media-error.js';
 import { ApiError } from '../../protocols/errors.js';
 import { fieldError } from '../../protocols/validation.js';
@@ -12,20 +12,9 @@ import { fieldError } from '../../protocols/validation.js';
 export function engineFailure(err: unknown, signal: AbortSignal): unknown {
   if (signal.aborted) return signal.reason ?? err;
   if (err instanceof ApiError) return err;
-  if (err instanceof RetryableError) {
-    const headers: Record<string, string> = err.retryAfterMs
-      ? { 'retry-after': String(Math.ceil(err.retryAfterMs / 1000)) }
-      : {};
-    return new ApiError(err.kind, `The audio engine failed: ${err.message}. Nothing was charged.`, {
-      headers,
-      cause: err,
-    });
+  if (err instanceof RetryableError || err instanceof TerminalError) {
+    return backendApiError(err, `The audio engine failed: ${err.message}. Nothing was charged.`);
   }
-  if (err instanceof TerminalError)
-    return new ApiError(err.kind, `The audio engine failed: ${err.message}. Nothing was charged.`, {
-      headers: { 'x-should-retry': 'false' },
-      cause: err,
-    });
   return err;
 }
 

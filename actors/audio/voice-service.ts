@@ -48,8 +48,6 @@ export interface VoiceServiceOptions {
   clock: Clock;
 }
 
-const noRetry = { 'x-should-retry': 'false' };
-
 /**
  * Voice cloning (spec 2.12): the samples are decoded (each 1 to 60 s), the premium engine's cloner
  * measures them, and the voice is stored as the account's, usable as `voice` with the premium
@@ -89,7 +87,7 @@ export class VoiceService {
       throw new ApiError(
         'conflict',
         'This Idempotency-Key was already used with a different request body; use a new key.',
-        { param: 'Idempotency-Key', headers: noRetry },
+        { param: 'Idempotency-Key' },
       );
     }
   }

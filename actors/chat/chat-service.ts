@@ -111,14 +111,10 @@ export interface ChatServiceOptions {
 /** Maps a failed pass to the API's explicit upstream error; never a degraded answer. */
 function upstreamError(failure: PassFailure | null): ApiError {
   const kind = failure?.kind ?? 'upstream_error';
-  const headers: Record<string, string> = {};
-  if (failure?.retryAfterMs) headers['retry-after'] = String(Math.ceil(failure.retryAfterMs / 1000));
   return new ApiError(kind, `The model provider failed: ${failure?.message ?? 'unknown error'}. Nothing was charged.`, {
-    headers,
+    retryAfterMs: failure?.retryAfterMs ?? null,
   });
 }
-
-const noRetry = { 'x-should-retry': 'false' };
 
 /**
  * The chat feature: completions (plain or streamed, cached answers included) and the live input,
@@ -261,9 +257,7 @@ export class ChatService {
     }
     const handle = this.find(accountId, completionId);
     if (!handle.state().active) {
-      throw new ApiError('conflict', 'This completion has finished; live input can no longer join it.', {
-        headers: noRetry,
-      });
+      throw new ApiError('conflict', 'This completion has finished; live input can no longer join it.');
     }
     const seq = handle.liveInput({
       content: input.content,

@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { RetryableError, TerminalError } from '../../backends/errors.js';
+import { backendApiError, RetryableError, TerminalError } from '../../backends/errors.js';
 import type { GeneratedImage, ImageBackend, ImageText } from '../../backends/image-generation.js';
 import type { OcrBackend } from '../../backends/ocr.js';
 import { ApiError } from '../../protocols/errors.js';
@@ -83,8 +83,6 @@ class PolicyUnmet extends Error {
     super('text policy unmet');
   }
 }
-
-const noRetry = { 'x-should-retry': 'false' };
 
 /** Limits of a multipart edit. */
 export const IMAGE_FORM_LIMITS = { maxBytes: 64 * 1024 * 1024, maxFileBytes: 25 * 1024 * 1024, maxParts: 40 };
@@ -341,7 +339,7 @@ export class ImageService {
         `Image ${err.image} ${what} after ${err.tries} attempt${err.tries === 1 ? '' : 's'} (max_repairs ${plan.maxRepairs}). $${microsToUsd(charged).toFixed(6)} was charged for the ${attempts.length} attempts made.`,
         {
           param: plan.policy === 'exact' ? 'expected_text' : 'text_policy',
-          headers: { ...noRetry, 'x-svc-price-usd': microsToUsd(charged).toFixed(6) },
+          headers: { 'x-svc-price-usd': microsToUsd(charged).toFixed(6) },
           detail: [
             {
               loc: ['body', plan.policy === 'exact' ? 'expected_text' : 'text_policy'],
@@ -358,13 +356,7 @@ export class ImageService {
     }
     this.options.billing.release(hold);
     if (err instanceof TerminalError || err instanceof RetryableError) {
-      const headers: Record<string, string> = {};
-      if (err instanceof RetryableError && err.retryAfterMs)
-        headers['retry-after'] = String(Math.ceil(err.retryAfterMs / 1000));
-      return new ApiError(err.kind, `Image generation failed: ${err.message}. Nothing was charged.`, {
-        headers,
-        cause: err,
-      });
+      return backendApiError(err, `Image generation failed: ${err.message}. Nothing was charged.`);
     }
     return err;
   }

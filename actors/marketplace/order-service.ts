@@ -50,8 +50,6 @@ export interface OrderServiceOptions {
   approvalTtlMs: number;
 }
 
-const noRetry = { 'x-should-retry': 'false' };
-
 /** What one approval id was issued for. */
 interface ApprovalRecord {
   orderId: string;
@@ -76,7 +74,7 @@ function assertMatches(order: OrderContext, approval: ApprovalRecord, expected: 
     throw new ApiError(
       'approval_mismatch',
       "The approval was given for another call: repeat the first call's arguments exactly, or call again without approval_id.",
-      { param: 'approval_id', headers: noRetry },
+      { param: 'approval_id' },
     );
   }
 }
@@ -142,7 +140,6 @@ export class OrderService {
     if (!listing.available)
       throw new ApiError('conflict', `Listing ${listingId} is not available to order now.`, {
         param: 'listing_id',
-        headers: noRetry,
       });
     const id = newId('ord');
     const approvalId = newId('act');
@@ -197,14 +194,14 @@ export class OrderService {
       throw new ApiError(
         'approval_expired',
         `Approval ${approvalId} was superseded or has lapsed; call again without approval_id for a new one.`,
-        { param: 'approval_id', headers: noRetry },
+        { param: 'approval_id' },
       );
     const at = clock.now();
     if (at > pending.expiresAt)
       throw new ApiError(
         'approval_expired',
         `Approval ${approvalId} expired at ${new Date(pending.expiresAt).toISOString()}; call again without approval_id for a new one.`,
-        { param: 'approval_id', headers: noRetry },
+        { param: 'approval_id' },
       );
     if (pending.action === 'order') {
       const event: OrderEvent = { type: 'APPROVE', approvalId, at };
@@ -255,7 +252,6 @@ export class OrderService {
     return new ApiError(
       'conflict',
       `Order ${record.id} is ${status}: it cannot be ${action === 'order' ? 'placed' : action === 'accept' ? 'accepted' : 'cancelled'} now.`,
-      { headers: noRetry },
     );
   }
 

@@ -248,7 +248,7 @@ export class McpAccess {
         throw new ApiError(
           'upstream_unavailable',
           'The OAuth issuer cannot be reached to verify the access token; retry later.',
-          { headers: { 'retry-after': '5' } },
+          { retryAfterMs: 5_000 },
         );
       }
       throw refuse(err instanceof AccessTokenError ? err.message : 'the token could not be verified');

@@ -24,8 +24,6 @@ export interface SubscriptionCheckout extends HostedCheckout {
   plan: PlanDefinition;
 }
 
-const noRetry = { 'x-should-retry': 'false' };
-
 /** The state callers see: `syncing` (writing grants) shows as what it is heading to. */
 function visibleState(record: ActorRecord): SubscriptionState {
   const snapshot = record.snapshot as { value: string; context: SubscriptionContext };
@@ -67,7 +65,6 @@ export class SubscriptionService {
       throw new ApiError(
         'subscription_exists',
         'This account already has a subscription: change its plan (POST /v1/account/subscription/change) instead.',
-        { headers: noRetry },
       );
     }
     const provider = requireProvider(this.context);
@@ -128,7 +125,6 @@ export class SubscriptionService {
       throw new ApiError(
         'billing_account_required',
         'This account has no billing account yet: it is created with the first checkout.',
-        { headers: noRetry },
       );
     const provider = requireProvider(this.context);
     return callProvider(this.context, 'open the portal', () =>
@@ -204,7 +200,7 @@ export class SubscriptionService {
   private requireLive(accountId: string): SubscriptionState {
     const live = this.current(accountId);
     if (!live || live.state === 'ended')
-      throw new ApiError('subscription_required', 'This account has no live subscription.', { headers: noRetry });
+      throw new ApiError('subscription_required', 'This account has no live subscription.');
     return live;
   }
 }

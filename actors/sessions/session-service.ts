@@ -49,8 +49,6 @@ export interface CreateSessionInput {
   idempotencyKey?: string | undefined;
 }
 
-const noRetry = { 'x-should-retry': 'false' };
-
 /** The quote a session parks with: the same figures as /v1/estimate for the deep path. */
 function quoteFor(plan: ChatPlan, promptTokens: number, latency: ChatBackend['latency']): SessionQuote {
   const generating = latency.tokensPerSecond > 0 ? plan.worstCase.completionTokens / latency.tokensPerSecond : 0;
@@ -109,7 +107,7 @@ export class SessionService implements LinkedRuns {
       throw new ApiError(
         'conflict',
         'This Idempotency-Key was already used with a different request body; use a new key.',
-        { param: 'Idempotency-Key', headers: noRetry },
+        { param: 'Idempotency-Key' },
       );
     }
   }
@@ -183,7 +181,7 @@ export class SessionService implements LinkedRuns {
   result(accountId: string, id: string): SessionRecord {
     const session = this.get(accountId, id);
     if (session.state !== 'completed' && session.state !== 'acknowledged') {
-      throw new ApiError('conflict', `The session has no result yet (state ${session.state}).`, { headers: noRetry });
+      throw new ApiError('conflict', `The session has no result yet (state ${session.state}).`);
     }
     return session;
   }
@@ -269,9 +267,7 @@ export class SessionService implements LinkedRuns {
       const session = this.get(accountId, id);
       const live = LIVE_SESSION_STATES.includes(session.state);
       if (live && !options.force)
-        throw new ApiError('conflict', `The session is ${session.state}; cancel it first or delete with force=true.`, {
-          headers: noRetry,
-        });
+        throw new ApiError('conflict', `The session is ${session.state}; cancel it first or delete with force=true.`);
       if (live) {
         await host.send(session.id, { type: 'CANCEL', reason: 'deleted', at: clock.now() });
         await host.waitFor(
@@ -315,7 +311,7 @@ export class SessionService implements LinkedRuns {
     const sessionId = this.runtime.sessionOfCompletion(completionId);
     if (!sessionId || !host.find(sessionId, accountId)) return undefined;
     if (!host.accepts(sessionId, event))
-      throw new ApiError('conflict', `Cannot ${action} this session run in its current state.`, { headers: noRetry });
+      throw new ApiError('conflict', `Cannot ${action} this session run in its current state.`);
     await host.send(sessionId, event);
     return { sessionId };
   }
@@ -332,7 +328,7 @@ export class SessionService implements LinkedRuns {
   }
 
   private conflict(session: SessionRecord, action: string): ApiError {
-    return new ApiError('conflict', `Cannot ${action} a session in state ${session.state}.`, { headers: noRetry });
+    return new ApiError('conflict', `Cannot ${action} a session in state ${session.state}.`);
   }
 
   /** Sends `event` if the machine takes it in its current state (409 otherwise); the session once durable. */

@@ -9,8 +9,6 @@ import { OPEN_UPLOAD_STATES, UPLOAD_MACHINE, missingParts, type UploadInput } fr
 import { PartReceiver, type PartBody, type PartReceipt } from './part-receiver.js';
 import { uploadOf, type CompletedUpload, type UploadState } from './upload-state.js';
 
-const noRetry = { 'x-should-retry': 'false' };
-
 /** What the uploads feature needs: the host its actors live in, the file library they fill, time and the idle limit. */
 export interface UploadServiceOptions {
   host: ActorHost;
@@ -97,7 +95,7 @@ export class UploadService {
     }
     const failure = after.upload.lastError;
     if (failure?.code === 'parts_missing')
-      throw new ApiError('upload_incomplete', failure.message, { param: 'missing_parts', headers: noRetry });
+      throw new ApiError('upload_incomplete', failure.message, { param: 'missing_parts' });
     if (failure?.code === 'insufficient_storage') throw new ApiError('insufficient_storage', failure.message);
     if (failure) throw new Error(`assembly of ${record.id} failed: ${failure.message}`);
     throw this.closed(host.find(record.id, record.ownerId)!);
@@ -155,7 +153,6 @@ export class UploadService {
         missing.length > 20 ? `${missing.slice(0, 20).join(', ')} … (${missing.length} in all)` : missing.join(', ');
       throw new ApiError('upload_incomplete', `Upload ${record.id} is missing parts ${shown}.`, {
         param: 'missing_parts',
-        headers: noRetry,
       });
     }
     await host.send(record.id, { type: 'COMPLETE', at: clock.now() });
@@ -194,6 +191,6 @@ export class UploadService {
         : value === 'assembling'
           ? '; it is being assembled'
           : '';
-    return new ApiError('upload_closed', `Upload ${record.id} is ${value}${hint}.`, { headers: noRetry });
+    return new ApiError('upload_closed', `Upload ${record.id} is ${value}${hint}.`);
   }
 }

@@ -54,8 +54,6 @@ export interface CreateVideoJobInput {
   idempotencyKey?: string | undefined;
 }
 
-const noRetry = { 'x-should-retry': 'false' };
-
 const STATUS: Record<VideoJobStateName, VideoStatus> = {
   queued: 'queued',
   submitting: 'in_progress',
@@ -136,7 +134,7 @@ export class VideoJobService {
       throw new ApiError(
         'conflict',
         'This Idempotency-Key was already used with a different request body; use a new key.',
-        { param: 'Idempotency-Key', headers: noRetry },
+        { param: 'Idempotency-Key' },
       );
     }
   }
@@ -213,7 +211,7 @@ export class VideoJobService {
         job.state === 'storing' || job.state === 'settling'
           ? 'its clip is made and it is completing'
           : `it is ${job.status}`;
-      throw new ApiError('conflict', `Cannot cancel video job ${job.id}: ${why}.`, { headers: noRetry });
+      throw new ApiError('conflict', `Cannot cancel video job ${job.id}: ${why}.`);
     }
     this.runtime.dequeue(job.id);
     await host.send(job.id, event);
@@ -228,7 +226,6 @@ export class VideoJobService {
       throw new ApiError(
         'conflict',
         `Video job ${job.id} is ${job.status}; cancel it or wait for it to finish before deleting it.`,
-        { headers: noRetry },
       );
     await this.options.links.remove(job.context.mediaId);
     await this.options.host.remove(job.id);
@@ -242,7 +239,6 @@ export class VideoJobService {
       throw new ApiError(
         'conflict',
         `Video job ${job.id} is ${job.status}; its content is there once it is completed.`,
-        { headers: noRetry },
       );
     const content = await this.options.links.content(job.context.mediaId, accountId);
     if (!content)

@@ -44,8 +44,6 @@ export interface VideoProjectView {
   jobs: Map<string, VideoJobState>;
 }
 
-const noRetry = { 'x-should-retry': 'false' };
-
 /** Nodes that count as approved for their dependants. */
 const APPROVED_OR_BEYOND: readonly VideoNodeState[] = ['approved', 'rendering', 'rendered', 'failed'];
 
@@ -173,7 +171,6 @@ export class VideoProjectService {
         throw new ApiError(
           'conflict',
           `Node ${node.id} depends on ${pending.join(', ')}, not approved yet; approve ${pending.length === 1 ? 'it' : 'them'} first.`,
-          { headers: noRetry },
         );
       return {
         ...node,
@@ -195,8 +192,7 @@ export class VideoProjectService {
       const holder = project.nodes.find(
         (other) => other.id !== node.id && other.life.context.jobId === job.id && other.life.state === 'rendering',
       );
-      if (holder)
-        throw new ApiError('conflict', `Video job ${job.id} already renders node ${holder.id}.`, { headers: noRetry });
+      if (holder) throw new ApiError('conflict', `Video job ${job.id} already renders node ${holder.id}.`);
       const attached = { ...node, life: this.step(node, { type: 'ATTACH', at, jobId: job.id }, 'attach a job to') };
       return { ...attached, life: this.follow(attached.life, job, at) };
     });
@@ -212,9 +208,7 @@ export class VideoProjectService {
           : node.life.state === 'rendering'
             ? ' (its job is still running)'
             : '';
-      throw new ApiError('conflict', `Cannot ${action} node ${node.id}: it is ${node.life.state}${why}.`, {
-        headers: noRetry,
-      });
+      throw new ApiError('conflict', `Cannot ${action} node ${node.id}: it is ${node.life.state}${why}.`);
     }
     return next;
   }

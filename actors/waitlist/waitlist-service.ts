@@ -7,7 +7,7 @@ import type { WaitlistRequest, WaitlistVerify } from '../../protocols/waitlist.j
 import type { Clock } from '../../runtime/clock.js';
 import type { SecretBox } from '../../runtime/secret-box.js';
 import { normaliseEmail } from '../accounts/account-repo.js';
-import { AttemptLimiter, retryAfterSeconds } from '../accounts/attempt-limiter.js';
+import { AttemptLimiter } from '../accounts/attempt-limiter.js';
 import type { BackgroundTasks } from '../accounts/background-tasks.js';
 import { codeMessage, confirmationMessage, maskContact } from './waitlist-messages.js';
 import type { WaitlistChannel, WaitlistRepo, WaitlistSignup } from './waitlist-repo.js';
@@ -72,7 +72,7 @@ export class WaitlistService {
     if (waitMs > 0) {
       if (clientWaitMs === 0) this.perClient.refund(client);
       throw new ApiError('rate_limit_exceeded', 'Too many waitlist codes asked for; try again later.', {
-        headers: { 'retry-after': retryAfterSeconds(waitMs) },
+        retryAfterMs: waitMs,
       });
     }
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');

@@ -137,7 +137,7 @@ export class RealtimeRelay {
         this.logger.warn('realtime relay: the home node could not be reached', { url, err });
         reject(
           new ApiError('cluster_unavailable', 'The node serving this account cannot be reached; retry.', {
-            headers: { 'retry-after': '1' },
+            retryAfterMs: 1000,
           }),
         );
       });

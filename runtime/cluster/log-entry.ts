@@ -41,7 +41,7 @@ export class FencedError extends ApiError {
   override name = 'FencedError';
   constructor(node: string) {
     super('cluster_unavailable', `Node ${node} was fenced by the cluster (another node took over its work); retry.`, {
-      headers: { 'retry-after': '1' },
+      retryAfterMs: 1000,
     });
   }
 }
@@ -51,7 +51,7 @@ export class ConflictError extends ApiError {
   override name = 'ConflictError';
   constructor(attempts: number) {
     super('cluster_unavailable', `The write lost to concurrent writers on other nodes ${attempts} times; retry.`, {
-      headers: { 'retry-after': '1' },
+      retryAfterMs: 1000,
     });
   }
 }

@@ -1,4 +1,4 @@
-import { RetryableError, TerminalError } from '../../../backends/errors.js';
+import { backendApiError, RetryableError, TerminalError } from '../../../backends/errors.js';
 import { UnreadableMediaError } from '../../../backends/unreadable-media-error.js';
 import { ApiError } from '../../../protocols/errors.js';
 
@@ -23,13 +23,8 @@ export async function callMediaBackend<T>(ref: PartRef, call: () => Promise<T>):
   } catch (err) {
     if (err instanceof UnreadableMediaError) throw partError(ref, `Cannot read ${ref.label}: ${err.message}.`, err);
     if (err instanceof TerminalError || err instanceof RetryableError) {
-      const headers: Record<string, string> = {};
-      if (err instanceof RetryableError && err.retryAfterMs)
-        headers['retry-after'] = String(Math.ceil(err.retryAfterMs / 1000));
-      throw new ApiError(err.kind, `Processing ${ref.label} failed: ${err.message}. Nothing was charged.`, {
+      throw backendApiError(err, `Processing ${ref.label} failed: ${err.message}. Nothing was charged.`, {
         param: ref.param,
-        headers,
-        cause: err,
       });
     }
     throw err;
