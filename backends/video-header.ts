@@ -1,3 +1,5 @@
+import { fourCC, sniffMedia } from '../protocols/media-sniff.js';
+
 /** The video containers the gateway reads. */
 export type VideoContainer = 'mp4' | 'mov' | '3gp' | 'webm' | 'mkv' | 'avi';
 
@@ -25,9 +27,20 @@ interface Box {
   end: number;
 }
 
-function ascii(bytes: Uint8Array, at: number, length: number): string {
-  return String.fromCharCode(...bytes.subarray(at, at + length));
-}
+/** The container of each video type the sniffer names (by file-type's extension). */
+const CONTAINERS = new Map<string, VideoContainer>([
+  ['mp4', 'mp4'],
+  ['m4v', 'mp4'],
+  ['m4p', 'mp4'],
+  ['f4v', 'mp4'],
+  ['f4p', 'mp4'],
+  ['mov', 'mov'],
+  ['3gp', '3gp'],
+  ['3g2', '3gp'],
+  ['webm', 'webm'],
+  ['mkv', 'mkv'],
+  ['avi', 'avi'],
+]);
 
 /** The ISO-BMFF boxes between `start` and `end`; a truncated last box is clamped to what is there. */
 function boxes(view: DataView, bytes: Uint8Array, start: number, end: number): Box[] {
@@ -44,7 +57,7 @@ function boxes(view: DataView, bytes: Uint8Array, start: number, end: number): B
       size = end - at;
     }
     if (size < header) break;
-    found.push({ type: ascii(bytes, at + 4, 4), start: at + header, end: Math.min(at + size, end) });
+    found.push({ type: fourCC(bytes, at + 4), start: at + header, end: Math.min(at + size, end) });
     at += size;
   }
   return found;
@@ -113,18 +126,18 @@ function avi(bytes: Uint8Array): VideoHeader {
   return header;
 }
 
-/** Reads a video's container header; null when the bytes are no MP4, MOV, 3GP, WebM, Matroska or AVI. */
-export function readVideoHeader(bytes: Uint8Array): VideoHeader | null {
-  if (bytes.length < 12) return null;
-  if (ascii(bytes, 4, 4) === 'ftyp') {
-    const brand = ascii(bytes, 8, 4);
-    return isoMedia(bytes, brand === 'qt  ' ? 'mov' : brand.startsWith('3g') ? '3gp' : 'mp4');
-  }
-  if (bytes[0] === 0x1a && bytes[1] === 0x45 && bytes[2] === 0xdf && bytes[3] === 0xa3) {
-    // EBML: the DocType string sits in the first few dozen bytes.
-    const container = ascii(bytes, 0, 64).includes('webm') ? 'webm' : 'mkv';
+/**
+ * Reads a video's container header: the container from the media sniffer, then what the library
+ * does not give, read here: MP4/MOV/3GP duration and size from `mvhd`/`tkhd`, AVI's from `avih`
+ * (WebM and Matroska declare neither up front). Null when the bytes are no MP4, MOV, 3GP, WebM,
+ * Matroska or AVI.
+ */
+export async function readVideoHeader(bytes: Uint8Array): Promise<VideoHeader | null> {
+  const sniffed = await sniffMedia(bytes);
+  const container = sniffed ? CONTAINERS.get(sniffed.ext) : undefined;
+  if (!container) return null;
+  if (container === 'avi') return avi(bytes);
+  if (container === 'webm' || container === 'mkv')
     return { container, mediaType: MEDIA_TYPES[container], width: null, height: null, durationSeconds: null };
-  }
-  if (ascii(bytes, 0, 4) === 'RIFF' && ascii(bytes, 8, 4) === 'AVI ') return avi(bytes);
-  return null;
+  return isoMedia(bytes, container);
 }

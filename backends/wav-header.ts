@@ -1,3 +1,5 @@
+import { fourCC } from '../protocols/media-sniff.js';
+
 /** The format and data extent of a RIFF/WAVE file. */
 export interface WavHeader {
   /** WAVE format tag: 1 PCM, 3 IEEE float, 0xFFFE extensible, others compressed. */
@@ -13,18 +15,18 @@ export interface WavHeader {
   dataBytes: number;
 }
 
-function ascii(bytes: Uint8Array, at: number, length: number): string {
-  return String.fromCharCode(...bytes.subarray(at, at + length));
-}
-
-/** Reads a WAV header; null when the bytes are no RIFF/WAVE with a `fmt ` chunk before `data`. */
+/**
+ * Reads a WAV header; null when the bytes are no RIFF/WAVE with a `fmt ` chunk before `data`.
+ * Hand-written because the media sniffer only says "WAV": the format and data extent come from
+ * walking the chunks, synchronously, as a stream's first bytes arrive (`WavStreamDecoder`).
+ */
 export function readWavHeader(bytes: Uint8Array): WavHeader | null {
-  if (bytes.length < 12 || ascii(bytes, 0, 4) !== 'RIFF' || ascii(bytes, 8, 4) !== 'WAVE') return null;
+  if (bytes.length < 12 || fourCC(bytes, 0) !== 'RIFF' || fourCC(bytes, 8) !== 'WAVE') return null;
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let format: Omit<WavHeader, 'dataOffset' | 'dataBytes'> | null = null;
   let at = 12;
   while (at + 8 <= bytes.length) {
-    const id = ascii(bytes, at, 4);
+    const id = fourCC(bytes, at);
     const size = view.getUint32(at + 4, true);
     const body = at + 8;
     if (id === 'fmt ') {

@@ -1,4 +1,5 @@
 import { basename, extname } from 'node:path';
+import { sniffMedia } from './media-sniff.js';
 
 /** How a stored file's text is extracted; null from extractionKindOf means it is not. */
 export type ExtractionKind = 'text' | 'csv' | 'markdown' | 'code' | 'pdf';
@@ -85,14 +86,13 @@ function extensionOf(filename: string): string {
   return extname(filename).slice(1).toLowerCase();
 }
 
-function startsWith(head: Buffer, signature: string, at = 0): boolean {
-  return head.length >= at + signature.length && head.toString('latin1', at, at + signature.length) === signature;
-}
-
+/**
+ * A ZIP's type: an Office document by its extension, else by the part names (`word/document.xml`,
+ * `xl/workbook.xml`) Office writers put in the first local headers, else a plain archive.
+ */
 function zipType(filename: string, head: Buffer): string {
   const extension = extensionOf(filename);
   if (extension === 'docx' || extension === 'xlsx' || extension === 'pptx') return OOXML[extension];
-  // Office writers put the part names (`word/document.xml`, `xl/workbook.xml`) in the first local headers.
   const names = head.toString('latin1');
   if (names.includes('word/')) return OOXML.docx;
   if (names.includes('xl/')) return OOXML.xlsx;
@@ -100,41 +100,10 @@ function zipType(filename: string, head: Buffer): string {
   return 'application/zip';
 }
 
-function isoMediaType(head: Buffer): string {
-  const brand = head.toString('latin1', 8, 12);
-  if (brand === 'M4A ' || brand === 'M4B ') return 'audio/mp4';
-  if (brand === 'qt  ') return 'video/quicktime';
-  if (brand === 'avif' || brand === 'avis') return 'image/avif';
-  if (brand === 'heic' || brand === 'heix' || brand === 'mif1') return 'image/heic';
-  return 'video/mp4';
-}
-
-/** The type the first bytes announce, or null when they announce none we know. */
-function magicType(filename: string, head: Buffer): string | null {
-  if (startsWith(head, '%PDF-')) return 'application/pdf';
-  if (startsWith(head, '\x89PNG\r\n\x1a\n')) return 'image/png';
-  if (startsWith(head, '\xff\xd8\xff')) return 'image/jpeg';
-  if (startsWith(head, 'GIF87a') || startsWith(head, 'GIF89a')) return 'image/gif';
-  if (startsWith(head, 'RIFF') && startsWith(head, 'WEBP', 8)) return 'image/webp';
-  if (startsWith(head, 'RIFF') && startsWith(head, 'WAVE', 8)) return 'audio/wav';
-  if (startsWith(head, 'RIFF') && startsWith(head, 'AVI ', 8)) return 'video/x-msvideo';
-  if (startsWith(head, 'ID3')) return 'audio/mpeg';
-  // An MPEG audio frame: 11 sync bits, then layer III (01) so ADTS AAC (layer 00) is not taken for MP3.
-  if (head.length >= 2 && head[0] === 0xff && (head[1]! & 0xe0) === 0xe0 && (head[1]! & 0x06) === 0x02)
-    return 'audio/mpeg';
-  if (startsWith(head, 'ftyp', 4)) return isoMediaType(head);
-  if (startsWith(head, '\x1a\x45\xdf\xa3')) return 'video/webm';
-  if (startsWith(head, 'OggS')) return 'audio/ogg';
-  if (startsWith(head, 'fLaC')) return 'audio/flac';
-  if (startsWith(head, 'PK\x03\x04') || startsWith(head, 'PK\x05\x06')) return zipType(filename, head);
-  if (startsWith(head, '\x1f\x8b')) return 'application/gzip';
-  return null;
-}
-
 /** The charset a UTF-16 byte-order mark announces, else null. */
 function utf16Charset(head: Buffer): string | null {
-  if (startsWith(head, '\xff\xfe')) return 'utf-16le';
-  if (startsWith(head, '\xfe\xff')) return 'utf-16be';
+  if (head[0] === 0xff && head[1] === 0xfe) return 'utf-16le';
+  if (head[0] === 0xfe && head[1] === 0xff) return 'utf-16be';
   return null;
 }
 
@@ -162,13 +131,26 @@ function withCharset(type: string, head: Buffer): string {
 }
 
 /**
- * The MIME type a stored file is kept and served under: its magic bytes first, then its extension,
- * else plain text when `head` is UTF-8 (or UTF-16 with a byte-order mark), else octet-stream.
- * Textual types carry a charset (utf-8 unless a UTF-16 byte-order mark says otherwise).
+ * The type the container sniffer (file-type) reads off `head`, or null when it is text to us. UTF-16
+ * with a byte-order mark is text (file-type would read FF FE as an MPEG frame). On a UTF-8 head
+ * only a PDF is believed: what else file-type reads off text (XML, iCalendar, RTF, WebVTT, …)
+ * keeps its extension, its charset and its text extraction.
  */
-export function contentTypeOf(filename: string, head: Buffer): string {
-  const magic = magicType(filename, head);
-  if (magic) return magic;
+async function containerType(filename: string, head: Buffer): Promise<string | null> {
+  if (utf16Charset(head) !== null) return null;
+  const sniffed = await sniffMedia(head);
+  if (!sniffed || (sniffed.mime !== 'application/pdf' && isUtf8Text(head))) return null;
+  return sniffed.ext === 'zip' ? zipType(filename, head) : sniffed.mime;
+}
+
+/**
+ * The MIME type a stored file is kept and served under: the container its bytes announce first,
+ * then its extension, else plain text when `head` is UTF-8 (or UTF-16 with a byte-order mark),
+ * else octet-stream. Textual types carry a charset (utf-8 unless a UTF-16 byte-order mark says otherwise).
+ */
+export async function contentTypeOf(filename: string, head: Buffer): Promise<string> {
+  const container = await containerType(filename, head);
+  if (container) return container;
   const utf16 = utf16Charset(head) !== null;
   const known = BY_EXTENSION.get(extensionOf(filename));
   // A text extension on bytes with NULs (and no UTF-16 byte-order mark) is a mislabelled binary, not text.

@@ -116,29 +116,29 @@ test('the sim transcriber refuses a broken WAV and a file that is no MP3', async
   );
 });
 
-test('video headers give container, size and duration (MP4, AVI) or only the container (WebM)', () => {
-  assert.equal(readVideoHeader(mp4(1280, 720, 12.5)), {
+test('video headers give container, size and duration (MP4, AVI) or only the container (WebM)', async () => {
+  assert.equal(await readVideoHeader(mp4(1280, 720, 12.5)), {
     container: 'mp4',
     mediaType: 'video/mp4',
     width: 1280,
     height: 720,
     durationSeconds: 12.5,
   });
-  assert.equal(readVideoHeader(avi(320, 240, 100, 25)), {
+  assert.equal(await readVideoHeader(avi(320, 240, 100, 25)), {
     container: 'avi',
     mediaType: 'video/x-msvideo',
     width: 320,
     height: 240,
     durationSeconds: 4,
   });
-  assert.equal(readVideoHeader(webm(1000)), {
+  assert.equal(await readVideoHeader(webm(1000)), {
     container: 'webm',
     mediaType: 'video/webm',
     width: null,
     height: null,
     durationSeconds: null,
   });
-  assert.is(readVideoHeader(png(4, 4)), null);
+  assert.is(await readVideoHeader(png(4, 4)), null);
 });
 
 test('the sim video analyser describes up to 8 frames and a transcript, deterministically', async () => {

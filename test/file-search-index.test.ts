@@ -3,15 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import {
-  decodePositions,
-  DEFAULT_SEARCH_LIMITS,
-  encodePositions,
-  SearchIndex,
-  type SearchIndexLimits,
-} from '../actors/files/search-index.js';
-import { snippets } from '../actors/files/snippets.js';
-import { MAX_TERM_LENGTH, parseQuery, tokenize, tokenTerms } from '../actors/files/text-tokens.js';
+import { decodePositions, encodePositions, SearchIndex } from '../actors/files/search-index.js';
+import { DEFAULT_SEARCH_LIMITS, type SearchIndexLimits } from '../runtime/search/bm25.js';
+import { snippets } from '../runtime/search/snippets.js';
+import { MAX_TERM_LENGTH, parseQuery, tokenize, tokenTerms } from '../runtime/search/text-tokens.js';
 import type { Store } from '../runtime/store/store.js';
 import { LmdbStore } from '../runtime/store/lmdb-store.js';
 

@@ -48,7 +48,7 @@ async function extractFile(filename: string, content: Buffer | string, using = e
   return using.extract({
     path,
     filename,
-    contentType: contentTypeOf(filename, bytes.subarray(0, 4096)),
+    contentType: await contentTypeOf(filename, bytes.subarray(0, 4096)),
     bytes: bytes.length,
   });
 }
@@ -69,7 +69,7 @@ function lines(prefix: string, count: number): string[] {
   return Array.from({ length: count }, (_, index) => `${prefix} line ${index + 1}`);
 }
 
-test('contentTypeOf reads magic bytes first, then the extension, then sniffs UTF-8', () => {
+test('contentTypeOf reads magic bytes first, then the extension, then sniffs UTF-8', async () => {
   const zip = Buffer.concat([Buffer.from('PK\x03\x04', 'latin1'), Buffer.alloc(26), Buffer.from('xl/workbook.xml')]);
   const cases: [string, Buffer, string][] = [
     ['report.txt', Buffer.from('%PDF-1.7\n'), 'application/pdf'],
@@ -122,7 +122,7 @@ test('contentTypeOf reads magic bytes first, then the extension, then sniffs UTF
     ['x.constructor', Buffer.from('text'), 'text/plain; charset=utf-8'],
     ['x.__proto__', Buffer.from('text'), 'text/plain; charset=utf-8'],
   ];
-  for (const [filename, head, type] of cases) assert.is(contentTypeOf(filename, head), type, filename);
+  for (const [filename, head, type] of cases) assert.is(await contentTypeOf(filename, head), type, filename);
 });
 
 test('extractionKindOf maps types to kinds, refines plain text by name and refuses binaries', () => {

@@ -6,11 +6,11 @@ import { randomBase62 } from '../../runtime/ids.js';
 import type { Logger } from '../../runtime/logger.js';
 import type { Store } from '../../runtime/store/store.js';
 import type { BlobStore, BlobWriter } from '../../runtime/blobs/blob-store.js';
+import { openingSnippet, snippets } from '../../runtime/search/snippets.js';
+import { parseQuery } from '../../runtime/search/text-tokens.js';
 import { contentTypeOf } from '../../protocols/content-type.js';
 import { FileRepo, type Extraction, type FileRecord } from './file-repo.js';
 import { SearchIndex } from './search-index.js';
-import { snippets, type Snippet } from './snippets.js';
-import { parseQuery } from './text-tokens.js';
 
 /** A new file id in OpenAI's shape: `file-` and 24 base62 characters. */
 export function newFileId(): string {
@@ -32,6 +32,8 @@ export interface FileSearchHit {
 
 /** Passages shown per file before the next file gets a turn. */
 const SNIPPETS_PER_FILE = 3;
+/** Characters of a file's opening shown when its match lies past the snippet scan. */
+const OPENING_CHARS = 160;
 
 /**
  * The account's stored files: bytes on disk, metadata and the search index in LMDB. Saving
@@ -86,7 +88,7 @@ export class FileLibrary implements FileTextSource {
     blob: { id: string; sha256: string; bytes: number; path: string },
   ): Promise<FileRecord> {
     const { id, sha256, bytes, path } = blob;
-    const contentType = contentTypeOf(input.filename, await this.blobs.readContentHead(id, 4096));
+    const contentType = await contentTypeOf(input.filename, await this.blobs.readContentHead(id, 4096));
     const result = await this.extractions.add(() =>
       this.extractor.extract({ path, filename: input.filename, contentType, bytes }),
     );
@@ -171,7 +173,7 @@ export class FileLibrary implements FileTextSource {
       const room = Math.min(SNIPPETS_PER_FILE, options.maxHits - hits.length);
       const found = snippets(text, parsed, { max: room, context: 80 });
       // A match past the snippet scan limit is still a hit: show the file's opening instead.
-      if (found.length === 0) found.push(openingOf(text));
+      if (found.length === 0) found.push(openingSnippet(text, OPENING_CHARS));
       for (const snippet of found) {
         hits.push({
           fileId,
@@ -201,10 +203,4 @@ export class FileLibrary implements FileTextSource {
     }
     return removed;
   }
-}
-
-/** The first 160 characters of a text, as a snippet with no highlighted words. */
-function openingOf(text: string): Snippet {
-  const end = Math.min(text.length, 160);
-  return { text: text.slice(0, end), start: 0, end, matches: [] };
 }

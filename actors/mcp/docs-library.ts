@@ -1,3 +1,8 @@
+import { analyzeFields } from '../../runtime/search/bm25.js';
+import { MemorySearchIndex } from '../../runtime/search/memory-search-index.js';
+import { openingSnippet, snippets } from '../../runtime/search/snippets.js';
+import { parseQuery, type ParsedQuery } from '../../runtime/search/text-tokens.js';
+
 /** One page of the public docs: its path in the repository (`docs/chat.md`) and its Markdown. */
 export interface DocPage {
   path: string;
@@ -10,8 +15,6 @@ interface Section {
   pageTitle: string;
   heading: string;
   text: string;
-  terms: Map<string, number>;
-  length: number;
 }
 
 /** One search hit: where, how well, and the words around the match. */
@@ -23,26 +26,28 @@ export interface DocHit {
   snippet: string;
 }
 
+/** Words too common to rank by; dropped from a query's free terms (a quoted phrase keeps them). */
 const STOP_WORDS = new Set(
   'a an and are as at be by for from has in is it its of on or that the this to was were will with not no do does'.split(
     ' ',
   ),
 );
-const BM25_K1 = 1.2;
-const BM25_B = 0.75;
 /** A word of a heading counts as this many words of text. */
 const HEADING_WEIGHT = 3;
-const SNIPPET_CHARS = 240;
+/** Characters of context each side of a snippet's matches, so about 240 in all. */
+const SNIPPET_CONTEXT = 120;
+/** Characters of a section's opening shown when its match is only in the heading. */
+const OPENING_CHARS = 240;
 
-/** Lower-case words of `text` without stop words. */
-export function termsOf(text: string): string[] {
-  return (text.toLowerCase().match(/[a-z0-9][a-z0-9_.-]*[a-z0-9]|[a-z0-9]/g) ?? []).filter(
-    (term) => !STOP_WORDS.has(term),
-  );
+/** A query as the docs search reads it: the engine's parse, without stop words among the free terms. */
+function docsQuery(query: string): ParsedQuery {
+  const parsed = parseQuery(query);
+  return { terms: parsed.terms.filter((term) => !STOP_WORDS.has(term)), phrases: parsed.phrases };
 }
 
-function countTerms(terms: readonly string[], into: Map<string, number>, weight: number): void {
-  for (const term of terms) into.set(term, (into.get(term) ?? 0) + weight);
+/** A section's id in the index: its place, zero-padded so equal scores keep the pages' order. */
+function sectionId(at: number): string {
+  return String(at).padStart(6, '0');
 }
 
 /** Splits a page into sections at its Markdown headings (outside code fences). */
@@ -56,19 +61,7 @@ function sectionsOf(page: DocPage): Section[] {
   const flush = () => {
     const text = body.join('\n').trim();
     if (!text && heading === title && out.length > 0) return;
-    const terms = new Map<string, number>();
-    const headingTerms = termsOf(heading);
-    const textTerms = termsOf(text);
-    countTerms(headingTerms, terms, HEADING_WEIGHT);
-    countTerms(textTerms, terms, 1);
-    out.push({
-      path: page.path,
-      pageTitle: title,
-      heading,
-      text,
-      terms,
-      length: textTerms.length + HEADING_WEIGHT * headingTerms.length,
-    });
+    out.push({ path: page.path, pageTitle: title, heading, text });
   };
   for (const line of lines) {
     if (line.startsWith('```')) fenced = !fenced;
@@ -82,56 +75,31 @@ function sectionsOf(page: DocPage): Section[] {
   return out;
 }
 
-/** The words around the first place the text matches most of `terms`, cut at word edges. */
-export function snippetOf(text: string, terms: readonly string[]): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  const lower = flat.toLowerCase();
-  let best = -1;
-  let bestCount = 0;
-  for (const term of terms) {
-    for (let at = lower.indexOf(term); at !== -1; at = lower.indexOf(term, at + 1)) {
-      const window = lower.slice(Math.max(0, at - SNIPPET_CHARS / 2), at + SNIPPET_CHARS / 2);
-      const count = terms.filter((t) => window.includes(t)).length;
-      if (count > bestCount) {
-        best = at;
-        bestCount = count;
-      }
-      if (bestCount === terms.length) break;
-    }
-  }
-  if (best === -1)
-    return flat.length > SNIPPET_CHARS ? `${flat.slice(0, SNIPPET_CHARS).replace(/\s+\S*$/, '')}…` : flat;
-  const start = Math.max(0, best - SNIPPET_CHARS / 3);
-  const end = Math.min(flat.length, start + SNIPPET_CHARS);
-  let cut = flat.slice(start, end);
-  if (start > 0) cut = cut.replace(/^\S*\s/, '');
-  if (end < flat.length) cut = cut.replace(/\s\S*$/, '');
-  return `${start > 0 ? '…' : ''}${cut}${end < flat.length ? '…' : ''}`;
-}
-
 /**
  * The public docs as the docs tools read them: pages loaded once (on first use) and split into
- * sections at their headings, ranked by BM25 (heading words weigh more), each hit with a snippet
- * around the words that matched.
+ * sections at their headings and indexed in memory by the search engine (`runtime/search/`, the
+ * files' tokenizer, BM25 and snippets; heading words weigh more), each hit with a snippet around
+ * the words that matched.
  */
 export class DocsLibrary {
-  private loaded: Promise<{
-    pages: DocPage[];
-    sections: Section[];
-    documentFrequency: Map<string, number>;
-    averageLength: number;
-  }> | null = null;
+  private loaded: Promise<{ pages: DocPage[]; sections: Section[]; index: MemorySearchIndex }> | null = null;
 
   constructor(private readonly load: () => Promise<DocPage[]>) {}
 
   private index() {
     this.loaded ??= this.load().then((pages) => {
       const sections = pages.flatMap(sectionsOf);
-      const documentFrequency = new Map<string, number>();
-      for (const section of sections)
-        for (const term of section.terms.keys()) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
-      const averageLength = sections.reduce((sum, s) => sum + s.length, 0) / Math.max(1, sections.length);
-      return { pages, sections, documentFrequency, averageLength };
+      const index = new MemorySearchIndex();
+      sections.forEach((section, at) =>
+        index.add(
+          sectionId(at),
+          analyzeFields([
+            { text: section.heading, weight: HEADING_WEIGHT },
+            { text: section.text, weight: 1 },
+          ]),
+        ),
+      );
+      return { pages, sections, index };
     });
     return this.loaded;
   }
@@ -168,29 +136,18 @@ export class DocsLibrary {
 
   /** The sections best matching `query`, best first, at most `limit`. */
   async search(query: string, limit: number): Promise<DocHit[]> {
-    const { sections, documentFrequency, averageLength } = await this.index();
-    const terms = [...new Set(termsOf(query))];
-    if (terms.length === 0) return [];
-    const count = sections.length;
-    const scored: { section: Section; score: number }[] = [];
-    for (const section of sections) {
-      let score = 0;
-      for (const term of terms) {
-        const tf = section.terms.get(term);
-        if (!tf) continue;
-        const df = documentFrequency.get(term) ?? 0;
-        const idf = Math.log(1 + (count - df + 0.5) / (df + 0.5));
-        score += (idf * tf * (BM25_K1 + 1)) / (tf + BM25_K1 * (1 - BM25_B + (BM25_B * section.length) / averageLength));
-      }
-      if (score > 0) scored.push({ section, score });
-    }
-    scored.sort((a, b) => b.score - a.score);
-    return scored.slice(0, limit).map(({ section, score }) => ({
-      path: section.path,
-      title: section.pageTitle,
-      section: section.heading,
-      score: Math.round(score * 1000) / 1000,
-      snippet: snippetOf(section.text, terms),
-    }));
+    const { sections, index } = await this.index();
+    const parsed = docsQuery(query);
+    return index.search(parsed, { maxResults: limit }).map(({ id, score }) => {
+      const section = sections[Number(id)]!;
+      const [snippet] = snippets(section.text, parsed, { max: 1, context: SNIPPET_CONTEXT });
+      return {
+        path: section.path,
+        title: section.pageTitle,
+        section: section.heading,
+        score: Math.round(score * 1000) / 1000,
+        snippet: (snippet ?? openingSnippet(section.text, OPENING_CHARS)).text,
+      };
+    });
   }
 }

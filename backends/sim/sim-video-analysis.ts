@@ -11,9 +11,9 @@ const MAX_FRAMES = 8;
 /** The sim's transcript of a long video stops here, so the description stays readable. */
 const MAX_SPOKEN_WORDS = 60;
 
-function analyse(request: VideoAnalysisRequest): VideoAnalysis {
+async function analyse(request: VideoAnalysisRequest): Promise<VideoAnalysis> {
   request.signal.throwIfAborted();
-  const header = readVideoHeader(request.video);
+  const header = await readVideoHeader(request.video);
   if (!header) throw new UnreadableMediaError('not a recognised video (MP4, MOV, 3GP, WebM, Matroska or AVI)');
   const durationEstimated = header.durationSeconds === null;
   const durationSeconds = header.durationSeconds ?? request.video.length / ESTIMATE_BYTES_PER_SECOND;

@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { SearchIndex } from '../../actors/files/search-index.js';
-import { snippets } from '../../actors/files/snippets.js';
-import { parseQuery, tokenTerms } from '../../actors/files/text-tokens.js';
+import { snippets } from '../../runtime/search/snippets.js';
+import { parseQuery, tokenTerms } from '../../runtime/search/text-tokens.js';
 import { LmdbStore } from '../../runtime/store/lmdb-store.js';
 
 /** What one run measured. */

@@ -1,4 +1,5 @@
-// Word rules, decided once for both sides (stored text and queries are tokenised alike):
+// The one tokenizer of the search engine (file search and the docs library alike). Word rules,
+// decided once for both sides (stored text and queries are tokenised alike):
 // - a word is a maximal run of letters, digits and combining marks (\p{L}\p{N}\p{M});
 //   everything else separates, apostrophes and underscores included. So "école" finds
 //   "l'école", "john" finds "john's" and "user" finds "user_id", while a quoted "don't" or

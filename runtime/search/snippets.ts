@@ -7,7 +7,7 @@ export interface SnippetMatch {
 }
 
 /**
- * A window of a file's text around query matches. `text` has whitespace runs collapsed to one
+ * A window of a document's text around query matches. `text` has whitespace runs collapsed to one
  * space and `…` where the window was cut mid-text; `start`/`end` locate the window in the
  * original text; `matches` are relative to `text`.
  */
@@ -226,4 +226,10 @@ export function snippets(text: string, query: ParsedQuery, options: SnippetOptio
     result.push(buildSnippet(text, window.start, window.end, hits));
   }
   return result;
+}
+
+/** The first `chars` characters of a text, as a snippet with no highlighted words (for a hit whose match lies past the scan). */
+export function openingSnippet(text: string, chars: number): Snippet {
+  const end = Math.min(text.length, chars);
+  return { text: text.slice(0, end), start: 0, end, matches: [] };
 }
