@@ -236,20 +236,35 @@ retention('machines that forget after the retention lose their records too', asy
   await host.close();
 });
 
-retention('the background sweep runs on the clock, in batches, until nothing is due', async () => {
+retention('a sweep expires only what ended before the retention, in batches, until nothing is due', async () => {
   const clock = new SimulatedClock();
   const host = hostOn(new MemoryStore(), clock, { history: true });
   for (let i = 0; i < 7; i++) await endedTicket(host, `t${i}`);
-  const sweeps = new ActorRetention(host, clock, logger, { retentionMs: 86_400_000, everyMs: 3_600_000, batch: 3 });
-  sweeps.start();
+  const sweeps = new ActorRetention(host, clock, logger, { retentionMs: 3_600_000, everyMs: 86_400_000, batch: 3 });
   clock.advance(3_600_000);
-  assert.is(await sweeps.sweep(), 0, 'within the retention: nothing expires');
+  assert.is(await sweeps.sweep(), 0, 'ended exactly a retention ago: kept');
   assert.is(host.events('t0', 0, 10).length, 2);
-  clock.advance(86_400_000);
-  // The timer's sweep started when the clock passed its time; this joins it.
-  assert.is(await sweeps.sweep(), 7);
+  clock.advance(1);
+  assert.is(await sweeps.sweep(), 7, 'three batches: 3, 3 and 1');
   for (let i = 0; i < 7; i++) assert.equal(host.events(`t${i}`, 0, 10), []);
+  await host.close();
+});
+
+retention('the sweep runs on the clock every period once started, and not after stop', async () => {
+  const clock = new SimulatedClock();
+  const host = hostOn(new MemoryStore(), clock, { history: true });
+  await endedTicket(host, 'due');
+  const sweeps = new ActorRetention(host, clock, logger, { retentionMs: 1_000, everyMs: 60_000 });
+  sweeps.start();
+  clock.advance(60_000);
+  // The timer started a sweep as the clock passed its time (a minute after the end): this joins it.
+  assert.is(await sweeps.sweep(), 1);
+  assert.equal(host.events('due', 0, 10), []);
   await sweeps.stop();
+  await endedTicket(host, 'later');
+  clock.advance(3_600_000);
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.is(host.events('later', 0, 10).length, 2, 'stopped: no sweep ran');
   await host.close();
 });
 
