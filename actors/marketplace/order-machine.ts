@@ -1,5 +1,6 @@
-import { assign, emit, fromPromise, setup } from 'xstate';
+import { assign, emit, enqueueActions, fromPromise, setup } from 'xstate';
 import type { OrderAction } from '../../protocols/marketplace.js';
+import { effectError, effectOutput } from '../effect-results.js';
 
 /** The name orders are registered under in the actor host. */
 export const ORDER_MACHINE = 'marketplace-order';
@@ -62,6 +63,16 @@ export type OrderEvent =
   | { type: 'DECLINE'; approvalId: string; at: number }
   | { type: 'TIMER'; name: string };
 
+/** What an order emits into its log: each step and each approval asked for (money in micro-USD). */
+export type OrderEmitted =
+  | { type: 'proposed'; listing_id: string; quantity: number; price_micros: number; approval_id: string }
+  | { type: 'approval_requested'; approval_id: string; action: OrderAction; expires_at: number }
+  | { type: 'placed'; held_micros: number }
+  | { type: 'declined' }
+  | { type: 'approval_expired' }
+  | { type: 'accepted'; charged_micros: number }
+  | { type: 'cancelled'; reason: string | null };
+
 const pendingIs = (context: OrderContext, event: OrderEvent, action: OrderAction) =>
   'approvalId' in event &&
   'at' in event &&
@@ -92,7 +103,7 @@ export const orderMachine = setup({
     context: {} as OrderContext,
     events: {} as OrderEvent,
     input: {} as OrderInput,
-    emitted: {} as { type: string; [key: string]: unknown },
+    emitted: {} as OrderEmitted,
   },
   actors: {
     settleCharge: fromPromise<{ chargedMicros: number }, OrderSettleInput>(() =>
@@ -119,12 +130,17 @@ export const orderMachine = setup({
         deadlines: { pending: expiresAt },
       };
     }),
-    emitRequested: emit(({ context }) => ({
-      type: 'approval_requested',
-      approval_id: context.pending?.id,
-      action: context.pending?.action,
-      expires_at: context.pending?.expiresAt,
-    })),
+    // Follows requestApproval, which has just set the pending action.
+    emitRequested: enqueueActions(({ context, enqueue }) => {
+      const pending = context.pending;
+      if (!pending) return;
+      enqueue.emit({
+        type: 'approval_requested',
+        approval_id: pending.id,
+        action: pending.action,
+        expires_at: pending.expiresAt,
+      });
+    }),
     carryOut: assign(({ context }) => ({
       carriedOut: context.pending ? [...context.carriedOut, context.pending.id] : context.carriedOut,
       cancelReason:
@@ -139,15 +155,15 @@ export const orderMachine = setup({
     hold: assign(({ context }) => ({ heldMicros: context.priceMicros })),
     lapse: assign({ cancelReason: () => 'approval_expired', pending: () => null, deadlines: () => ({}) }),
     decline: assign({ cancelReason: () => 'declined', pending: () => null, deadlines: () => ({}) }),
-    recordCharge: assign(({ event }) => ({
-      chargedMicros: (event as unknown as { output: { chargedMicros: number } }).output.chargedMicros,
+    // settleCharge's output and error arrive as params (effectOutput, effectError).
+    recordCharge: assign((_, output: { chargedMicros: number }) => ({
+      chargedMicros: output.chargedMicros,
       heldMicros: 0,
     })),
     recordRelease: assign({ heldMicros: () => 0 }),
-    recordFailure: assign(({ event }) => {
-      const error = (event as { error?: unknown }).error;
-      return { lastError: error instanceof Error ? error.message : 'settling failed' };
-    }),
+    recordFailure: assign((_, error: unknown) => ({
+      lastError: error instanceof Error ? error.message : 'settling failed',
+    })),
   },
 }).createMachine({
   id: 'order',
@@ -172,7 +188,8 @@ export const orderMachine = setup({
         listing_id: context.listingId,
         quantity: context.quantity,
         price_micros: context.priceMicros,
-        approval_id: context.pending?.id,
+        // The order's own approval: the pending action it starts with.
+        approval_id: context.approvalId,
       })),
       on: {
         APPROVE: { guard: 'approvesOrder', target: 'placed', actions: ['touch', 'carryOut', 'hold'] },
@@ -201,8 +218,8 @@ export const orderMachine = setup({
       invoke: {
         src: 'settleCharge',
         input: ({ context }) => settleInputOf(context),
-        onDone: { target: 'accepted', actions: 'recordCharge' },
-        onError: { target: 'placed', actions: 'recordFailure' },
+        onDone: { target: 'accepted', actions: { type: 'recordCharge', params: effectOutput } },
+        onError: { target: 'placed', actions: { type: 'recordFailure', params: effectError } },
       },
     },
     releasing: {

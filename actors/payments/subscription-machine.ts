@@ -63,6 +63,19 @@ export type SubscriptionEvent =
   | { type: 'REQUESTED'; action: 'cancel' | 'change'; plan: string | null; at: number }
   | { type: 'TIMER'; name: string };
 
+/** What a subscription emits into its log: the provider's view after each change, and its failures and end. */
+export type SubscriptionEmitted =
+  | {
+      type: 'subscription_state';
+      plan: string | null;
+      provider_status: ProviderSubscriptionStatus;
+      cancel_at_period_end: boolean;
+      current_period_end: number | null;
+      ended: boolean;
+    }
+  | { type: 'grants_failed' }
+  | { type: 'subscription_ended' };
+
 /** What the grants effect writes onto the account: the plan and until when it counts, or nothing. */
 export interface GrantsInput {
   accountId: string;
@@ -139,7 +152,7 @@ export const subscriptionMachine = setup({
     context: {} as SubscriptionContext,
     events: {} as SubscriptionEvent,
     input: {} as SubscriptionInput,
-    emitted: {} as { type: string; [key: string]: unknown },
+    emitted: {} as SubscriptionEmitted,
   },
   actors: {
     applyGrants: fromPromise<void, GrantsInput>(() =>

@@ -1,5 +1,6 @@
 import { assign, emit, enqueueActions, fromCallback, fromPromise, setup, type SnapshotFrom } from 'xstate';
 import { findModel } from '../../protocols/models.js';
+import { effectError, effectOutput } from '../effect-results.js';
 import type { CallEmitted, CallItem, CancelReason, CloseReason } from './call-events.js';
 import type {
   CallContext,
@@ -33,16 +34,6 @@ import {
   usageAfter,
   withItem,
 } from './turn-plan.js';
-
-/** The output of an effect's done event (named actions and guards see it typed as a machine event). */
-function outputOf<T>(event: CallEvent): T {
-  return (event as unknown as { output: T }).output;
-}
-
-/** The error of an effect's error event. */
-function errorOf(event: CallEvent): unknown {
-  return (event as unknown as { error: unknown }).error;
-}
 
 /**
  * One realtime call, one per socket, and the only place its state lives: its jobs (turns to
@@ -117,7 +108,7 @@ export const realtimeCallMachine = setup({
     currentResponse: ({ context, event }) =>
       event.type === 'RESPONSE_FINISHED' && event.responseId === context.response?.id,
     wasGoodbye: ({ context }) => context.response?.line != null && context.ending !== null,
-    transcriptionFailed: ({ event }) => outputOf<TranscriptionResult[]>(event).some((result) => !result.ok),
+    transcriptionFailed: (_, results: TranscriptionResult[]) => results.some((result) => !result.ok),
   },
   actions: {
     touch: assign(({ context, event }) => ({ updatedAt: 'at' in event ? event.at : context.updatedAt })),
@@ -335,18 +326,18 @@ export const realtimeCallMachine = setup({
         },
       ),
     ),
-    // The done and error events of the effects are not in the machine's event union: read through `outputOf` / `errorOf`.
-    reportTranscriptions: enqueueActions(({ enqueue, context, event }) => {
-      for (const emitted of transcriptionEvents(context, outputOf<TranscriptionResult[]>(event))) enqueue.emit(emitted);
+    // The done and error events of the effects are not in the machine's event union: what the
+    // actions below read of them arrives as params (effectOutput, effectError), typed from `actors`.
+    reportTranscriptions: enqueueActions(({ enqueue, context }, results: TranscriptionResult[]) => {
+      for (const emitted of transcriptionEvents(context, results)) enqueue.emit(emitted);
     }),
-    recordTranscribedTurn: enqueueActions(({ enqueue, context, event }) => {
-      const step = recordItem(context, outputOf<TranscriptionResult[]>(event));
+    recordTranscribedTurn: enqueueActions(({ enqueue, context }, results: TranscriptionResult[]) => {
+      const step = recordItem(context, results);
       enqueue.assign(step.patch);
       for (const emitted of step.emitted) enqueue.emit(emitted);
     }),
-    recordCharge: assign(({ event }) => ({ charge: outputOf<{ micros: number; entryId: string | null }>(event) })),
-    recordSettleFailure: enqueueActions(({ enqueue, event }) => {
-      const error = errorOf(event);
+    recordCharge: assign((_, charge: { micros: number; entryId: string | null }) => ({ charge })),
+    recordSettleFailure: enqueueActions(({ enqueue }, error: unknown) => {
       enqueue.assign({ charge: null });
       enqueue.emit({ type: 'settleFailed', message: error instanceof Error ? error.message : 'settle failed' });
     }),
@@ -463,8 +454,12 @@ export const realtimeCallMachine = setup({
               language: context.session.transcription?.language ?? null,
             }),
             onDone: [
-              { guard: 'transcriptionFailed', target: 'idle', actions: ['reportTranscriptions', 'endTurn'] },
-              { target: 'afterTurn', actions: 'recordTranscribedTurn' },
+              {
+                guard: { type: 'transcriptionFailed', params: effectOutput },
+                target: 'idle',
+                actions: [{ type: 'reportTranscriptions', params: effectOutput }, 'endTurn'],
+              },
+              { target: 'afterTurn', actions: { type: 'recordTranscribedTurn', params: effectOutput } },
             ],
             // The effect reports failures as results; a throw is a bug, and the turn is dropped.
             onError: { target: 'idle', actions: 'endTurn' },
@@ -565,9 +560,9 @@ export const realtimeCallMachine = setup({
           usage: context.usage,
           capMicros: context.holdMicros,
         }),
-        onDone: { target: 'closed', actions: 'recordCharge' },
+        onDone: { target: 'closed', actions: { type: 'recordCharge', params: effectOutput } },
         // Nothing could be charged (the store failed): close anyway, saying so in the log.
-        onError: { target: 'closed', actions: 'recordSettleFailure' },
+        onError: { target: 'closed', actions: { type: 'recordSettleFailure', params: effectError } },
       },
     },
     closed: {

@@ -5,6 +5,7 @@ import type { ChatPlan, PassName } from '../chat/chat-plan.js';
 import { CHECK_MAX_TOKENS, PLAN_MAX_TOKENS } from '../chat/chat-plan.js';
 import type { PassChoiceResult } from '../chat/completion-machine.js';
 import { passMessages, type LiveInput } from '../chat/completion-passes.js';
+import { effectError, effectOutput } from '../effect-results.js';
 import type { SessionDomainEvent } from './session-events.js';
 
 /** The quote a session parks with (same figures as /v1/estimate), money in micro-USD. */
@@ -147,10 +148,7 @@ const add = (a: TokenUsage, b: TokenUsage): TokenUsage => ({
 /** A finished step: its result, stamped by the runtime with when it finished. */
 export type StepResult = PassChoiceResult & { at?: number };
 
-type StepDone = { output: StepResult };
-
-function stepUpdate(context: SessionContext, event: unknown, pass: PassName): Partial<SessionContext> {
-  const result = (event as StepDone).output;
+function stepUpdate(context: SessionContext, result: StepResult, pass: PassName): Partial<SessionContext> {
   const turn: SessionTurn = {
     phase: pass,
     at: result.at ?? context.updatedAt,
@@ -189,8 +187,9 @@ export const sessionMachine = setup({
   guards: {
     needsApproval: ({ context }) => context.requireApproval,
     wantsJudge: ({ context }) => context.plan.passes.includes('judge'),
-    askedUser: ({ event }) => askedQuestion((event as unknown as StepDone).output) !== null,
-    calledTools: ({ event }) => (event as unknown as StepDone).output.finishReason === 'tool_calls',
+    // A step's result arrives as params (effectOutput), typed from `actors` above.
+    askedUser: (_, result: StepResult) => askedQuestion(result) !== null,
+    calledTools: (_, result: StepResult) => result.finishReason === 'tool_calls',
     isApprovalTimer: ({ event }) => event.type === 'TIMER' && event.name === 'approval',
     isIdleTimer: ({ event }) => event.type === 'TIMER' && event.name === 'idle',
     answersQuestion: ({ context, event }) =>
@@ -252,24 +251,23 @@ export const sessionMachine = setup({
         turns: [...context.turns, turn],
       };
     }),
-    setQuestion: assign(({ event }) => ({ question: askedQuestion((event as unknown as StepDone).output) })),
+    // The actions below on a step's result or error take it as params (effectOutput, effectError).
+    setQuestion: assign((_, result: StepResult) => ({ question: askedQuestion(result) })),
     recordCancel: assign(({ event }) => ({
       outcome: 'cancelled' as const,
       cancelReason: event.type === 'CANCEL' ? (event.reason ?? 'cancelled by client') : null,
     })),
-    recordPlan: assign(({ context, event }) => stepUpdate(context, event, 'plan')),
-    recordDraft: assign(({ context, event }) => stepUpdate(context, event, 'draft')),
-    recordCheck: assign(({ context, event }) => stepUpdate(context, event, 'check')),
-    recordJudge: assign(({ context, event }) => stepUpdate(context, event, 'judge')),
-    recordFailure: assign(({ event }) => {
-      const error = (event as unknown as { error?: unknown }).error;
-      return { outcome: 'failed' as const, error: error instanceof Error ? error.message : 'the model backend failed' };
-    }),
+    recordPlan: assign(({ context }, result: StepResult) => stepUpdate(context, result, 'plan')),
+    recordDraft: assign(({ context }, result: StepResult) => stepUpdate(context, result, 'draft')),
+    recordCheck: assign(({ context }, result: StepResult) => stepUpdate(context, result, 'check')),
+    recordJudge: assign(({ context }, result: StepResult) => stepUpdate(context, result, 'judge')),
+    recordFailure: assign((_, error: unknown) => ({
+      outcome: 'failed' as const,
+      error: error instanceof Error ? error.message : 'the model backend failed',
+    })),
     markCompleted: assign({ outcome: () => 'completed' as const }),
     markExpired: assign({ outcome: () => 'expired' as const }),
-    recordPrice: assign(({ event }) => ({
-      priceMicros: (event as unknown as { output: { priceMicros: number } }).output.priceMicros,
-    })),
+    recordPrice: assign((_, output: { priceMicros: number }) => ({ priceMicros: output.priceMicros })),
     // Domain events (camelCase, micro-USD, epoch ms): the API's wire is rendered from them at the edge.
     emitAwaitingApproval: emit(({ context }): SessionDomainEvent => ({
       type: 'awaiting_approval',
@@ -347,8 +345,8 @@ export const sessionMachine = setup({
           invoke: {
             src: 'runStep',
             input: ({ context }) => stepInput(context, 'plan'),
-            onDone: { target: 'drafting', actions: 'recordPlan' },
-            onError: { target: '#session.settling', actions: 'recordFailure' },
+            onDone: { target: 'drafting', actions: { type: 'recordPlan', params: effectOutput } },
+            onError: { target: '#session.settling', actions: { type: 'recordFailure', params: effectError } },
           },
         },
         drafting: {
@@ -357,15 +355,22 @@ export const sessionMachine = setup({
             src: 'runStep',
             input: ({ context }) => stepInput(context, 'draft'),
             onDone: [
-              { guard: 'askedUser', target: '#session.awaiting_user', actions: ['recordDraft', 'setQuestion'] },
               {
-                guard: 'calledTools',
-                target: '#session.settling',
-                actions: ['recordDraft', 'emitAnswer', 'markCompleted'],
+                guard: { type: 'askedUser', params: effectOutput },
+                target: '#session.awaiting_user',
+                actions: [
+                  { type: 'recordDraft', params: effectOutput },
+                  { type: 'setQuestion', params: effectOutput },
+                ],
               },
-              { target: 'checking', actions: ['recordDraft', 'emitAnswer'] },
+              {
+                guard: { type: 'calledTools', params: effectOutput },
+                target: '#session.settling',
+                actions: [{ type: 'recordDraft', params: effectOutput }, 'emitAnswer', 'markCompleted'],
+              },
+              { target: 'checking', actions: [{ type: 'recordDraft', params: effectOutput }, 'emitAnswer'] },
             ],
-            onError: { target: '#session.settling', actions: 'recordFailure' },
+            onError: { target: '#session.settling', actions: { type: 'recordFailure', params: effectError } },
           },
         },
         checking: {
@@ -374,10 +379,13 @@ export const sessionMachine = setup({
             src: 'runStep',
             input: ({ context }) => stepInput(context, 'check'),
             onDone: [
-              { guard: 'wantsJudge', target: 'judging', actions: 'recordCheck' },
-              { target: '#session.settling', actions: ['recordCheck', 'markCompleted'] },
+              { guard: 'wantsJudge', target: 'judging', actions: { type: 'recordCheck', params: effectOutput } },
+              {
+                target: '#session.settling',
+                actions: [{ type: 'recordCheck', params: effectOutput }, 'markCompleted'],
+              },
             ],
-            onError: { target: '#session.settling', actions: 'recordFailure' },
+            onError: { target: '#session.settling', actions: { type: 'recordFailure', params: effectError } },
           },
         },
         judging: {
@@ -385,8 +393,11 @@ export const sessionMachine = setup({
           invoke: {
             src: 'runStep',
             input: ({ context }) => stepInput(context, 'judge'),
-            onDone: { target: '#session.settling', actions: ['recordJudge', 'markCompleted'] },
-            onError: { target: '#session.settling', actions: 'recordFailure' },
+            onDone: {
+              target: '#session.settling',
+              actions: [{ type: 'recordJudge', params: effectOutput }, 'markCompleted'],
+            },
+            onError: { target: '#session.settling', actions: { type: 'recordFailure', params: effectError } },
           },
         },
       },
@@ -420,19 +431,19 @@ export const sessionMachine = setup({
           {
             guard: ({ context }) => context.outcome === 'completed',
             target: 'completed',
-            actions: ['recordPrice', 'emitEnded'],
+            actions: [{ type: 'recordPrice', params: effectOutput }, 'emitEnded'],
           },
           {
             guard: ({ context }) => context.outcome === 'cancelled',
             target: 'cancelled',
-            actions: ['recordPrice', 'emitEnded'],
+            actions: [{ type: 'recordPrice', params: effectOutput }, 'emitEnded'],
           },
           {
             guard: ({ context }) => context.outcome === 'expired',
             target: 'expired',
-            actions: ['recordPrice', 'emitEnded'],
+            actions: [{ type: 'recordPrice', params: effectOutput }, 'emitEnded'],
           },
-          { target: 'failed', actions: ['recordPrice', 'emitEnded'] },
+          { target: 'failed', actions: [{ type: 'recordPrice', params: effectOutput }, 'emitEnded'] },
         ],
         onError: { target: 'failed', actions: 'emitEnded' },
       },

@@ -1,4 +1,5 @@
-import { assign, emit, fromPromise, setup } from 'xstate';
+import { assertEvent, assign, emit, fromPromise, setup } from 'xstate';
+import { effectError } from '../effect-results.js';
 
 /** The name uploads are registered under in the actor host. */
 export const UPLOAD_MACHINE = 'file-upload';
@@ -60,6 +61,16 @@ export type UploadEvent =
   | { type: 'CANCEL'; at: number }
   | { type: 'TIMER'; name: string };
 
+/** What an upload emits into its log, where the inspector shows it as stored. */
+export type UploadEmitted =
+  | { type: 'reserved'; bytes: number; part_count: number }
+  | { type: 'part_received'; part_number: number; bytes: number }
+  | { type: 'assembling' }
+  | { type: 'assembly_failed'; code: AssemblyFailure['code']; message: string; parts: number[] }
+  | { type: 'completed'; file_id: string }
+  | { type: 'cancelled' }
+  | { type: 'expired' };
+
 /** The size part `n` must have: every part is `partBytes` except a shorter last one. */
 export function expectedPartBytes(upload: Pick<UploadInput, 'bytes' | 'partBytes'>, n: number): number {
   return Math.min(upload.partBytes, upload.bytes - n * upload.partBytes);
@@ -72,8 +83,8 @@ export function missingParts(context: Pick<UploadContext, 'partCount' | 'parts'>
   return missing;
 }
 
-const failureOf = (event: unknown): AssemblyFailure => {
-  const error = (event as { error?: unknown }).error;
+/** Why `assemble` failed: the failure it threw (the runtime's assembly error carries one), or an internal error. */
+const failureOf = (error: unknown): AssemblyFailure => {
   if (error && typeof error === 'object' && 'failure' in error) return (error as { failure: AssemblyFailure }).failure;
   return { code: 'internal', message: error instanceof Error ? error.message : 'assembly failed', parts: [] };
 };
@@ -89,7 +100,7 @@ export const uploadMachine = setup({
     context: {} as UploadContext,
     events: {} as UploadEvent,
     input: {} as UploadInput,
-    emitted: {} as { type: string; [key: string]: unknown },
+    emitted: {} as UploadEmitted,
   },
   actors: {
     assemble: fromPromise<{ fileId: string }, AssembleInput>(() =>
@@ -120,23 +131,21 @@ export const uploadMachine = setup({
         lastError: null,
       };
     }),
-    emitPart: emit(({ event }) =>
-      event.type === 'PART'
-        ? { type: 'part_received', part_number: event.n, bytes: event.bytes }
-        : { type: 'part_received' },
-    ),
-    recordFailure: assign(({ context, event }) => {
-      const failure = failureOf(event);
+    emitPart: emit(({ event }) => {
+      assertEvent(event, 'PART');
+      return { type: 'part_received', part_number: event.n, bytes: event.bytes };
+    }),
+    // Both take what `assemble` threw as params (effectError).
+    recordFailure: assign(({ context }, error: unknown) => {
+      const failure = failureOf(error);
       const parts = { ...context.parts };
       for (const n of failure.parts) delete parts[n];
       return { lastError: failure, parts };
     }),
-    emitFailure: emit(({ context }) => ({
-      type: 'assembly_failed',
-      code: context.lastError?.code,
-      message: context.lastError?.message,
-      parts: context.lastError?.parts,
-    })),
+    emitFailure: emit((_, error: unknown) => {
+      const failure = failureOf(error);
+      return { type: 'assembly_failed', code: failure.code, message: failure.message, parts: failure.parts };
+    }),
   },
 }).createMachine({
   id: 'upload',
@@ -188,7 +197,13 @@ export const uploadMachine = setup({
           partSha256: Array.from({ length: context.partCount }, (_, n) => context.parts[n]?.sha256 ?? ''),
         }),
         onDone: { target: 'completed' },
-        onError: { target: 'receiving', actions: ['recordFailure', 'emitFailure'] },
+        onError: {
+          target: 'receiving',
+          actions: [
+            { type: 'recordFailure', params: effectError },
+            { type: 'emitFailure', params: effectError },
+          ],
+        },
       },
     },
     cancelling: {

@@ -1,5 +1,6 @@
 import { assign, emit, fromPromise, setup } from 'xstate';
 import type { RemoteVideoJob, VideoPoll, VideoSpec } from '../../backends/video-generation.js';
+import { effectOutput } from '../effect-results.js';
 
 /** The name video jobs are registered under in the actor host. */
 export const VIDEO_JOB_MACHINE = 'video-job';
@@ -61,6 +62,18 @@ export type SubmitOutput = ({ remote: RemoteVideoJob } | { retry: string; retryA
 /** What the runtime's `poll` step returns: the backend's answer (a retryable failure as `retry`), and when. */
 export type PollOutput = (VideoPoll | { state: 'retry'; message: string }) & { at: number };
 
+/**
+ * What a job emits into its log: its steps, progress while running, and how it ended (money in
+ * micro-USD). http/views/video-events.ts renders them on the wire.
+ */
+export type VideoJobEmitted =
+  | { type: 'queued' }
+  | { type: 'started' }
+  | { type: 'progress'; progress: number }
+  | { type: 'completed'; mediaId: string; priceMicros: number; costMicros: number; bytes: number }
+  | { type: 'failed'; code: string; message: string }
+  | { type: 'cancelled'; reason: string | null };
+
 /** Input of the runtime's `finish` step: charge a completed job once, or let the hold go. */
 export interface FinishInput {
   jobId: string;
@@ -115,7 +128,7 @@ export const videoJobMachine = setup({
     context: {} as VideoJobContext,
     events: {} as VideoJobEvent,
     input: {} as VideoJobInput,
-    emitted: {} as { type: string; [key: string]: unknown },
+    emitted: {} as VideoJobEmitted,
   },
   actors: {
     submit: fromPromise<SubmitOutput, { jobId: string; spec: VideoSpec }>(notProvided('submit')),
@@ -123,25 +136,22 @@ export const videoJobMachine = setup({
     store: fromPromise<{ bytes: number; contentType: string; at: number }, StoreInput>(notProvided('store')),
     finish: fromPromise<{ priceMicros: number; at: number }, FinishInput>(notProvided('finish')),
   },
+  // Guards and actions on a step's result take it as params (`effectOutput`): typed from `actors` above.
   guards: {
     isPollTimer: ({ event }) => event.type === 'TIMER' && event.name === 'poll',
     isSubmitTimer: ({ event }) => event.type === 'TIMER' && event.name === 'submit',
-    submitted: ({ event }) => 'remote' in (event as unknown as { output: SubmitOutput }).output,
+    submitted: (_, output: SubmitOutput) => 'remote' in output,
     submitRetryable: ({ context }) => (context.submitFailures ?? 0) + 1 < MAX_SUBMIT_ATTEMPTS,
-    pollCompleted: ({ event }) => (event as unknown as { output: PollOutput }).output.state === 'completed',
-    pollFailed: ({ event }) => (event as unknown as { output: PollOutput }).output.state === 'failed',
-    pollRetryable: ({ context, event }) =>
-      (event as unknown as { output: PollOutput }).output.state === 'retry' &&
-      context.pollFailures + 1 < MAX_POLL_FAILURES,
-    pollGaveUp: ({ event }) => (event as unknown as { output: PollOutput }).output.state === 'retry',
-    progressChanged: ({ context, event }) => {
-      const output = (event as unknown as { output: PollOutput }).output;
-      return output.state === 'running' && output.progress !== context.progress;
-    },
+    pollCompleted: (_, output: PollOutput) => output.state === 'completed',
+    pollFailed: (_, output: PollOutput) => output.state === 'failed',
+    pollRetryable: ({ context }, output: PollOutput) =>
+      output.state === 'retry' && context.pollFailures + 1 < MAX_POLL_FAILURES,
+    pollGaveUp: (_, output: PollOutput) => output.state === 'retry',
+    progressChanged: ({ context }, output: PollOutput) =>
+      output.state === 'running' && output.progress !== context.progress,
   },
   actions: {
-    recordPoll: assign(({ context, event }) => {
-      const output = (event as unknown as { output: PollOutput }).output;
+    recordPoll: assign(({ context }, output: PollOutput) => {
       const backoff = output.state === 'retry' ? 2 ** Math.min(context.pollFailures, 5) : 1;
       return {
         progress:
@@ -151,9 +161,9 @@ export const videoJobMachine = setup({
         updatedAt: output.at,
       };
     }),
-    recordSubmitRetry: assign(({ context, event }) => {
-      const output = (event as unknown as { output: SubmitOutput & { retry: string; retryAfterMs: number | null } })
-        .output;
+    // The two below follow a `submitted` guard that failed: the output is a refusal.
+    recordSubmitRetry: assign(({ context }, output: SubmitOutput) => {
+      if ('remote' in output) return {};
       const failures = (context.submitFailures ?? 0) + 1;
       const wait = Math.min(
         MAX_SUBMIT_BACKOFF_MS,
@@ -161,8 +171,8 @@ export const videoJobMachine = setup({
       );
       return { submitFailures: failures, deadlines: { submit: output.at + wait }, updatedAt: output.at };
     }),
-    recordSubmitGaveUp: assign(({ event }) => {
-      const output = (event as unknown as { output: SubmitOutput & { retry: string } }).output;
+    recordSubmitGaveUp: assign((_, output: SubmitOutput) => {
+      if ('remote' in output) return {};
       return {
         error: {
           code: 'upstream_unavailable',
@@ -173,8 +183,7 @@ export const videoJobMachine = setup({
     }),
     emitProgress: emit(({ context }) => ({ type: 'progress', progress: context.progress })),
     clearDeadlines: assign({ deadlines: () => ({}) }),
-    recordPollFailure: assign(({ event }) => {
-      const output = (event as unknown as { output: PollOutput }).output;
+    recordPollFailure: assign((_, output: PollOutput) => {
       const error =
         output.state === 'failed'
           ? { code: output.code, message: output.message }
@@ -230,14 +239,18 @@ export const videoJobMachine = setup({
             input: ({ context }) => ({ jobId: context.id, spec: context.spec }),
             onDone: [
               {
-                guard: 'submitted',
+                guard: { type: 'submitted', params: effectOutput },
                 target: '#videoJob.running',
                 actions: assign(({ event }) =>
                   'remote' in event.output ? { remote: event.output.remote, updatedAt: event.output.at } : {},
                 ),
               },
-              { guard: 'submitRetryable', target: 'backoff', actions: 'recordSubmitRetry' },
-              { target: '#videoJob.failing', actions: 'recordSubmitGaveUp' },
+              {
+                guard: 'submitRetryable',
+                target: 'backoff',
+                actions: { type: 'recordSubmitRetry', params: effectOutput },
+              },
+              { target: '#videoJob.failing', actions: { type: 'recordSubmitGaveUp', params: effectOutput } },
             ],
             onError: {
               target: '#videoJob.failing',
@@ -266,7 +279,7 @@ export const videoJobMachine = setup({
             input: ({ context }) => ({ remote: context.remote!, spec: context.spec }),
             onDone: [
               {
-                guard: 'pollCompleted',
+                guard: { type: 'pollCompleted', params: effectOutput },
                 target: '#videoJob.storing',
                 actions: assign(({ context, event }) => ({
                   progress: 100,
@@ -274,11 +287,27 @@ export const videoJobMachine = setup({
                   updatedAt: event.output.at,
                 })),
               },
-              { guard: 'pollFailed', target: '#videoJob.failing', actions: 'recordPollFailure' },
-              { guard: 'pollRetryable', target: 'waiting', actions: 'recordPoll' },
-              { guard: 'pollGaveUp', target: '#videoJob.failing', actions: 'recordPollFailure' },
-              { guard: 'progressChanged', target: 'waiting', actions: ['recordPoll', 'emitProgress'] },
-              { target: 'waiting', actions: 'recordPoll' },
+              {
+                guard: { type: 'pollFailed', params: effectOutput },
+                target: '#videoJob.failing',
+                actions: { type: 'recordPollFailure', params: effectOutput },
+              },
+              {
+                guard: { type: 'pollRetryable', params: effectOutput },
+                target: 'waiting',
+                actions: { type: 'recordPoll', params: effectOutput },
+              },
+              {
+                guard: { type: 'pollGaveUp', params: effectOutput },
+                target: '#videoJob.failing',
+                actions: { type: 'recordPollFailure', params: effectOutput },
+              },
+              {
+                guard: { type: 'progressChanged', params: effectOutput },
+                target: 'waiting',
+                actions: [{ type: 'recordPoll', params: effectOutput }, 'emitProgress'],
+              },
+              { target: 'waiting', actions: { type: 'recordPoll', params: effectOutput } },
             ],
             onError: {
               target: '#videoJob.failing',
