@@ -1,7 +1,7 @@
 // The layer rules of docs/architecture.md, as lint: a wrong-way import fails `npm run lint`.
 // protocols → nothing of ours; runtime → protocols; backends → protocols and runtime's config,
 // store port, clock, worker helper and lazy module loader; actors → runtime, protocols, backend interfaces;
-// http → everything, but no disk and no LMDB outside the composition roots.
+// http → everything, but no disk and no LMDB outside the composition roots (http/app.ts, http/main.ts, http/wiring/).
 
 const UWS = '@trufflesuite/uws-js-unofficial';
 const layer = (message, ...group) => ({ group, message });
@@ -105,7 +105,7 @@ export const layerRules = [
   },
   {
     files: ['http/**/*.ts'],
-    ignores: ['http/app.ts', 'http/main.ts'],
+    ignores: ['http/app.ts', 'http/main.ts', 'http/wiring/**'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -121,7 +121,7 @@ export const layerRules = [
               '**/runtime/store/memory-store.js',
             ),
             layer(
-              'Backend implementations are chosen in the composition root (http/app.ts).',
+              'Backend implementations are chosen in the composition root (http/wiring/).',
               '**/backends/*/**',
               '**/backends/create-*',
             ),

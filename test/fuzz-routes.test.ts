@@ -1,8 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { formatSummary } from '../bench/fuzz/fuzz-report.js';
-import { fuzzApp, type FuzzRunReport } from '../bench/fuzz/fuzz-run.js';
-import { sessionSettler } from '../bench/fuzz/fuzz-server.js';
+import { formatSummary } from './fuzz/fuzz-report.js';
+import { fuzzApp, type FuzzRunReport } from './fuzz/fuzz-run.js';
+import { sessionSettler } from './fuzz/fuzz-server.js';
 import { ADMIN_KEY, startServer, type TestServer } from './harness.js';
 
 // Small and seeded here; `npm run fuzz -- --count 10000 --seed 1` is the long run.

@@ -1,21 +1,11 @@
-// Runs every test/**/*.test.ts (or those matching argv[2]) in one process with uvu, then exits.
-import { readdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+// Runs every test/**/*.test.ts (or those whose path matches argv[2]) in one process through uvu's
+// public runner (`uvu/parse` finds the files, `uvu/run` imports and runs them in order), then exits
+// with uvu's verdict: a test left holding a socket or timer must not keep the run alive.
+import { resolve } from 'node:path';
+import { parse } from 'uvu/parse';
+import { run } from 'uvu/run';
 
-const pattern = process.argv[2] ? new RegExp(process.argv[2]) : null;
-const root = resolve(import.meta.dirname);
-const files = readdirSync(root, { recursive: true, encoding: 'utf8' })
-  .filter((file) => file.endsWith('.test.ts') && (!pattern || pattern.test(file)))
-  .sort();
-
-const g = globalThis as unknown as { UVU_DEFER: number; UVU_QUEUE: unknown[][]; UVU_INDEX: number };
-g.UVU_DEFER = 1;
-const uvu = await import('uvu');
-for (const [index, file] of files.entries()) {
-  g.UVU_INDEX = index;
-  g.UVU_QUEUE.push([file]);
-  await import(pathToFileURL(join(root, file)).href);
-}
-await uvu.exec();
+const only = process.argv[2] ? new RegExp(process.argv[2]) : null;
+const { suites } = await parse(resolve(import.meta.dirname), /\.test\.ts$/);
+await run(suites.filter((suite) => !only || only.test(suite.name)));
 process.exit(process.exitCode ?? 0);

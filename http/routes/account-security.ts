@@ -12,7 +12,7 @@ import {
   TwoFactorDisableSchema,
   TwoFactorEnableSchema,
 } from '../../protocols/account.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../app-deps.js';
 import { clientAddressOf } from '../perimeter.js';
 import { accountOf, json, type RequestContext, type RouteDef } from '../route.js';
 import {

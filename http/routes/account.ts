@@ -6,7 +6,7 @@ import {
   ChangePasswordRequestSchema,
   LoginSessionObjectSchema,
 } from '../../protocols/account.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../app-deps.js';
 import { accountOf, json, type RouteDef } from '../route.js';
 import { accountUsageView, accountView, loginSessionView } from '../views/account-view.js';
 import { accountTierView } from '../views/account-billing-view.js';

@@ -22,7 +22,7 @@ import {
 import { parseOrThrow, fieldError } from '../../protocols/validation.js';
 import { InvalidCursorError, type ActorInspector } from '../../runtime/host/actor-inspector.js';
 import { machineDefinition, toMermaid, toScxml } from '../../runtime/host/machine-diagram.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../app-deps.js';
 import { DOCUMENTED_MACHINES } from '../machine-docs.js';
 import { json, type RequestContext, type RouteDef } from '../route.js';
 import { sseEvent } from '../../protocols/sse.js';

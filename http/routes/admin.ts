@@ -14,7 +14,7 @@ import {
   MachineDefinitionsObjectSchema,
 } from '../../protocols/admin.js';
 import { ApiError } from '../../protocols/errors.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../app-deps.js';
 import { json, type RouteDef } from '../route.js';
 import {
   adminAccountView,

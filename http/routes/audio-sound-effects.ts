@@ -1,7 +1,7 @@
 import { AUDIO_CONTENT_TYPES } from '../../backends/audio-codec.js';
 import { SoundEffectRequestSchema } from '../../protocols/audio.js';
 import { SoundEffectManifestSchema } from '../../protocols/audio-objects.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../app-deps.js';
 import { accountOf, type RouteDef } from '../route.js';
 import { billHeaders } from '../views/audio-view.js';
 

@@ -13,7 +13,7 @@ import {
   TranscriptTextDoneSchema,
 } from '../../protocols/audio-objects.js';
 import { ApiError, quoted } from '../../protocols/errors.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../app-deps.js';
 import { accountOf, type RequestContext, type RouteDef } from '../route.js';
 import { SseWriter } from '../sse-writer.js';
 import { billHeaders } from '../views/audio-view.js';

@@ -1,6 +1,6 @@
 import { AUDIO_JSON_MAX_BODY_BYTES, VoiceCloneRequestSchema, VoiceListQuerySchema } from '../../protocols/audio.js';
 import { VoiceDeletedObjectSchema, VoiceListObjectSchema, VoiceObjectSchema } from '../../protocols/audio-objects.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../app-deps.js';
 import { accountOf, json, type RequestContext, type RouteDef } from '../route.js';
 import { billHeaders, voiceDeletedView, voiceListView, voiceView } from '../views/audio-view.js';
 

@@ -4,7 +4,7 @@ import {
   SessionRevokedObjectSchema,
   SignedInObjectSchema,
 } from '../../protocols/account.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../app-deps.js';
 import { clientAddressOf } from '../perimeter.js';
 import { json, type RouteDef } from '../route.js';
 import { sessionRevokedView, signedInView } from '../views/account-view.js';

@@ -7,7 +7,7 @@ import {
   BenchmarkPublicationObjectSchema,
 } from '../../protocols/benchmarks.js';
 import { ApiError } from '../../protocols/errors.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../app-deps.js';
 import { json, type RouteDef } from '../route.js';
 
 /** The public benchmark views, served only from a verified evidence package (503 otherwise). */

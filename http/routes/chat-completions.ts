@@ -29,7 +29,7 @@ import {
 } from '../../protocols/chat-response.js';
 import { ApiError } from '../../protocols/errors.js';
 import { microsToUsd } from '../../protocols/money.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../app-deps.js';
 import { StreamRelay } from '../chat/stream-relay.js';
 import { accountOf, json, type RequestContext, type RouteDef } from '../route.js';
 import { SseWriter } from '../sse-writer.js';

@@ -15,7 +15,7 @@ import {
   WorkbookObjectSchema,
   type SessionLiveInputAck,
 } from '../../protocols/chat-session.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../app-deps.js';
 import { followSession, sessionEventsPage } from '../views/session-events.js';
 import { sessionDeletedView, sessionListView, sessionResult, sessionView } from '../views/session-view.js';
 import { sendWorkbookCsv, sendWorkbookXlsx, workbookView } from '../views/workbook-replies.js';

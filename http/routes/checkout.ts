@@ -1,5 +1,5 @@
 import { CheckoutObjectSchema, TopUpCheckoutRequestSchema } from '../../protocols/payments.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../app-deps.js';
 import { accountOf, json, type RouteDef } from '../route.js';
 import { topUpCheckoutView } from '../views/account-billing-view.js';
 

@@ -1,6 +1,6 @@
 import { ClusterObjectSchema } from '../../protocols/cluster.js';
 import { clusterView } from '../../runtime/cluster/cluster-view.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../app-deps.js';
 import { json, type RouteDef } from '../route.js';
 
 /** GET /admin/v1/cluster: the nodes, their leases and the actors each owns (docs/cluster.md). */

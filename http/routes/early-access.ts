@@ -1,5 +1,5 @@
 import { EarlyAccessObjectSchema } from '../../protocols/account.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../app-deps.js';
 import { bearerSecret } from '../perimeter.js';
 import { json, type RouteDef } from '../route.js';
 import { earlyAccessView } from '../views/account-security-view.js';

@@ -5,7 +5,7 @@ import {
   UploadObjectSchema,
   UploadPartObjectSchema,
 } from '../../protocols/files.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../app-deps.js';
 import { accountOf, json, type RequestContext, type RouteDef } from '../route.js';
 import { completedUploadView, uploadPartView, uploadView } from '../views/upload-view.js';
 

@@ -9,7 +9,7 @@ import {
   MultipartFileFieldsSchema,
   UploadFileJsonSchema,
 } from '../../protocols/files.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../app-deps.js';
 import { accountOf, json, type RequestContext, type RouteDef } from '../route.js';
 import { fileContentHeaders, fileDeletedView, fileListView, fileSearchView, fileView } from '../views/file-view.js';
 

@@ -1,5 +1,5 @@
 import { HealthObjectSchema, type HealthObject } from '../../protocols/health.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../app-deps.js';
 import { json, type RouteDef } from '../route.js';
 
 /** GET /healthz: liveness for load balancers and tests; outside /v1, no auth. */

@@ -2,7 +2,7 @@ import { receiveForm } from '../../actors/images/form-intake.js';
 import { IMAGE_FORM_LIMITS, type ImageCaller } from '../../actors/images/image-service.js';
 import { ApiError, quoted } from '../../protocols/errors.js';
 import { ImageEditJsonSchema, ImageGenerationRequestSchema, ImagesResponseSchema } from '../../protocols/images.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../app-deps.js';
 import { accountOf, json, type RequestContext, type RouteDef } from '../route.js';
 import { imagesResponseView } from '../views/image-view.js';
 import { publicBase } from './media-urls.js';

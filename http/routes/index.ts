@@ -1,4 +1,4 @@
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../app-deps.js';
 import type { RouteDef } from '../route.js';
 import { accountRoutes } from './account.js';
 import { accountSecurityRoutes } from './account-security.js';

@@ -1,6 +1,6 @@
 import { ApiError } from '../../protocols/errors.js';
 import type { StaticAsset } from '../../runtime/static-assets.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../app-deps.js';
 import type { RequestContext, RouteDef } from '../route.js';
 
 // The page holds no data: everything it shows comes from /admin/v1 with the admin key the

@@ -6,7 +6,7 @@ import {
   RESOURCE_METADATA_PATH,
 } from '../../protocols/mcp.js';
 import { ApiError } from '../../protocols/errors.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../app-deps.js';
 import type { Exchange } from '../exchange.js';
 import type { McpEndpointOptions } from '../mcp/mcp-endpoint.js';
 import { lazyModule } from '../../runtime/lazy-module.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Config } from '../../runtime/config.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../app-deps.js';
 import type { RequestContext, RouteDef } from '../route.js';
 import type { UrlSigner } from '../views/video-view.js';
 

@@ -1,4 +1,4 @@
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../app-deps.js';
 import type { RouteDef } from '../route.js';
 
 /** GET /metrics: the operator metrics in the Prometheus text format, behind the admin key (off without it). */

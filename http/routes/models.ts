@@ -5,7 +5,7 @@ import {
   ModelListObjectSchema,
   requireModel,
 } from '../../protocols/models.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../app-deps.js';
 import { json, type RouteDef } from '../route.js';
 
 /** The model list and model cards. */

@@ -1,6 +1,6 @@
 import { AUDIO_CONTENT_TYPES } from '../../backends/audio-codec.js';
 import { MusicRequestSchema } from '../../protocols/audio.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../app-deps.js';
 import { accountOf, type RouteDef } from '../route.js';
 import { writeAudioStream } from '../views/audio-view.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../app-deps.js';
 import { json, type RouteDef } from '../route.js';
 
 /** GET /v1/openapi.json: the OpenAPI 3.1 document generated from the route table. */

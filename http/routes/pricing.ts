@@ -1,7 +1,7 @@
 import { estimateChat } from '../../actors/chat/chat-estimate.js';
 import { EstimateObjectSchema, MEDIA_MODALITIES, PricingObjectSchema, tariff } from '../../protocols/pricing.js';
 import { z } from 'zod';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../app-deps.js';
 import { json, type RouteDef } from '../route.js';
 
 /** The `modality` that picks the estimator: absent or `chat` prices a chat request. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ApiError } from '../../protocols/errors.js';
 import { RealtimeTicketObjectSchema, type RealtimeTicketObject } from '../../protocols/realtime.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../app-deps.js';
 import { accountOf, json, type RouteDef } from '../route.js';
 
 /** POST /v1/realtime/ticket, and a plain GET of the socket path (which needs an upgrade). */

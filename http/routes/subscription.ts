@@ -6,7 +6,7 @@ import {
   PortalObjectSchema,
   SubscriptionObjectSchema,
 } from '../../protocols/payments.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../app-deps.js';
 import { accountOf, json, type RequestContext, type RouteDef } from '../route.js';
 import {
   accountSubscriptionView,

@@ -6,7 +6,7 @@ import {
   CreateTokenRequestSchema,
   PatchTokenRequestSchema,
 } from '../../protocols/account.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../app-deps.js';
 import { accountOf, json, type RouteDef } from '../route.js';
 import { createdTokenView, tokenDeletedView, tokenListView, tokenView } from '../views/account-view.js';
 

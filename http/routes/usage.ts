@@ -1,5 +1,5 @@
 import { KeyUsageObjectSchema } from '../../protocols/account.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../app-deps.js';
 import { json, type RouteDef } from '../route.js';
 import { keyUsageView } from '../views/account-view.js';
 

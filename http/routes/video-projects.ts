@@ -8,7 +8,7 @@ import {
   VideoProjectListSchema,
   VideoProjectSchema,
 } from '../../protocols/video.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../app-deps.js';
 import { accountOf, json, type RequestContext, type RouteDef } from '../route.js';
 import { videoNodeChangeView, videoProjectListView, videoProjectView } from '../views/video-project-view.js';
 import { mediaSigner } from './media-urls.js';

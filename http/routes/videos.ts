@@ -17,7 +17,7 @@ import {
   type VideoGenerationRequest,
 } from '../../protocols/video.js';
 import type { z } from 'zod';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../app-deps.js';
 import { accountOf, json, type Reply, type RequestContext, type RouteDef } from '../route.js';
 import { followVideoJob } from '../views/video-events.js';
 import { videoJobView } from '../views/video-view.js';

@@ -4,7 +4,7 @@ import {
   WaitlistSignupObjectSchema,
   WaitlistVerifySchema,
 } from '../../protocols/waitlist.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../app-deps.js';
 import { clientAddressOf } from '../perimeter.js';
 import { json, type RouteDef } from '../route.js';
 import { codeSentView, signupView } from '../views/account-waitlist-view.js';

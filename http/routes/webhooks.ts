@@ -1,5 +1,5 @@
 import { WebhookAckObjectSchema } from '../../protocols/payments.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../app-deps.js';
 import { json, type RouteDef } from '../route.js';
 import { webhookAckView } from '../views/account-billing-view.js';
 

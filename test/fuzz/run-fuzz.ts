@@ -1,7 +1,7 @@
 // The fuzz campaign as a script: starts the server in this process (loopback, temporary data
 // directory), sends N hostile requests to every route, checks each answer and the server after,
 // prints a summary and exits 1 on any failure.
-//   npx tsx bench/fuzz/run-fuzz.ts --count 10000 --seed 1 [--concurrency 8] [--timeout 10] [--only 17,42] [--log error] [--by-route]
+//   npx tsx test/fuzz/run-fuzz.ts --count 10000 --seed 1 [--concurrency 8] [--timeout 10] [--only 17,42] [--log error] [--by-route]
 //   FUZZ_SEED and FUZZ_COUNT stand in for --seed and --count.
 import { parseArgs } from 'node:util';
 import type { LogLevel } from '../../runtime/logger.js';

@@ -30,7 +30,7 @@ export function formatFailure(failure: FuzzFailure, log?: ServerLog): string {
     `  body:     ${body ? `${body.length} bytes ${cut(JSON.stringify(body.toString('utf8')), 300)}` : '(none)'}`,
     `  response: ${response.status ?? 'none'}${response.error ? ` (${response.error})` : ''} ${cut(response.body.toString('utf8'), 400)}`,
     ...(logged ? [`  server:   ${cut(logged, 1200)}`] : []),
-    `  replay:   FUZZ_SEED=${failure.seed} npx tsx bench/fuzz/run-fuzz.ts --only ${request.index}`,
+    `  replay:   FUZZ_SEED=${failure.seed} npx tsx test/fuzz/run-fuzz.ts --only ${request.index}`,
   ].join('\n');
 }
 

@@ -1,0 +1,69 @@
+import { randomBytes } from 'node:crypto';
+import type { Authenticator } from '../actors/accounts/authenticator.js';
+import type { Cluster } from '../runtime/cluster/start-cluster.js';
+import type { Config } from '../runtime/config.js';
+import type { Logger } from '../runtime/logger.js';
+import { ClusterForwarder, forwardedRequestId, forwardOrDispatch } from './cluster-forward.js';
+import { dispatch } from './dispatch.js';
+import { InFlight } from './in-flight.js';
+import type { Metrics } from '../runtime/metrics.js';
+import { Perimeter } from './perimeter.js';
+import type { RouteDef } from './route.js';
+import type { Router } from './router.js';
+import type { HttpRequest, HttpResponse } from '@trufflesuite/uws-js-unofficial';
+import { UwsExchange } from './uws-exchange.js';
+
+/** What answers HTTP requests: the uWS handler, request ids, what is in flight, and the cluster forwarder. */
+export interface RequestHandler {
+  handle: (res: HttpResponse, req: HttpRequest) => void;
+  /** A fresh request id (realtime upgrades take theirs here too). */
+  newRequestId: () => string;
+  inFlight: InFlight;
+  /** Cluster mode: forwards requests of accounts homed elsewhere (null on one node). */
+  forwarder: ClusterForwarder | null;
+}
+
+/**
+ * The per-request path: an exchange over uWS with its request id, a perimeter of its own (it holds
+ * the request's slot under the tier's cap until the answer ends), dispatch (or, in cluster mode,
+ * forwarding to the account's home), and the metrics once answered.
+ */
+export function createRequestHandler(
+  config: Config,
+  parts: { router: Router<RouteDef>; auth: Authenticator; metrics: Metrics; logger: Logger; cluster: Cluster | null },
+): RequestHandler {
+  const { router, auth, metrics, logger, cluster } = parts;
+  const perimeter = new Perimeter(auth, config.SVC_ADMIN_KEY);
+  const dispatchDeps = { router, perimeter, logger, maxBodyBytes: config.SVC_MAX_BODY_BYTES };
+  const forwarder = cluster
+    ? new ClusterForwarder(cluster.node, auth, {
+        logger,
+        leaseMs: cluster.leaseMs,
+        adminKey: config.SVC_ADMIN_KEY,
+        maxBodyBytes: Math.max(config.SVC_MAX_BODY_BYTES, config.SVC_FILE_MAX_BYTES),
+      })
+    : null;
+  const inFlight = new InFlight();
+  // Request ids: a per-boot random prefix and a counter, unique across restarts and cheap.
+  const bootId = randomBytes(6).toString('base64url');
+  let counter = 0;
+  const newRequestId = () => `req_${bootId}${(++counter).toString(36)}`;
+  const handle = (res: HttpResponse, req: HttpRequest) => {
+    const ex = new UwsExchange(res, req, (cluster && forwardedRequestId(req)) || newRequestId());
+    const gate = perimeter.forRequest(ex, Buffer.from(res.getRemoteAddressAsText()).toString());
+    const started = performance.now();
+    inFlight.enter();
+    const answered = forwarder
+      ? forwardOrDispatch(ex, forwarder, { ...dispatchDeps, perimeter: gate })
+      : dispatch(ex, { ...dispatchDeps, perimeter: gate });
+    void answered
+      .then((route) =>
+        metrics.request(route ?? '(unmatched)', ex.method, ex.status, (performance.now() - started) / 1000),
+      )
+      .finally(() => {
+        inFlight.leave();
+        gate.finish();
+      });
+  };
+  return { handle, newRequestId, inFlight, forwarder };
+}
