@@ -23,6 +23,8 @@ export interface ChatBackendRequest {
   responseFormat: { type: 'text' | 'json_object' | 'json_schema'; schema: Record<string, unknown> | null };
   tools: readonly ToolDefinition[];
   toolChoice: ToolChoice;
+  /** False when the caller wants at most one tool call per answer (`parallel_tool_calls: false`). */
+  parallelToolCalls?: boolean;
   metadata: Readonly<Record<string, unknown>> | null;
   /** Which of `n` choices this call produces; the sim varies its text by it. */
   choiceIndex: number;

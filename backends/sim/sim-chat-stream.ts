@@ -4,19 +4,10 @@ import type { ChatBackendEvent, ChatBackendRequest } from '../chat-backend.js';
 import type { PacedWaiter, SimPacer } from './sim-pacer.js';
 import { readSimScript, scriptedFailure } from './sim-script.js';
 import { simPieces } from './sim-text.js';
-import { simToolCall, type SimToolCall } from './sim-tools.js';
+import { simAnswerText } from './sim-answer.js';
+import { simToolCalls, type SimToolCall } from './sim-tools.js';
 
 const PIECE = /\s*[\p{L}\p{N}]{1,6}|\s*[^\s\p{L}\p{N}]|\s+$/gu;
-
-/** A scripted reply cut into token-sized pieces. */
-function piecesOf(text: string): string[] {
-  return Array.from(text.matchAll(PIECE), (match) => match[0]);
-}
-
-function asJson(pieces: string[]): string[] {
-  const text = pieces.join('').trim();
-  return ['{"', 'answer', '":', ` ${JSON.stringify(text)}`, '}'];
-}
 
 function firstStop(text: string, stops: readonly string[]): number {
   let at = -1;
@@ -65,12 +56,14 @@ export class SimChatStream implements AsyncIterableIterator<ChatBackendEvent>, P
   /** The scripted reply scanned piece by piece (null: `pieces` holds the answer). */
   private reply: string | null = null;
   private pieces: string[] | null = null;
-  /** Position in `reply`, or index in `pieces`, or in the tool call's arguments. */
+  /** Position in `reply`, or index in `pieces`, or in the current tool call's arguments. */
   private cursor = 0;
-  /** Pieces (or tool-call fragments) handed out so far. */
+  /** Pieces (or fragments of the current tool call) handed out so far. */
   private index = 0;
   private emitted = '';
-  private call: SimToolCall | null = null;
+  /** The tool calls of this answer (empty: it is text), and which one is streaming. */
+  private calls: SimToolCall[] = [];
+  private callIndex = 0;
   /** The event to hand out once the current wait is over (null: go on computing), and its tokens. */
   private held: ChatBackendEvent | null = null;
   private heldTokens = 0;
@@ -217,49 +210,54 @@ export class SimChatStream implements AsyncIterableIterator<ChatBackendEvent>, P
     if (script.ttft_ms !== undefined) this.ttftMs = script.ttft_ms;
     if (script.tokens_per_s !== undefined) this.gapMs = script.tokens_per_s > 0 ? 1000 / script.tokens_per_s : 0;
     this.promptTokens = countPromptTokens(request.messages);
-    this.call = simToolCall(request, script) ?? null;
-    if (this.call) this.phase = TOOL;
+    this.calls = simToolCalls(request, script);
+    if (this.calls.length > 0) this.phase = TOOL;
     else {
       this.phase = TEXT;
       const reply = script.reply ?? (script.clarify !== undefined ? script.clarify : undefined);
-      if (request.responseFormat.type !== 'text')
-        this.pieces = asJson(
-          reply !== undefined ? piecesOf(reply) : simPieces(request.model, request.messages, request.choiceIndex),
-        );
-      else if (reply !== undefined) this.reply = reply;
+      const answer = simAnswerText(request, reply);
+      if (answer !== null) this.reply = answer;
       else this.pieces = simPieces(request.model, request.messages, request.choiceIndex);
     }
     if (this.ttftMs > 0) return this.wait(this.ttftMs, null);
     return this.advance();
   }
 
-  /** Tool calls stream like OpenAI's: id and name first, then the arguments in fragments of 8. */
+  /** Tool calls stream like OpenAI's, one after another: id and name first, then the arguments in fragments of 8. */
   private nextToolFragment(): Step {
-    const call = this.call!;
+    const index = this.callIndex;
+    const call = this.calls[index];
+    if (!call) {
+      this.finish();
+      const completionTokens = this.calls.reduce((sum, made) => sum + countTokens(made.name + made.arguments), 0);
+      return {
+        done: false,
+        value: {
+          type: 'done',
+          finishReason: 'tool_calls',
+          usage: { promptTokens: this.promptTokens, completionTokens },
+        },
+      };
+    }
     if (this.index === 0) {
       this.index++;
-      return { done: false, value: { type: 'tool_call', index: 0, id: call.id, name: call.name, arguments: '' } };
+      return { done: false, value: { type: 'tool_call', index, id: call.id, name: call.name, arguments: '' } };
     }
     if (this.cursor < call.arguments.length) {
       this.request.signal.throwIfAborted();
       const event: ChatBackendEvent = {
         type: 'tool_call',
-        index: 0,
+        index,
         arguments: call.arguments.slice(this.cursor, this.cursor + 8),
       };
       this.cursor += 8;
       this.index++;
       return this.gapMs > 0 ? this.wait(this.gapMs, event) : { done: false, value: event };
     }
-    this.finish();
-    return {
-      done: false,
-      value: {
-        type: 'done',
-        finishReason: 'tool_calls',
-        usage: { promptTokens: this.promptTokens, completionTokens: countTokens(call.name + call.arguments) },
-      },
-    };
+    this.callIndex++;
+    this.index = 0;
+    this.cursor = 0;
+    return this.nextToolFragment();
   }
 
   /** The answer's next piece, or (past the last, the token cap or a stop sequence) its end. */
