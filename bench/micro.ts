@@ -6,6 +6,8 @@ import { AccountServices } from '../actors/accounts/account-services.js';
 import { systemClock } from '../runtime/clock.js';
 import { LmdbStore } from '../runtime/store/lmdb-store.js';
 import { tempDataDir } from '../test/harness.js';
+import { SseDecoder } from '../protocols/sse-decoder.js';
+import { awkwardSseChunks, SSE_STREAM_EVENTS } from './sse-stream-sample.js';
 
 /** One figure of a micro benchmark, with its baseline's name when it has one. */
 export interface MicroResult {
@@ -40,6 +42,41 @@ function buildRouter(): Router<string> {
     router.add('POST', `/v1/${resource}/:id/cancel`, `${resource}:cancel`);
   }
   return router;
+}
+
+/**
+ * The upstream relay's SSE decode: a 20-chunk OpenAI-style stream in awkward byte pieces, decoded
+ * to events, beside the least a decoder can do (UTF-8 decode, cut at blank lines, drop `data: `).
+ */
+function addSseDecode(add: (group: string, name: string, baseline: boolean, fn: () => unknown) => void): void {
+  const pieces = awkwardSseChunks();
+  add(
+    'sse decode',
+    `SseDecoder (eventsource-parser): ${SSE_STREAM_EVENTS} events in ${pieces.length} pieces`,
+    false,
+    () => {
+      let events = 0;
+      const decoder = new SseDecoder(() => events++);
+      for (const piece of pieces) decoder.push(piece);
+      decoder.end();
+      if (events !== SSE_STREAM_EVENTS) throw new Error(`decoded ${events} events, not ${SSE_STREAM_EVENTS}`);
+    },
+  );
+  add('sse decode', 'baseline: TextDecoder + cut at blank lines', true, () => {
+    const utf8 = new TextDecoder();
+    let carry = '';
+    let events = 0;
+    for (const piece of pieces) {
+      const text = carry + utf8.decode(piece, { stream: true });
+      let start = 0;
+      for (let at = text.indexOf('\n\n'); at !== -1; at = text.indexOf('\n\n', start)) {
+        if (text.slice(start + 6, at) !== '') events++;
+        start = at + 2;
+      }
+      carry = text.slice(start);
+    }
+    if (events !== SSE_STREAM_EVENTS) throw new Error(`cut ${events} events`);
+  });
 }
 
 /** A finished tinybench run as rows, each task under the group and baseline flag it was added with. */
@@ -111,6 +148,8 @@ export async function runMicro(options: { timeMs: number }): Promise<MicroResult
   add('ledger', 'hold + release (in memory, no charge)', false, () => {
     services.ledger.release(services.ledger.hold({ accountId, tokenId, amount: 5000 }));
   });
+
+  addSseDecode(add);
 
   await bench.run();
   const results = microResults(bench, groups);

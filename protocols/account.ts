@@ -207,9 +207,6 @@ export type KeyUsageObject = z.output<typeof KeyUsageObjectSchema>;
 /** POST /v1/account/password-reset/request: the address only (never told whether it has an account). */
 export const PasswordResetRequestSchema = z.looseObject({ email: EmailSchema });
 
-/** A parsed reset request. */
-export type PasswordResetRequest = z.output<typeof PasswordResetRequestSchema>;
-
 /** A single-use token from a mailed link. */
 const LinkTokenSchema = z.string().min(1).max(200);
 

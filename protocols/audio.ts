@@ -157,9 +157,6 @@ export type SpeechRequest = z.output<typeof SpeechRequestSchema>;
 /** The response formats of a transcription (spec 2.9), plus OpenAI's `diarized_json`. */
 export const TRANSCRIPTION_FORMATS = ['json', 'text', 'srt', 'verbose_json', 'vtt', 'diarized_json'] as const;
 
-/** One of TRANSCRIPTION_FORMATS. */
-export type TranscriptionFormat = (typeof TRANSCRIPTION_FORMATS)[number];
-
 /** A boolean as a form field sends it ("true", "false", "1", "0") or as JSON. */
 const FormBoolean = z.union([
   z.boolean(),

@@ -102,7 +102,6 @@ const EndedData = z.strictObject({
   reason: z.string().nullable(),
   error: z.string().nullable(),
 });
-export type SessionEndedData = z.output<typeof EndedData>;
 
 /** One event of a session's log as the wire shows it, per type. */
 export const SessionEventSchema = z.discriminatedUnion('type', [

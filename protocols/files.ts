@@ -180,9 +180,6 @@ export const UploadStatusSchema = z.enum([
   'expired',
 ]);
 
-/** An upload's status name. */
-export type UploadStatus = z.output<typeof UploadStatusSchema>;
-
 /** A resumable upload on the wire (POST /v1/files/uploads, GET and DELETE /v1/files/uploads/{id}). */
 export const UploadObjectSchema = z.strictObject({
   id: z.string(),

@@ -14,9 +14,6 @@ export const ActorListQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(500).default(50),
 });
 
-/** A parsed list query. */
-export type ActorListQuery = z.output<typeof ActorListQuerySchema>;
-
 /** GET /admin/v1/actors/{id}/events and …/steps: a cursor (exclusive) and a page size; `stream=true` for SSE. */
 export const ActorLogQuerySchema = z.object({
   after: z.coerce.number().int().min(0).default(0),

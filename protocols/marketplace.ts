@@ -46,15 +46,6 @@ export const ListingObjectSchema = z.strictObject({
 /** A listing on the wire. */
 export type ListingObject = z.output<typeof ListingObjectSchema>;
 
-/** The listing catalogue. */
-export const ListingListObjectSchema = z.strictObject({
-  object: z.literal('list'),
-  data: z.array(ListingObjectSchema),
-});
-
-/** The listing catalogue on the wire. */
-export type ListingListObject = z.output<typeof ListingListObjectSchema>;
-
 /** What confirming an action moves, in USD: held from the balance, charged, or given back. */
 export const MoneyEffectSchema = z.strictObject({
   holds_usd: z.number(),
@@ -102,12 +93,6 @@ export const OrderObjectSchema = z.strictObject({
 
 /** An order on the wire. */
 export type OrderObject = z.output<typeof OrderObjectSchema>;
-
-/** The caller's orders, newest first. */
-export const OrderListObjectSchema = z.strictObject({ object: z.literal('list'), data: z.array(OrderObjectSchema) });
-
-/** The order list on the wire. */
-export type OrderListObject = z.output<typeof OrderListObjectSchema>;
 
 /**
  * The answer of a state-changing tool: `approval_required` (nothing carried out yet; confirm with

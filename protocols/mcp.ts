@@ -3,13 +3,10 @@ import { ChatMessageSchema, RESPONSE_MODES } from './chat.js';
 import { ApprovalIdSchema, ListingIdSchema, MAX_ORDER_QUANTITY, ORDER_STATES, OrderIdSchema } from './marketplace.js';
 import { MEDIA_MODALITIES } from './pricing.js';
 
-/** The MCP protocol revision the endpoints are built for (older ones the SDK negotiates still work). */
-export const MCP_PROTOCOL_REVISION = '2025-11-25';
-
-/** OAuth scopes of the product tool endpoint (spec 5.6): one per group of tools. */
 /** Where the RFC 9728 protected resource metadata of `/mcp` is published. */
 export const RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
 
+/** OAuth scopes of the product tool endpoint (spec 5.6): one per group of tools. */
 export const MCP_SCOPES = ['pro1:invoke', 'marketplace:read', 'orders:read', 'orders:write'] as const;
 
 /** One OAuth scope of the product tools. */

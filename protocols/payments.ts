@@ -257,9 +257,6 @@ const PlanIdSchema = z.enum(PLAN_IDS);
 /** POST /v1/account/subscription/checkout and /change */
 export const PlanRequestSchema = z.looseObject({ plan: PlanIdSchema });
 
-/** A parsed plan choice. */
-export type PlanRequest = z.output<typeof PlanRequestSchema>;
-
 /** A hosted checkout on the wire: open its `url` to pay. */
 export const CheckoutObjectSchema = z.strictObject({
   object: z.literal('checkout.session'),

@@ -45,7 +45,6 @@ export const ItemContentViewSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('input_audio'), transcript: z.string().nullable() }),
   z.strictObject({ type: z.literal('output_audio'), transcript: z.string() }),
 ]);
-export type ItemContentView = z.output<typeof ItemContentViewSchema>;
 
 /** A conversation item (`realtime.item`, a message). */
 export const ItemViewSchema = z.strictObject({
@@ -93,7 +92,6 @@ export const ResponseViewSchema = z.strictObject({
   output_modalities: z.array(ModalitySchema),
   usage: ResponseUsageViewSchema.nullable(),
 });
-export type ResponseView = z.output<typeof ResponseViewSchema>;
 
 /** The `error` of an `error` event: code and type from the error catalogue. */
 export const ErrorViewSchema = z.strictObject({

@@ -1,3 +1,5 @@
+import { createParser, type EventSourceMessage, type EventSourceParser } from 'eventsource-parser';
+
 /** One server-sent event as the WHATWG `EventSource` parser dispatches it. */
 export interface SseEvent {
   /** The `event:` field; absent for the default `message` type. */
@@ -12,35 +14,43 @@ export interface SseEvent {
 export type SseSink = (event: SseEvent) => void;
 
 const LF = 0x0a;
-const COLON = 0x3a;
-const SPACE = 0x20;
+const CR = 0x0d;
 const BOM = 0xfeff;
 
 /**
  * An incremental SSE decoder: feed it byte or string chunks cut anywhere (inside a line, between
  * `\r` and `\n`, inside a multi-byte UTF-8 character) and it pushes each complete event to the
- * sink. Only the new text of each chunk is scanned; the unfinished line is the only carry-over.
- * `retry:` and unknown fields are ignored (this decoder never reconnects).
+ * sink. `retry:` and unknown fields are ignored (this decoder never reconnects).
+ *
+ * The parsing is eventsource-parser's; this wrapper adds what that library leaves to its caller:
+ * bytes in (a character cut between chunks survives) with a leading U+FEFF dropped; the last event
+ * id carried across events as `EventSource` does (the library reports each event's own `id:` only,
+ * so an `id:` in a block without `data:` is not carried to the next event); a `\r` ending a chunk
+ * ends its line at once (the library holds it back until it sees whether `\n` follows, which would
+ * delay an event ended by a lone `\r`); and `end()` saying whether the stream stopped on an event
+ * boundary.
  */
 export class SseDecoder {
   readonly #sink: SseSink;
   readonly #utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
+  readonly #parser: EventSourceParser;
   #started = false;
-  /** The unfinished last line of the text seen so far. */
-  #partial = '';
-  /** The previous chunk ended in `\r`: a `\n` opening the next one belongs to that line break. */
+  /** The previous chunk ended in `\r` (passed on as `\r\n`): a `\n` opening the next one is that line break's. */
   #skipLineFeed = false;
-  #data: string[] = [];
-  #eventType = '';
+  /** The text so far ends inside a line. */
+  #midLine = false;
   #lastEventId = '';
+  /** While `end()` probes the parser, the events it dispatches go here instead of to the sink. */
+  #probe: EventSourceMessage[] | null = null;
 
   constructor(sink: SseSink) {
     this.#sink = sink;
+    this.#parser = createParser({ onEvent: this.#onEvent });
   }
 
   /** Decodes one chunk, pushing every event it completes. */
   push(chunk: Uint8Array | string): void {
-    this.#scan(typeof chunk === 'string' ? chunk : this.#utf8.decode(chunk, { stream: true }));
+    this.#feed(typeof chunk === 'string' ? chunk : this.#utf8.decode(chunk, { stream: true }));
   }
 
   /**
@@ -48,83 +58,51 @@ export class SseDecoder {
    * Returns whether the stream ended on an event boundary (nothing unfinished was discarded).
    */
   end(): boolean {
-    this.#scan(this.#utf8.decode());
-    const clean = this.#partial === '' && this.#data.length === 0 && this.#eventType === '';
-    this.#partial = '';
-    this.#data = [];
-    this.#eventType = '';
+    this.#feed(this.#utf8.decode());
+    let clean = !this.#midLine;
+    if (clean) {
+      // The parser does not show its pending fields, so a `data` line and a blank line make it
+      // dispatch them: with nothing pending the probe's event is empty and untyped.
+      const probed: EventSourceMessage[] = (this.#probe = []);
+      this.#parser.feed('data\n\n');
+      this.#probe = null;
+      clean = probed.length === 1 && probed[0]!.data === '' && probed[0]!.event === undefined;
+    }
+    this.#parser.reset();
+    this.#midLine = false;
+    this.#skipLineFeed = false;
     return clean;
   }
 
-  #scan(input: string): void {
+  #feed(input: string): void {
     let text = input;
     if (!this.#started && text.length > 0) {
       this.#started = true;
       if (text.charCodeAt(0) === BOM) text = text.slice(1);
     }
-    const length = text.length;
-    let start = 0;
-    if (this.#skipLineFeed && length > 0) {
+    if (this.#skipLineFeed && text.length > 0) {
       this.#skipLineFeed = false;
-      if (text.charCodeAt(0) === LF) start = 1;
+      if (text.charCodeAt(0) === LF) text = text.slice(1);
     }
-    let nextLf = text.indexOf('\n', start);
-    let nextCr = text.indexOf('\r', start);
-    while (nextLf !== -1 || nextCr !== -1) {
-      let end: number;
-      let after: number;
-      if (nextCr === -1 || (nextLf !== -1 && nextLf < nextCr)) {
-        end = nextLf;
-        after = end + 1;
-      } else {
-        end = nextCr;
-        if (end + 1 < length) {
-          after = text.charCodeAt(end + 1) === LF ? end + 2 : end + 1;
-        } else {
-          after = length;
-          this.#skipLineFeed = true;
-        }
-      }
-      const piece = text.slice(start, end);
-      const line = this.#partial === '' ? piece : this.#partial + piece;
-      this.#partial = '';
-      start = after;
-      if (nextLf !== -1 && nextLf < start) nextLf = text.indexOf('\n', start);
-      if (nextCr !== -1 && nextCr < start) nextCr = text.indexOf('\r', start);
-      this.#line(line);
+    if (text.length === 0) return;
+    const last = text.charCodeAt(text.length - 1);
+    this.#midLine = last !== LF && last !== CR;
+    if (last === CR) {
+      this.#skipLineFeed = true;
+      text += '\n';
     }
-    if (start < length) this.#partial += text.slice(start);
+    this.#parser.feed(text);
   }
 
-  #line(line: string): void {
-    if (line === '') return this.#dispatch();
-    if (line.charCodeAt(0) === COLON) return; // a comment, often a keep-alive
-    const colon = line.indexOf(':');
-    const field = colon === -1 ? line : line.slice(0, colon);
-    const value = colon === -1 ? '' : line.slice(line.charCodeAt(colon + 1) === SPACE ? colon + 2 : colon + 1);
-    switch (field) {
-      case 'data':
-        this.#data.push(value);
-        break;
-      case 'event':
-        this.#eventType = value;
-        break;
-      case 'id':
-        if (!value.includes('\u0000')) this.#lastEventId = value;
-        break;
-    }
-  }
-
-  #dispatch(): void {
-    if (this.#data.length === 0) {
-      this.#eventType = '';
+  readonly #onEvent = (message: EventSourceMessage): void => {
+    if (message.id !== undefined) this.#lastEventId = message.id;
+    if (this.#probe) {
+      this.#probe.push(message);
       return;
     }
-    const event: SseEvent = { data: this.#data.join('\n') };
-    if (this.#eventType !== '') event.event = this.#eventType;
+    const event: SseEvent = { data: message.data };
+    if (message.event !== undefined) event.event = message.event;
     if (this.#lastEventId !== '') event.id = this.#lastEventId;
-    this.#data = [];
-    this.#eventType = '';
     this.#sink(event);
-  }
+  };
 }

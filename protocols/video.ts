@@ -165,9 +165,6 @@ export const VideoNodeInputSchema = z.looseObject({
   metadata: z.record(z.string(), z.unknown()).optional(),
 });
 
-/** A parsed node of a create body. */
-export type VideoNodeInput = z.output<typeof VideoNodeInputSchema>;
-
 /** Issues of a node graph: unique ids, known dependencies, no self-dependency, no cycle. */
 export function graphIssues(
   nodes: readonly { id: string; depends_on: readonly string[] }[],

@@ -94,13 +94,11 @@ test('register → verify the e-mail from the received mail → enable 2FA → l
   // 6. An API token, then a billable call with the official SDK, charged exactly.
   const token = await server.request('POST', '/v1/account/tokens', { token: session, body: { label: 'journey' } });
   assert.is(token.status, 201);
-  const completion = await server
-    .openai(token.body.token)
-    .chat.completions.create({
-      model: 'pro-1',
-      messages: [{ role: 'user', content: 'Hello from a paying user' }],
-      max_tokens: 32,
-    });
+  const completion = await server.openai(token.body.token).chat.completions.create({
+    model: 'pro-1',
+    messages: [{ role: 'user', content: 'Hello from a paying user' }],
+    max_tokens: 32,
+  });
   const price = (completion as unknown as { svc: { price_usd: number } }).svc.price_usd;
   assert.ok(price > 0);
   const after = await server.request('GET', '/v1/account', { token: session });

@@ -113,16 +113,14 @@ test('speech asks the upstream for raw PCM with the model, voice, speed and key,
 });
 
 test('transcription sends the audio up as a WAV file with whisper-1 and verbose_json, and maps its segments and words', async () => {
-  const result = await server
-    .openai(account.token)
-    .audio.transcriptions.create({
-      file: await toFile(simVoiceWav('ignored by the fake'), 'a.wav'),
-      model: 'pro-1',
-      response_format: 'verbose_json',
-      timestamp_granularities: ['word', 'segment'],
-      language: 'en',
-      prompt: 'Names: Ada.',
-    });
+  const result = await server.openai(account.token).audio.transcriptions.create({
+    file: await toFile(simVoiceWav('ignored by the fake'), 'a.wav'),
+    model: 'pro-1',
+    response_format: 'verbose_json',
+    timestamp_granularities: ['word', 'segment'],
+    language: 'en',
+    prompt: 'Names: Ada.',
+  });
   assert.is(result.text, 'Hello from upstream.');
   assert.is(result.language, 'english');
   assert.equal(

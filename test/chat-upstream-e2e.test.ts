@@ -61,13 +61,11 @@ async function balance(): Promise<number> {
 
 test('non-streaming answers come from the upstream with our model name, key sent only upstream', async () => {
   const before = await balance();
-  const completion = await server
-    .openai(account.token)
-    .chat.completions.create({
-      model: 'pro-1',
-      messages: [{ role: 'user', content: 'echo this back' }],
-      max_tokens: 30,
-    });
+  const completion = await server.openai(account.token).chat.completions.create({
+    model: 'pro-1',
+    messages: [{ role: 'user', content: 'echo this back' }],
+    max_tokens: 30,
+  });
   const last = upstream.requests.at(-1)!;
   assert.is(last.body.model, 'upstream-model-7b');
   assert.is(last.headers.authorization, `Bearer ${KEY}`);
@@ -82,14 +80,12 @@ test('streaming relays the upstream chunks and ends with usage, svc and [DONE]',
   const before = await balance();
   let text = '';
   let price = 0;
-  for await (const c of await server
-    .openai(account.token)
-    .chat.completions.create({
-      model: 'pro-1',
-      messages: [{ role: 'user', content: 'stream it' }],
-      max_tokens: 30,
-      stream: true,
-    })) {
+  for await (const c of await server.openai(account.token).chat.completions.create({
+    model: 'pro-1',
+    messages: [{ role: 'user', content: 'stream it' }],
+    max_tokens: 30,
+    stream: true,
+  })) {
     text += c.choices[0]?.delta.content ?? '';
     const svc = (c as unknown as { svc?: { price_usd: number } }).svc;
     if (svc) price = Math.round(svc.price_usd * 1e6);
@@ -121,12 +117,10 @@ test('a mid-stream drop ends the stream with an error event the SDK raises, and 
   const before = await balance();
   let text = '';
   try {
-    for await (const c of await server
-      .openai(account.token)
-      .chat.completions.create({
-        ...(chatBody('x') as object),
-        stream: true,
-      } as OpenAI.ChatCompletionCreateParamsStreaming)) {
+    for await (const c of await server.openai(account.token).chat.completions.create({
+      ...(chatBody('x') as object),
+      stream: true,
+    } as OpenAI.ChatCompletionCreateParamsStreaming)) {
       text += c.choices[0]?.delta.content ?? '';
     }
     assert.unreachable('the stream must not end silently');

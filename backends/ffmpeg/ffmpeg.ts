@@ -23,7 +23,7 @@ export function ffmpegPaths(): { ffmpeg: string; ffprobe: string } | null {
   return ffmpeg && ffprobe ? { ffmpeg, ffprobe } : null;
 }
 
-function require(tool: 'ffmpeg' | 'ffprobe'): string {
+function toolPath(tool: 'ffmpeg' | 'ffprobe'): string {
   const paths = ffmpegPaths();
   if (!paths) throw new FfmpegError('ffmpeg is not installed on this server', 'missing');
   return paths[tool];
@@ -42,7 +42,7 @@ export async function* runFfmpeg(
   args: readonly string[],
   options: { input?: Buffer | AsyncIterable<Buffer>; signal?: AbortSignal } = {},
 ): AsyncGenerator<Buffer, void, undefined> {
-  const child = spawn(require('ffmpeg'), ['-hide_banner', '-loglevel', 'error', '-nostdin', ...args], {
+  const child = spawn(toolPath('ffmpeg'), ['-hide_banner', '-loglevel', 'error', '-nostdin', ...args], {
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stderr = '';
@@ -132,7 +132,7 @@ export async function ffprobe(input: Buffer | string, signal?: AbortSignal): Pro
 
 async function probeFile(path: string, signal?: AbortSignal): Promise<ProbeResult> {
   const child = spawn(
-    require('ffprobe'),
+    toolPath('ffprobe'),
     ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', path],
     { stdio: ['ignore', 'pipe', 'pipe'], signal },
   );

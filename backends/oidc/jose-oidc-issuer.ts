@@ -1,9 +1,7 @@
 import type { createRemoteJWKSet, JWK, JWTPayload } from 'jose';
-import { lazyModule } from '../../runtime/lazy-module.js';
-
-/** jose loads with the first token to verify (only servers with OAuth configured need it). */
-const loadJose = lazyModule(() => import('jose'));
+import type { AuthorizationServer } from 'oauth4webapi';
 import type { Clock } from '../../runtime/clock.js';
+import { lazyModule } from '../../runtime/lazy-module.js';
 import {
   AccessTokenError,
   type AccessTokenClaims,
@@ -11,6 +9,11 @@ import {
   type IssuerCheckResult,
   type OidcIssuer,
 } from '../oidc.js';
+
+/** jose loads with the first token to verify (only servers with OAuth configured need it). */
+const loadJose = lazyModule(() => import('jose'));
+/** oauth4webapi loads with the first discovery, for the same reason. */
+const loadOauth = lazyModule(() => import('oauth4webapi'));
 
 /** Asymmetric JWS algorithms accepted on access tokens; `none` and shared-secret (HS*) tokens never are. */
 export const ACCEPTED_ALGORITHMS = [
@@ -42,14 +45,6 @@ export interface JoseOidcIssuerOptions {
   timeoutMs?: number;
 }
 
-/** The parts of a discovery document the service reads. */
-interface Discovery {
-  issuer?: unknown;
-  jwks_uri?: unknown;
-  token_endpoint?: unknown;
-  code_challenge_methods_supported?: unknown;
-}
-
 /** Whether `url` may be fetched in the clear: loopback only (a local issuer in development and tests). */
 function isLoopback(url: URL): boolean {
   return url.hostname === 'localhost' || url.hostname === '127.0.0.1' || url.hostname === '[::1]';
@@ -73,6 +68,13 @@ function algorithmOf(key: JWK): string | null {
   if (key.kty === 'EC') return key.crv === 'P-384' ? 'ES384' : key.crv === 'P-521' ? 'ES512' : 'ES256';
   if (key.kty === 'OKP') return 'EdDSA';
   return null;
+}
+
+/** Why a discovery document could not be read, in a line: an HTTP status with its path, or the error's message. */
+function discoveryFailure(err: unknown): string {
+  const cause = err instanceof Error ? err.cause : undefined;
+  if (cause instanceof Response) return `${new URL(cause.url).pathname} answered ${cause.status}`;
+  return err instanceof Error ? err.message : String(err);
 }
 
 function scopesOf(payload: JWTPayload): string[] {
@@ -119,9 +121,17 @@ function refusal(err: unknown, errors: typeof import('jose').errors): AccessToke
 }
 
 /**
- * An OIDC / OAuth 2.1 issuer reached over HTTP: access tokens verified with jose against the
- * issuer's JWKS (fetched from the `jwks_uri` of its discovery document, cached and refreshed by
- * jose), and a live conformance check. Only https issuers are accepted, and http on loopback.
+ * An OIDC / OAuth 2.1 issuer reached over HTTP. Its metadata is read by oauth4webapi
+ * (`discoveryRequest` + `processDiscoveryResponse`: the OpenID Connect document, else RFC 8414
+ * metadata, a 200 JSON object naming this issuer; https only, and http on loopback where we allow
+ * it). Access tokens are verified with jose against the issuer's JWKS (from the metadata's
+ * `jwks_uri`, cached and refreshed by jose), and there is a live conformance check.
+ *
+ * jose stays for tokens: oauth4webapi's `validateJwtAccessToken` is strict RFC 9068 (a `typ` of
+ * `at+jwt` only; `sub`, `jti`, `client_id` and `iat` required), while this service also accepts
+ * the `JWT`-typed access tokens many issuers write and client-credentials tokens without `sub`
+ * (test/mcp-oauth-token-checks.test.ts). oauth4webapi has no public JWKS request either, so the
+ * live check fetches the JWKS itself.
  */
 export class JoseOidcIssuer implements OidcIssuer {
   readonly issuer: string;
@@ -168,13 +178,13 @@ export class JoseOidcIssuer implements OidcIssuer {
     }
   }
 
-  /** The JWKS resolver from the discovery document's `jwks_uri` (the discovery is fetched once it works). */
+  /** The JWKS resolver from the metadata's `jwks_uri` (the metadata is fetched once it works). */
   private async loadKeys(): Promise<ReturnType<typeof createRemoteJWKSet>> {
-    const discovery = await this.discover().catch((cause: unknown) => {
+    const metadata = await this.discover().catch((cause: unknown) => {
       throw new AccessTokenError('unavailable', 'the issuer could not be reached', { cause });
     });
-    const jwksUri = secureUrl(discovery.jwks_uri);
-    if (!jwksUri || discovery.issuer !== this.issuer)
+    const jwksUri = secureUrl(metadata?.jwks_uri);
+    if (!metadata || !jwksUri || metadata.issuer !== this.issuer)
       throw new AccessTokenError('unavailable', 'the issuer does not publish a usable discovery document');
     this.keys = (await loadJose()).createRemoteJWKSet(jwksUri, { timeoutDuration: this.timeoutMs });
     return this.keys;
@@ -190,19 +200,33 @@ export class JoseOidcIssuer implements OidcIssuer {
     return res.json();
   }
 
-  /** The issuer's discovery document: OpenID Connect first, then RFC 8414. */
-  private async discover(): Promise<Discovery> {
-    const base = this.issuer.replace(/\/$/, '');
+  /**
+   * The issuer's metadata: OpenID Connect discovery first, then RFC 8414; null when the document
+   * found names another issuer (oauth4webapi compares them as URLs; callers compare the strings,
+   * as the `iss` of every token will be).
+   */
+  private async discover(): Promise<AuthorizationServer | null> {
+    const oauth = await loadOauth();
+    const issuer = new URL(this.issuer);
+    const read = async (algorithm: 'oidc' | 'oauth2') => {
+      const response = await oauth.discoveryRequest(issuer, {
+        algorithm,
+        signal: AbortSignal.timeout(this.timeoutMs),
+        // In the clear only where secureUrl allows it: an issuer on loopback (development, tests).
+        [oauth.allowInsecureRequests]: issuer.protocol === 'http:' && isLoopback(issuer),
+      });
+      return oauth.processDiscoveryResponse(issuer, response);
+    };
+    const otherIssuer = (err: unknown) =>
+      err instanceof oauth.OperationProcessingError && err.code === oauth.JSON_ATTRIBUTE_COMPARISON;
     try {
-      return (await this.fetchJson(new URL(`${base}/.well-known/openid-configuration`))) as Discovery;
+      return await read('oidc');
     } catch (first) {
-      const url = new URL(this.issuer);
-      const path = url.pathname === '/' ? '' : url.pathname;
+      if (otherIssuer(first)) return null;
       try {
-        return (await this.fetchJson(
-          new URL(`${url.origin}/.well-known/oauth-authorization-server${path}`),
-        )) as Discovery;
-      } catch {
+        return await read('oauth2');
+      } catch (second) {
+        if (otherIssuer(second)) return null;
         throw first;
       }
     }
@@ -221,18 +245,15 @@ export class JoseOidcIssuer implements OidcIssuer {
   private async runChecks(add: (name: string, ok: boolean, detail: string) => void): Promise<void> {
     if (!secureUrl(this.issuer))
       return add('issuer_url', false, 'the issuer must be an https URL (http only on loopback)');
-    let discovery: Discovery;
+    let discovery: AuthorizationServer | null;
     try {
       discovery = await this.discover();
       add('discovery', true, 'discovery document fetched');
     } catch (err) {
-      return add('discovery', false, `no discovery document: ${err instanceof Error ? err.message : String(err)}`);
+      return add('discovery', false, `no discovery document: ${discoveryFailure(err)}`);
     }
-    add(
-      'issuer',
-      discovery.issuer === this.issuer,
-      discovery.issuer === this.issuer ? 'issuer matches' : 'the document names another issuer',
-    );
+    if (discovery?.issuer !== this.issuer) return add('issuer', false, 'the document names another issuer');
+    add('issuer', true, 'issuer matches');
     add(
       'token_endpoint',
       secureUrl(discovery.token_endpoint) !== null,

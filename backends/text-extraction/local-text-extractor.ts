@@ -14,16 +14,6 @@ export interface TextExtractionLimits {
   timeoutMs: number;
 }
 
-/**
- * Suggested limits: 64 MiB of source, 2 M characters of text, 30 s per PDF. The text cap also bounds
- * the one step that cannot be split, building the final string: ~10 ms at 2 M characters, 30-200 ms at 10 M.
- */
-export const DEFAULT_TEXT_EXTRACTION_LIMITS: TextExtractionLimits = {
-  maxSourceBytes: 64 * 1024 * 1024,
-  maxTextChars: 2_000_000,
-  timeoutMs: 30_000,
-};
-
 /** Tuning past the limits; the defaults suit the server. */
 export interface LocalTextExtractorOptions {
   /** V8 heap cap of the PDF worker thread in MiB (default 512). */

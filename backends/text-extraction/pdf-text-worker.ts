@@ -1,27 +1,31 @@
-// Worker-thread entry (started by pdf-worker-pool.ts): runs pdf.js off the server's event loop, one job at a time.
+// Worker-thread task handler (run by the Piscina pool in pdf-worker-pool.ts): runs pdf.js off the
+// server's event loop, one job at a time.
+import { Console } from 'node:console';
 import { open } from 'node:fs/promises';
-import { parentPort } from 'node:worker_threads';
+import { Writable } from 'node:stream';
+import { isMainThread } from 'node:worker_threads';
 import type * as PdfJs from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { ensureError } from '../../protocols/errors.js';
 import { cutText } from './text-file-reader.js';
 
 /** One PDF to read, as the pool posts it. */
 export interface PdfJob {
-  id: number;
   path: string;
   maxSourceBytes: number;
   maxTextChars: number;
 }
 
-/** What the worker posts back: `ready` once after loading pdf.js, then one reply per job. */
+/** What the worker answers for one job (pdf.js failures included: the handler never throws). */
 export type PdfWorkerReply =
-  | { type: 'ready' }
-  | { type: 'extracted'; id: number; text: string; truncated: boolean; pages: number }
-  | { type: 'too-large'; id: number; bytes: number }
-  | { type: 'failed'; id: number; reason: string };
+  | { type: 'extracted'; text: string; truncated: boolean; pages: number }
+  | { type: 'too-large'; bytes: number }
+  | { type: 'failed'; reason: string };
 
-if (!parentPort) throw new Error('pdf-text-worker.ts runs only as a worker thread');
-const port = parentPort;
+if (isMainThread) throw new Error('pdf-text-worker.ts runs only as a worker thread');
+// pdf.js prints load-time warnings with console.log, and a pool's workers write to the server's own
+// stdout: this thread's console writes nowhere.
+const nowhere = new Writable({ write: (_chunk, _encoding, done) => done() });
+globalThis.console = new Console({ stdout: nowhere, stderr: nowhere });
 
 // The minified legacy builds (types from pdf.mjs, the same code): tsx turns source maps on process-wide,
 // so the unminified files make Node parse their 7.7 MB of maps, and tsx scans twice the source. The
@@ -102,18 +106,14 @@ async function readWhole(path: string, maxBytes: number): Promise<Uint8Array | n
   }
 }
 
-async function run(job: PdfJob): Promise<PdfWorkerReply> {
+/** Extracts one PDF; the pool starts a job only once this module (pdf.js included) has loaded. */
+export default async function run(job: PdfJob): Promise<PdfWorkerReply> {
   try {
     const data = await readWhole(job.path, job.maxSourceBytes);
-    if (typeof data === 'number') return { type: 'too-large', id: job.id, bytes: data };
-    return { type: 'extracted', id: job.id, ...(await extract(data, job.maxTextChars)) };
+    if (typeof data === 'number') return { type: 'too-large', bytes: data };
+    return { type: 'extracted', ...(await extract(data, job.maxTextChars)) };
   } catch (err) {
     const error = ensureError(err);
-    return { type: 'failed', id: job.id, reason: `${error.name}: ${error.message}` };
+    return { type: 'failed', reason: `${error.name}: ${error.message}` };
   }
 }
-
-port.on('message', (job: PdfJob) => {
-  void run(job).then((reply) => port.postMessage(reply));
-});
-port.postMessage({ type: 'ready' } satisfies PdfWorkerReply);

@@ -1,5 +1,5 @@
-import type { Worker } from 'node:worker_threads';
-import { startTsWorker } from '../../runtime/ts-worker.js';
+import { Piscina } from 'piscina';
+import { tsPoolWorker } from '../../runtime/ts-worker.js';
 import type { PdfJob, PdfWorkerReply } from './pdf-text-worker.js';
 import type { ExtractionResult } from './text-extractor.js';
 
@@ -36,80 +36,19 @@ export interface PdfWorkerPool {
   close(): Promise<void>;
 }
 
-type JobReply = Exclude<PdfWorkerReply, { type: 'ready' }>;
-type Outcome = JobReply | { type: 'lost'; reason: string } | { type: 'timeout'; starting: boolean };
+/** Why a PDF got no reply from the worker; also the reason its task was aborted with. */
+type Cut = { type: 'lost'; reason: string } | { type: 'timeout'; starting: boolean };
 
-/** One worker thread; `lost` once it has died, timed out or been closed, and never used again. */
-class WorkerSlot {
-  private readonly worker: Worker;
-  /** Resolves null once pdf.js is loaded, or with why the worker died first. */
-  private readonly started: Promise<string | null>;
-  private markStarted!: (lostReason: string | null) => void;
-  private onOutcome: ((outcome: Outcome) => void) | null = null;
-  lost = false;
-
-  constructor(heapMb: number) {
-    this.started = new Promise((resolve) => (this.markStarted = resolve));
-    // stdout/stderr piped and drained: pdf.js prints load-time warnings with console.log.
-    this.worker = startTsWorker(WORKER_URL, {
-      resourceLimits: { maxOldGenerationSizeMb: heapMb },
-      stdout: true,
-      stderr: true,
-    });
-    this.worker.stdout.resume();
-    this.worker.stderr.resume();
-    this.worker.unref();
-    this.worker.on('message', (reply: PdfWorkerReply) => {
-      if (reply.type === 'ready') this.markStarted(null);
-      else this.onOutcome?.(reply);
-    });
-    this.worker.on('error', (err) => this.lose(`PDF worker failed: ${err.message}`));
-    this.worker.on('exit', (code) => this.lose(`PDF worker exited with code ${code}`));
-  }
-
-  /** Posts `job` once the worker has started; settles with its reply, a timeout or the worker's loss. */
-  serve(job: PdfJob, timeoutMs: number, setDeadline: DeadlineTimer): Promise<Outcome> {
-    return new Promise((resolve) => {
-      let done = false;
-      let disarm = (): void => undefined;
-      const finish = (outcome: Outcome) => {
-        if (done) return;
-        done = true;
-        disarm();
-        this.onOutcome = null;
-        this.worker.unref();
-        resolve(outcome);
-      };
-      this.onOutcome = (outcome) => {
-        if (outcome.type === 'lost' || ('id' in outcome && outcome.id === job.id)) finish(outcome);
-      };
-      this.worker.ref(); // the process waits for a PDF in flight, not for an idle worker
-      disarm = setDeadline(START_TIMEOUT_MS, () => finish({ type: 'timeout', starting: true }));
-      void this.started.then((lostReason) => {
-        if (done) return;
-        if (lostReason !== null) return finish({ type: 'lost', reason: lostReason });
-        disarm();
-        disarm = setDeadline(timeoutMs, () => finish({ type: 'timeout', starting: false }));
-        if (!done) this.worker.postMessage(job);
-      });
-    });
-  }
-
-  /** Marks the worker lost (answering any job in flight) and terminates it. */
-  async stop(reason: string): Promise<void> {
-    this.lose(reason);
-    await this.worker.terminate();
-  }
-
-  private lose(reason: string): void {
-    if (this.lost) return;
-    this.lost = true;
-    this.markStarted(reason);
-    this.onOutcome?.({ type: 'lost', reason });
-  }
+function isCut(value: unknown): value is Cut {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    'type' in value &&
+    (value.type === 'lost' || value.type === 'timeout')
+  );
 }
 
-function resultOf(outcome: Outcome, options: PdfWorkerPoolOptions): ExtractionResult {
+function resultOf(outcome: PdfWorkerReply | Cut, options: PdfWorkerPoolOptions): ExtractionResult {
   switch (outcome.type) {
     case 'extracted':
       return {
@@ -137,30 +76,83 @@ function resultOf(outcome: Outcome, options: PdfWorkerPoolOptions): ExtractionRe
   }
 }
 
-/** Creates the pool; its worker starts with the first PDF and is kept for the next ones. */
+/**
+ * Creates the pool: Piscina with one thread, started with the first PDF (tsx, then pdf.js, before it
+ * takes a job) and kept for the next ones. Piscina owns the thread: its heap cap, replacing it when it
+ * dies (a PDF past the heap cap kills it) and terminating it when a running task is aborted. Deadlines
+ * are ours, as an AbortSignal per PDF: the start-up one while the worker loads, then the per-PDF one
+ * from the moment the started worker takes the PDF. So that neither counts the wait behind other PDFs,
+ * each PDF is handed to Piscina only once the one before it has settled.
+ */
 export function createPdfWorkerPool(options: PdfWorkerPoolOptions): PdfWorkerPool {
-  let slot: WorkerSlot | null = null;
-  let nextId = 1;
+  const piscina = new Piscina<PdfJob, PdfWorkerReply>({
+    ...tsPoolWorker(WORKER_URL),
+    minThreads: 0,
+    maxThreads: 1,
+    idleTimeout: Infinity,
+    resourceLimits: { maxOldGenerationSizeMb: options.heapMb },
+  });
   let closed = false;
-  // The queue: each PDF starts when the one before it has settled (runOne never rejects).
-  let tail: Promise<unknown> = Promise.resolve();
+  /** A worker has loaded and waits for (or runs) a PDF. */
+  let ready = false;
+  /** The PDF handed to Piscina, with what to do once its worker is ready and how to cut it off. */
+  let current: { onReady: () => void; cut: (why: Cut) => void } | null = null;
+  piscina.on('workerCreate', () => {
+    ready = true;
+    current?.onReady();
+  });
+  piscina.on('workerDestroy', () => {
+    const starting = !ready;
+    ready = false;
+    // Piscina fails the task of a worker that dies running it, but not one waiting for the worker
+    // to load: fail that here, unless the 'error' event that may follow at once names the cause.
+    const waiting = current;
+    if (starting && waiting && !closed) {
+      queueMicrotask(() => waiting.cut({ type: 'lost', reason: 'PDF worker exited while starting' }));
+    }
+  });
+  // A worker that fails while loading has no task to fail, so Piscina reports it here.
+  piscina.on('error', (err: unknown) =>
+    current?.cut({ type: 'lost', reason: `PDF worker failed: ${err instanceof Error ? err.message : String(err)}` }),
+  );
 
   const runOne = async (path: string): Promise<ExtractionResult> => {
     if (closed) return { status: 'failed', reason: 'the text extractor is closed' };
-    if (!slot || slot.lost) slot = new WorkerSlot(options.heapMb);
-    const current = slot;
-    const job: PdfJob = {
-      id: nextId++,
-      path,
-      maxSourceBytes: options.maxSourceBytes,
-      maxTextChars: options.maxTextChars,
+    const controller = new AbortController();
+    let stopped: Promise<unknown> = Promise.resolve();
+    let disarm = (): void => undefined;
+    const cut = (why: Cut) => {
+      if (controller.signal.aborted) return;
+      // A worker that overran may still be spinning inside pdf.js, or may never finish starting:
+      // terminating it stops that, and the next PDF waits until it has.
+      stopped = Promise.allSettled(piscina.threads.map((thread) => thread.terminate()));
+      controller.abort(why);
     };
-    const outcome = await current.serve(job, options.timeoutMs, options.setDeadline);
-    // A worker that overran may still be spinning inside pdf.js: only terminating it stops that.
-    if (outcome.type === 'timeout' || outcome.type === 'lost') await current.stop('replaced');
-    return resultOf(outcome, options);
+    const armRun = () => {
+      disarm();
+      disarm = options.setDeadline(options.timeoutMs, () => cut({ type: 'timeout', starting: false }));
+    };
+    current = { onReady: armRun, cut };
+    if (ready) armRun();
+    else disarm = options.setDeadline(START_TIMEOUT_MS, () => cut({ type: 'timeout', starting: true }));
+    const job: PdfJob = { path, maxSourceBytes: options.maxSourceBytes, maxTextChars: options.maxTextChars };
+    try {
+      return resultOf(await piscina.run(job, { signal: controller.signal }), options);
+    } catch (err) {
+      const reason: unknown = controller.signal.reason;
+      if (isCut(reason)) return resultOf(reason, options);
+      if (closed) return { status: 'failed', reason: 'the text extractor was closed' };
+      // The worker died under the PDF, its heap cap reached or exited; Piscina replaces it.
+      return { status: 'failed', reason: `PDF worker failed: ${err instanceof Error ? err.message : String(err)}` };
+    } finally {
+      disarm();
+      current = null;
+      await stopped;
+    }
   };
 
+  // The queue: each PDF starts when the one before it has settled (runOne never rejects).
+  let tail: Promise<unknown> = Promise.resolve();
   return {
     run(path) {
       const result = tail.then(() => runOne(path));
@@ -169,8 +161,7 @@ export function createPdfWorkerPool(options: PdfWorkerPoolOptions): PdfWorkerPoo
     },
     async close() {
       closed = true;
-      await slot?.stop('the text extractor was closed');
-      slot = null;
+      await piscina.destroy();
       await tail;
     },
   };

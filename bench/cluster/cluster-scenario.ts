@@ -30,7 +30,7 @@ import { median, ratio, round } from './figures.js';
 import { takeoverOnce, waitRejoined, type TakeoverReport, type TakeoverRun } from './takeover.js';
 
 export type { CrossNodeReport } from './cross-node.js';
-export type { TakeoverReport, TakeoverRun } from './takeover.js';
+export type { TakeoverReport } from './takeover.js';
 
 /** The scenario's name on the command line. */
 export const CLUSTER_SCENARIO = 'cluster';

@@ -16,7 +16,7 @@ import { ServerRequests } from '../mcp/server-requests.js';
 import type { ApiContract } from '../openapi/openapi-document.js';
 
 /** The repository root: the public docs the docs tools read live there. */
-const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** The public docs pages: the README, docs/*.md and the bench method. */
 async function loadDocPages(): Promise<{ path: string; text: string }[]> {

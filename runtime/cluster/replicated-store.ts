@@ -22,7 +22,7 @@ import { LogReader } from './log-reader.js';
 import { LogStream } from './log-stream.js';
 import { ReplicatedTable } from './replicated-table.js';
 
-export { ConflictError, FencedError } from './log-entry.js';
+export { FencedError } from './log-entry.js';
 
 /** How often a transaction is re-run after losing to a concurrent writer before it gives up. */
 const MAX_ATTEMPTS = 32;
