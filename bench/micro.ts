@@ -3,8 +3,17 @@ import { Bench } from 'tinybench';
 import { Router } from '../http/router.js';
 import { ChatCompletionRequestSchema } from '../protocols/chat.js';
 import { AccountServices } from '../actors/accounts/account-services.js';
+import { ChatService } from '../actors/chat/chat-service.js';
+import { collectAnswer } from '../actors/chat/collect-answer.js';
+import type { PartResolverOptions } from '../actors/chat/parts/part-context.js';
+import { ResponseCache } from '../actors/chat/response-cache.js';
+import type { ChatBackend, ChatBackendEvent, ChatBackendRequest } from '../backends/chat-backend.js';
+import { requireModel } from '../protocols/models.js';
 import { systemClock } from '../runtime/clock.js';
+import { ActorRegistry } from '../runtime/host/actor-registry.js';
+import { createLogger } from '../runtime/logger.js';
 import { LmdbStore } from '../runtime/store/lmdb-store.js';
+import { MemoryStore } from '../runtime/store/memory-store.js';
 import { tempDataDir } from '../test/harness.js';
 import { SseDecoder } from '../protocols/sse-decoder.js';
 import { awkwardSseChunks, SSE_STREAM_EVENTS } from './sse-stream-sample.js';
@@ -32,6 +41,30 @@ const CHAT_BODY = JSON.stringify({
   stream_options: { include_usage: true },
   metadata: { trace: 'bench' },
 });
+
+const INSTANT_REPLY: readonly ChatBackendEvent[] = [
+  { type: 'delta', text: 'Hello! How can I help you today?' },
+  { type: 'done', finishReason: 'stop', usage: { promptTokens: 12, completionTokens: 9 } },
+];
+
+/** A backend that answers at once with a fixed short reply in one piece, as an instant upstream does. */
+const instantBackend: ChatBackend = {
+  name: 'instant',
+  latency: { ttftMs: 0, tokensPerSecond: 0 },
+  stream: () => ({
+    [Symbol.asyncIterator]() {
+      let next = 0;
+      return {
+        next: (): Promise<IteratorResult<ChatBackendEvent>> =>
+          Promise.resolve(
+            next < INSTANT_REPLY.length
+              ? { value: INSTANT_REPLY[next++]!, done: false }
+              : { value: undefined, done: true },
+          ),
+      };
+    },
+  }),
+};
 
 function buildRouter(): Router<string> {
   const router = new Router<string>();
@@ -150,10 +183,69 @@ export async function runMicro(options: { timeMs: number }): Promise<MicroResult
   });
 
   addSseDecode(add);
+  // The hot path's CPU: one non-streaming, one-pass completion (plan, hold, direct run, settle,
+  // registry), cache off, on the memory store so the disk's commit latency does not hide it.
+  const memory = new MemoryStore();
+  const inMemory = new AccountServices(memory, systemClock, { sessionTtlMs: 60_000, usageFlushMs: 0 });
+  const payer = await inMemory.createAccount({
+    email: 'bench-chat@example.com',
+    password: null,
+    creditMicros: 1e12,
+    tokenLabel: 'bench',
+  });
+  const chatAccount = payer!.account.id;
+  const chatToken = payer!.token!.record.id;
+  const chat = new ChatService({
+    billing: inMemory.ledger,
+    backend: instantBackend,
+    registry: new ActorRegistry(systemClock),
+    cache: new ResponseCache(memory, systemClock, 0),
+    parts: {} as PartResolverOptions,
+    clock: systemClock,
+    logger: createLogger('silent'),
+  });
+  const request = ChatCompletionRequestSchema.parse({
+    model: 'pro-1',
+    messages: [{ role: 'user', content: 'Say hello.' }],
+    max_tokens: 64,
+  });
+  const model = requireModel('pro-1');
+  const call = { accountId: chatAccount, tokenId: chatToken, requestId: 'req', request, model };
+  add('chat completion', 'ChatService.complete, one pass (hold, direct run, settle; memory store)', false, () =>
+    chat.complete({ ...call, signal: new AbortController().signal }),
+  );
+  add('chat completion', 'baseline: backend read to its end, then hold + settle', true, async () => {
+    const signal = new AbortController().signal;
+    const backendRequest: ChatBackendRequest = {
+      model: 'pro-1',
+      messages: request.messages,
+      maxTokens: 64,
+      temperature: null,
+      stop: [],
+      responseFormat: { type: 'text', schema: null },
+      tools: [],
+      toolChoice: 'auto',
+      metadata: null,
+      choiceIndex: 0,
+      signal,
+      stream: false,
+    };
+    const answer = await collectAnswer(instantBackend.stream(backendRequest), signal);
+    const hold = inMemory.ledger.hold({ accountId: chatAccount, tokenId: chatToken, amount: 5000 });
+    await inMemory.ledger.settle(hold, {
+      charge: answer.usage.promptTokens * 12 + answer.usage.completionTokens * 48,
+      description: 'bench',
+      requestId: 'req',
+      model: 'pro-1',
+      promptTokens: answer.usage.promptTokens,
+      completionTokens: answer.usage.completionTokens,
+    });
+  });
 
   await bench.run();
   const results = microResults(bench, groups);
   await services.close();
+  await inMemory.close();
   await store.close();
   rmSync(dir, { recursive: true, force: true });
   return results;

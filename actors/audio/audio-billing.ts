@@ -5,7 +5,7 @@ import {
   type AudioRatedModality,
 } from '../../protocols/pricing.js';
 import type { Billing } from '../billing/billing.js';
-import type { Hold } from '../billing/ledger.js';
+import { chargedWork, holdFor, type Bill, type OpenCharge } from '../billing/charged-work.js';
 
 /** Who pays for an audio request, and what the ledger entry says. */
 export interface AudioPayer {
@@ -51,51 +51,42 @@ export function unitBill(
   };
 }
 
+/** The ledger entry of an audio bill: what was made, by which engine, counted in what. */
+export function audioLedgerBill(bill: AudioBill, what: string, model: string): Bill {
+  return {
+    charge: bill.priceMicros,
+    description: `${what} (${bill.backend}, ${bill.engine}): ${bill.units} ${bill.unit.replace('_', ' ')}`,
+    model,
+    promptTokens: 0,
+    completionTokens: 0,
+  };
+}
+
 /**
- * The one money path of the audio feature: hold the bill's price before an engine runs (402 when
- * it does not fit), then settle exactly that once, or release it when the engine failed.
+ * The one money path of the audio feature, on the billing helper: hold the bill's price before an
+ * engine runs (402 when it does not fit), then settle exactly that once, or release it when the
+ * engine failed.
  */
 export class AudioBilling {
   constructor(private readonly billing: Billing) {}
-
-  /** Holds the price; throws 402 `insufficient_balance` when it does not fit. */
-  hold(payer: AudioPayer, bill: AudioBill): Hold {
-    return this.billing.hold({ accountId: payer.accountId, tokenId: payer.tokenId, amount: bill.priceMicros });
-  }
 
   /** Throws 402 unless a hold of at least `amount` would fit now (before work that precedes the real hold). */
   assertCanPay(payer: AudioPayer, amount: number): void {
     this.billing.assertCanHold(payer.accountId, amount);
   }
 
-  /** Charges the bill against its hold, once. */
-  async settle(hold: Hold, payer: AudioPayer, bill: AudioBill, what: string, model: string): Promise<void> {
-    await this.billing.settle(hold, {
-      charge: bill.priceMicros,
-      description: `${what} (${bill.backend}, ${bill.engine}): ${bill.units} ${bill.unit.replace('_', ' ')}`,
-      requestId: payer.requestId,
-      model,
-      promptTokens: 0,
-      completionTokens: 0,
-    });
+  /** Holds the price of audio that streams out (402 `insufficient_balance` when it does not fit); the stream ends the charge. */
+  open(payer: AudioPayer, bill: AudioBill): OpenCharge {
+    return holdFor(this.billing, payer, bill.priceMicros);
   }
 
-  /** Gives the hold back: nothing is charged. */
-  release(hold: Hold): void {
-    this.billing.release(hold);
-  }
-
-  /** Holds, runs `work`, settles when it succeeds and releases when it throws. */
+  /** Holds, runs `work`, settles the bill when it succeeds and releases the hold when it throws. */
   async charge<T>(payer: AudioPayer, bill: AudioBill, what: string, model: string, work: () => Promise<T>): Promise<T> {
-    const hold = this.hold(payer, bill);
-    let result: T;
-    try {
-      result = await work();
-    } catch (err) {
-      this.release(hold);
-      throw err;
-    }
-    await this.settle(hold, payer, bill, what, model);
-    return result;
+    const charged = await chargedWork(
+      this.billing,
+      { payer, hold: bill.priceMicros, bill: () => audioLedgerBill(bill, what, model) },
+      work,
+    );
+    return charged.result;
   }
 }

@@ -1,6 +1,6 @@
 import type { Logger } from '../../runtime/logger.js';
-import type { Hold } from '../billing/ledger.js';
-import type { AudioBilling, AudioBill, AudioPayer } from './audio-billing.js';
+import type { OpenCharge } from '../billing/charged-work.js';
+import { audioLedgerBill, type AudioBill, type AudioPayer } from './audio-billing.js';
 import { engineFailure } from './audio-errors.js';
 
 /** Audio being produced: its type and bill (known before the first byte) and its bytes as they come. */
@@ -15,32 +15,36 @@ export interface AudioStream {
   chunks: AsyncIterable<Buffer>;
 }
 
-/** What a charged stream needs: its audio, its hold and bill, and who pays. */
+/** What a charged stream needs: its audio, its open charge and bill, and who pays. */
 export interface ChargedStreamInput {
-  encoded: AsyncIterable<Buffer>;
+  /** Starts the engine and encoder (called once, after the hold). */
+  encode: () => AsyncIterable<Buffer>;
   contentType: string;
-  hold: Hold;
+  charge: OpenCharge;
   bill: AudioBill;
   payer: AudioPayer;
   /** The ledger's word for it (`speech`, `music`) and the model billed. */
   what: string;
   model: string;
-  billing: AudioBilling;
   logger: Logger;
   signal: AbortSignal;
 }
 
 /**
  * Waits for the first encoded bytes (an engine failing before them releases the hold and throws
- * the upstream error), then hands the rest on, settling the charge once at the end.
+ * the upstream error), then hands the rest on, settling the charge once at the end. Not
+ * `chargedWork`: the work is the client reading the stream, which ends in the relay's `finally`
+ * (a client gone after the first bytes still pays) rather than in a promise to await before
+ * answering, so the stream ends its own charge.
  */
 export async function startChargedStream(input: ChargedStreamInput): Promise<AudioStream> {
-  const iterator = input.encoded[Symbol.asyncIterator]();
   let first: IteratorResult<Buffer>;
+  let iterator: AsyncIterator<Buffer>;
   try {
+    iterator = input.encode()[Symbol.asyncIterator]();
     first = await iterator.next();
   } catch (err) {
-    input.billing.release(input.hold);
+    input.charge.release();
     throw engineFailure(err, input.signal);
   }
   return { contentType: input.contentType, bill: input.bill, chunks: relay(first, iterator, input) };
@@ -51,7 +55,7 @@ async function* relay(
   iterator: AsyncIterator<Buffer>,
   input: ChargedStreamInput,
 ): AsyncGenerator<Buffer, void, undefined> {
-  const { billing, hold, payer, bill } = input;
+  const { charge, payer, bill } = input;
   let failed = false;
   try {
     for (let step = first; !step.done; step = await iterator.next()) yield step.value;
@@ -59,14 +63,14 @@ async function* relay(
     // A client that left after its first bytes is charged below; an engine failure is not.
     if (!input.signal.aborted) {
       failed = true;
-      billing.release(hold);
+      charge.release();
       input.logger.warn(`${input.what} engine failed mid-stream`, { request_id: payer.requestId, err });
       throw engineFailure(err, input.signal);
     }
   } finally {
     if (!failed) {
       await iterator.return?.().catch(() => undefined);
-      await billing.settle(hold, payer, bill, input.what, input.model);
+      await charge.settle(audioLedgerBill(bill, input.what, input.model));
     }
   }
 }

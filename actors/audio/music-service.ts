@@ -38,28 +38,28 @@ export class MusicService {
       engine: engine.backend.name,
       costMicrosPerBlock: engine.costMicrosPerBlock,
     });
-    const hold = billing.hold(call, bill);
-    const pcm = engine.backend.compose({
-      prompt: request.prompt,
-      durationSeconds: request.duration_seconds,
-      seed: request.seed,
-      signal: call.signal,
-      metadata: request.metadata ?? null,
-    });
-    const encoded = engines.codec.encode(pcm, {
-      format: request.response_format,
-      shape: engine.backend.shape,
-      signal: call.signal,
-    });
+    const encode = () => {
+      const pcm = engine.backend.compose({
+        prompt: request.prompt,
+        durationSeconds: request.duration_seconds,
+        seed: request.seed,
+        signal: call.signal,
+        metadata: request.metadata ?? null,
+      });
+      return engines.codec.encode(pcm, {
+        format: request.response_format,
+        shape: engine.backend.shape,
+        signal: call.signal,
+      });
+    };
     return await startChargedStream({
-      encoded,
+      encode,
       contentType: AUDIO_CONTENT_TYPES[request.response_format],
-      hold,
+      charge: billing.open(call, bill),
       bill,
       payer: call,
       what: 'music',
       model: model.id,
-      billing,
       logger,
       signal: call.signal,
     });

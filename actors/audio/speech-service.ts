@@ -46,34 +46,34 @@ export class SpeechService {
       engine: tier.backend.name,
       costMicrosPerBlock: tier.costMicrosPerBlock,
     });
-    const hold = this.options.billing.hold(call, bill);
-    const pcm = tier.backend.synthesize({
-      text: request.input,
-      voice: clonedVoice ? 'alloy' : request.voice,
-      language: request.language,
-      signal: call.signal,
-      speed: request.speed,
-      instructions: request.instructions,
-      clonedVoice,
-      metadata: request.metadata ?? null,
-    });
     const tempo = tier.backend.appliesSpeed ? 1 : request.speed;
-    const encoded = this.options.engines.codec.encode(pcm, {
-      format: request.response_format,
-      shape: { sampleRate: PCM16_SAMPLE_RATE, channels: 1 },
-      tempo,
-      signal: call.signal,
-    });
+    const encode = () => {
+      const pcm = tier.backend.synthesize({
+        text: request.input,
+        voice: clonedVoice ? 'alloy' : request.voice,
+        language: request.language,
+        signal: call.signal,
+        speed: request.speed,
+        instructions: request.instructions,
+        clonedVoice,
+        metadata: request.metadata ?? null,
+      });
+      return this.options.engines.codec.encode(pcm, {
+        format: request.response_format,
+        shape: { sampleRate: PCM16_SAMPLE_RATE, channels: 1 },
+        tempo,
+        signal: call.signal,
+      });
+    };
     const { billing, logger } = this.options;
     return await startChargedStream({
-      encoded,
+      encode,
       contentType: AUDIO_CONTENT_TYPES[request.response_format],
-      hold,
+      charge: billing.open(call, bill),
       bill,
       payer: call,
       what: 'speech',
       model: model.id,
-      billing,
       logger,
       signal: call.signal,
     });

@@ -10,16 +10,12 @@ import type { ActorRegistry } from '../../runtime/host/actor-registry.js';
 import { randomBase62 } from '../../runtime/ids.js';
 import type { Logger } from '../../runtime/logger.js';
 import type { Billing } from '../billing/billing.js';
+import { chargeNow } from '../billing/charged-work.js';
 import { planChat, withPreprocessing, type PassName } from './chat-plan.js';
-import type { CompletionEmitted, PassFailure } from './completion-machine.js';
+import { completionBill, outcomeOf, type CompletionOutcome, type PassFailure } from './completion.js';
+import type { CompletionEmitted } from './completion-machine.js';
 import type { LiveInput } from './completion-passes.js';
-import {
-  findCompletion,
-  runtimeCompletionMachine,
-  startCompletion,
-  type CompletionHandle,
-  type CompletionOutcome,
-} from './completion-run.js';
+import { findCompletion, runtimeCompletionMachine, startCompletion, type CompletionHandle } from './completion-run.js';
 import type { PartResolverOptions } from './parts/part-context.js';
 import { resolveParts } from './parts/resolve-parts.js';
 import type { CachedAnswer, ResponseCache } from './response-cache.js';
@@ -205,25 +201,10 @@ export class ChatService {
     hit: CachedAnswer,
     sink: CompletionSink | null,
   ): Promise<ChatResult> {
-    const { billing } = this.options;
     const usage = { promptTokens: countPromptTokens(call.request.messages), completionTokens: 0 };
-    const hold = billing.hold({ accountId: call.accountId, tokenId: call.tokenId, amount: chatPriceMicros(usage) });
-    const entry = await billing.settle(hold, {
-      charge: chatPriceMicros(usage),
-      description: 'chat completion (cached)',
-      requestId: call.requestId,
-      model: call.request.model,
-      promptTokens: usage.promptTokens,
-      completionTokens: 0,
-    });
-    const outcome: CompletionOutcome = {
-      status: 'completed',
-      choices: hit.choices,
-      usage,
-      priceMicros: entry ? -entry.amount : 0,
-      error: null,
-      cancelReason: null,
-    };
+    const outcome = outcomeOf('completed', hit.choices, usage);
+    const bill = completionBill(outcome, { model: call.request.model, depth: hit.depth, cached: true })!;
+    outcome.priceMicros = (await chargeNow(this.options.billing, call, bill)).micros;
     if (sink) {
       hit.choices.forEach((choice, index) => {
         if (choice.text) sink.event({ type: 'delta', choice: index, text: choice.text });

@@ -1,4 +1,4 @@
-import type { PassChoiceResult, ToolCallResult } from './completion-machine.js';
+import type { PassChoiceResult, ToolCallResult } from './completion.js';
 import type { ChatBackendEvent } from '../../backends/chat-backend.js';
 import { RetryableError } from '../../backends/errors.js';
 

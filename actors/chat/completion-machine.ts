@@ -1,31 +1,17 @@
 import { assign, emit, fromCallback, setup, type ActorRefFrom } from 'xstate';
-import { countPromptTokens, countTokens } from '../../protocols/tokens.js';
 import type { ChatMessage } from '../../protocols/chat.js';
 import type { TokenUsage } from '../../protocols/pricing.js';
 import { CHECK_MAX_TOKENS, PLAN_MAX_TOKENS, type ChatPlan, type PassName } from './chat-plan.js';
 import { passMessages, type LiveInput } from './completion-passes.js';
-
-/** A tool call the answer made, assembled from its fragments. */
-export interface ToolCallResult {
-  id: string;
-  name: string;
-  arguments: string;
-}
-
-/** What one choice of one pass produced. */
-export interface PassChoiceResult {
-  text: string;
-  toolCalls: ToolCallResult[];
-  finishReason: 'stop' | 'length' | 'tool_calls';
-  usage: TokenUsage;
-}
-
-/** Why a pass failed, as the backend classified it. */
-export interface PassFailure {
-  kind: 'upstream_error' | 'upstream_unavailable' | 'upstream_timeout';
-  message: string;
-  retryAfterMs: number | null;
-}
+import {
+  addUsage,
+  cutShort,
+  isVisiblePass,
+  liveInputEntry,
+  type OutcomeStatus,
+  type PassChoiceResult,
+  type PassFailure,
+} from './completion.js';
 
 /** What the runtime's `runPass` actor is given: the pass, one message list per choice, and an opaque port. */
 export interface RunPassInput {
@@ -80,21 +66,6 @@ export interface CompletionContext {
   error: PassFailure | null;
 }
 
-const ZERO: TokenUsage = { promptTokens: 0, completionTokens: 0 };
-
-function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
-  return { promptTokens: a.promptTokens + b.promptTokens, completionTokens: a.completionTokens + b.completionTokens };
-}
-
-/** Processed tokens of the pass in flight when it was cut short: its prompts and what it produced. */
-function partialUsage(context: CompletionContext, partial: readonly string[]): TokenUsage {
-  if (!context.pass) return ZERO;
-  return {
-    promptTokens: context.passMessages.reduce((sum, messages) => sum + countPromptTokens(messages), 0),
-    completionTokens: partial.reduce((sum, text) => sum + countTokens(text), 0),
-  };
-}
-
 function startPass(context: CompletionContext, pass: PassName): Partial<CompletionContext> {
   const used = context.liveInputs.map((input) => (input.usedIn ? input : { ...input, usedIn: pass }));
   const messages = Array.from({ length: context.n }, (_, choice) =>
@@ -136,7 +107,7 @@ export const completionMachine = setup({
     events: {} as CompletionClientEvent | RunPassEvent,
     input: {} as CompletionInput,
     emitted: {} as CompletionEmitted,
-    output: {} as { status: 'completed' | 'cancelled' | 'failed' },
+    output: {} as { status: OutcomeStatus },
   },
   actors: {
     runPass: fromCallback<RunPassEvent, RunPassInput>(() => {
@@ -154,38 +125,27 @@ export const completionMachine = setup({
       const usage = event.choices.reduce((sum, choice) => addUsage(sum, choice.usage), context.usage);
       const done: Partial<CompletionContext> = { usage, pass: null, passMessages: [] };
       if (context.pass === 'plan') done.planText = event.choices.map((choice) => choice.text);
-      if (context.pass === 'answer' || context.pass === 'draft') done.answers = event.choices;
+      if (isVisiblePass(context.pass)) done.answers = event.choices;
       return done;
     }),
     failPass: assign(({ event }) => (event.type === 'PASS.FAILED' ? { error: event.error, pass: null } : {})),
-    // A cut-short answer keeps what it had produced, so the client gets (and pays for) exactly that.
+    // What a cancel bills and leaves is the completion's rule (`cutShort`), the same for the direct run.
     chargePartial: assign(({ context, event }) => {
-      const partial = event.type === 'CANCEL' ? event.partial : [];
-      return {
-        usage: addUsage(context.usage, partialUsage(context, partial)),
-        pass: null,
-        answers:
-          context.pass === 'answer' || context.pass === 'draft'
-            ? partial.map((text) => ({ text, toolCalls: [], finishReason: 'stop' as const, usage: ZERO }))
-            : context.answers,
-      };
+      const { usage, answers } = cutShort(
+        context.pass,
+        context.passMessages,
+        event.type === 'CANCEL' ? event.partial : [],
+      );
+      return { usage: addUsage(context.usage, usage), pass: null, answers: answers ?? context.answers };
     }),
     recordCancel: assign(({ event }) =>
       event.type === 'CANCEL' ? { cancelReason: event.reason ?? 'cancelled by client' } : {},
     ),
-    acceptLiveInput: assign(({ context, event }) => {
-      if (event.type !== 'LIVE_INPUT') return {};
-      const input: LiveInput = {
-        seq: context.liveInputs.length + 1,
-        content: event.content,
-        questionId: event.questionId,
-        source: event.source,
-        modality: event.modality,
-        receivedAt: event.at,
-        usedIn: null,
-      };
-      return { liveInputs: [...context.liveInputs, input] };
-    }),
+    acceptLiveInput: assign(({ context, event }) =>
+      event.type === 'LIVE_INPUT'
+        ? { liveInputs: [...context.liveInputs, liveInputEntry(context.liveInputs, event)] }
+        : {},
+    ),
     announceLiveInput: emit(({ context }) => ({ type: 'live_input' as const, seq: context.liveInputs.length })),
     enterPlanning: assign(({ context }) => startPass(context, 'plan')),
     enterAnswering: assign(({ context }) => startPass(context, context.plan.depth === 'complex' ? 'draft' : 'answer')),

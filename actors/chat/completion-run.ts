@@ -1,33 +1,30 @@
 import { createActor } from 'xstate';
-import { countPromptTokens, countTokens } from '../../protocols/tokens.js';
-import type { PassName } from './chat-plan.js';
-import type { LiveInput } from './completion-passes.js';
-import { passMessages } from './completion-passes.js';
-import { collectAnswer } from './collect-answer.js';
-import type { PassChoiceResult } from './completion-machine.js';
-import type { ChatPlan } from './chat-plan.js';
-import { completionMachine, type CompletionEmitted, type PassFailure } from './completion-machine.js';
 import type { ChatBackend, ChatBackendRequest, ToolChoice, ToolDefinition } from '../../backends/chat-backend.js';
 import type { ChatCompletionRequest, ChatMessage } from '../../protocols/chat.js';
-import type { ChoiceView } from '../../protocols/chat-response.js';
 import { chatPriceMicros, type TokenUsage } from '../../protocols/pricing.js';
-import type { Billing } from '../billing/billing.js';
 import type { ActorRegistry } from '../../runtime/host/actor-registry.js';
+import type { Billing } from '../billing/billing.js';
+import { chargedWork } from '../billing/charged-work.js';
+import type { ChatPlan } from './chat-plan.js';
+import { collectAnswer, type AnswerEvent } from './collect-answer.js';
+import { completionMachine, type CompletionActor, type CompletionEmitted } from './completion-machine.js';
+import { passMessages, type LiveInput } from './completion-passes.js';
+import {
+  addUsage,
+  completionBill,
+  cutShort,
+  liveInputEntry,
+  NO_USAGE,
+  outcomeOf,
+  type CompletionOutcome,
+  type CompletionState,
+  type LiveInputEvent,
+  type PassChoiceResult,
+} from './completion.js';
 import { runPassLogic, toPassFailure, type AnswerFragment, type CompletionPort } from './run-pass.js';
-import type { AnswerEvent } from './collect-answer.js';
 
 /** The completion machine with the runtime's backend actor plugged in (provided once). */
 export const runtimeCompletionMachine = completionMachine.provide({ actors: { runPass: runPassLogic } });
-
-/** How a completion ended, after the ledger settled it. */
-export interface CompletionOutcome {
-  status: 'completed' | 'cancelled' | 'failed';
-  choices: ChoiceView[];
-  usage: TokenUsage;
-  priceMicros: number;
-  error: PassFailure | null;
-  cancelReason: string | null;
-}
 
 function tools(request: ChatCompletionRequest): ToolDefinition[] {
   const defs = request.tools?.map((tool) => tool.function) ?? request.functions ?? [];
@@ -73,29 +70,10 @@ export const COMPLETION_MACHINE = 'chat-completion';
 /** How long a finished completion stays reachable by id (late status, live-input and cancel calls), as a small record. */
 const COMPLETION_GRACE_MS = 5 * 60_000;
 
-/** A completion's state as status and live-input calls read it. */
-export interface CompletionState {
-  /** `running`, `completed`, `cancelled` or `failed`. */
-  name: string;
-  active: boolean;
-  /** The pass in flight, null when none. */
-  phase: PassName | null;
-  liveInputs: readonly LiveInput[];
-}
-
-/** Live input as a run takes it. */
-export interface LiveInputEvent {
-  content: unknown;
-  questionId: string | null;
-  source: string;
-  modality: string;
-  at: number;
-}
-
 /**
  * A running (or recently finished) completion as callers reach it by id: its state, live input,
- * cancel, the text of the pass in flight, and the settled outcome. Simple runs are direct functions,
- * complex ones the completion machine; both answer the same way.
+ * cancel, the text of the pass in flight, and the settled outcome. Simple runs are a direct
+ * function, complex ones the completion machine; both answer the same way.
  */
 export interface CompletionHandle {
   state(): CompletionState;
@@ -106,7 +84,7 @@ export interface CompletionHandle {
   /** The text each choice of the pass in flight has produced so far. */
   partial(): readonly string[];
   /** The outcome once the run ended and its charge settled (or its hold was released). */
-  done: Promise<CompletionOutcome>;
+  readonly done: Promise<CompletionOutcome>;
 }
 
 /** The running (or recently finished) completion `id` of `ownerId`, if any. */
@@ -136,188 +114,156 @@ export interface CompletionStart {
   streaming: boolean;
 }
 
-/** What a finished run leaves in the registry: one shared handle per final state, no memory of the run. */
-const FINISHED = new Map<string, CompletionHandle>();
-
-function finishedHandle(name: string, liveInputs: readonly LiveInput[]): CompletionHandle {
-  // A run that took live input keeps its list (late GETs report it); the rest share one handle.
-  let handle = liveInputs.length === 0 ? FINISHED.get(name) : undefined;
-  if (!handle) {
-    const finalState: CompletionState = Object.freeze({
-      name,
-      active: false,
-      phase: null,
-      liveInputs: liveInputs.length === 0 ? Object.freeze([]) : liveInputs,
-    });
-    const outcome: CompletionOutcome = {
-      status: name as CompletionOutcome['status'],
-      choices: [],
-      usage: { promptTokens: 0, completionTokens: 0 },
-      priceMicros: 0,
-      error: null,
-      cancelReason: null,
-    };
-    handle = {
-      state: () => finalState,
-      liveInput: () => {
-        throw new Error('the completion has finished');
-      },
-      cancel: () => {},
-      partial: () => [],
-      done: Promise.resolve(outcome),
-    };
-    if (liveInputs.length === 0) FINISHED.set(name, handle);
-  }
-  return handle;
+/** One way a completion runs: the live parts of its handle, and the run itself, ending in an unpriced outcome. */
+interface Run extends Omit<CompletionHandle, 'done'> {
+  /** Starts the run; resolves with how it ended (a backend failure is a `failed` outcome, not a rejection). */
+  start(): Promise<CompletionOutcome>;
+  done: Promise<CompletionOutcome>;
 }
 
 /**
- * Starts a completion: holds the worst case, runs it (a direct function for simple one-pass
- * requests, the completion machine where passes, live input between them and review buy
- * something), and settles when it ends: completed and cancelled runs are charged their processed
- * tokens, failed runs nothing. The run is reachable by id while it runs and, as a small record,
- * for a grace period after.
+ * Starts a completion: holds the worst case (402 before anything runs when it does not fit), runs
+ * it (a direct function for simple one-pass requests, the completion machine where passes, live
+ * input between them and review buy something; never both), and settles when it ends: completed
+ * and cancelled runs are charged their processed tokens (`completionBill`), failed runs nothing.
+ * The run is reachable by id while it runs and, as a small record, for a grace period after.
  */
 export function startCompletion(input: CompletionStart): CompletionHandle {
-  const hold = input.billing.hold({
-    accountId: input.accountId,
-    tokenId: input.tokenId,
-    amount: chatPriceMicros(input.plan.worstCase),
-  });
-  const handle =
-    input.plan.depth === 'complex' || input.plan.passes.length !== 1 ? startMachineRun(input) : startDirectRun(input);
-  const onAbort = () => handle.cancel('client disconnected');
-  if (input.signal.aborted) onAbort();
-  else input.signal.addEventListener('abort', onAbort, { once: true });
-
-  const settled = handle.done.then(
-    async (outcome) => {
-      input.signal.removeEventListener('abort', onAbort);
-      if (outcome.status === 'failed') {
-        input.billing.release(hold);
-        return outcome;
-      }
-      const entry = await input.billing.settle(hold, {
-        charge: outcome.priceMicros,
-        description: `chat completion (${input.plan.depth}${outcome.status === 'cancelled' ? ', cancelled' : ''})`,
-        requestId: input.requestId,
-        model: input.request.model,
-        promptTokens: outcome.usage.promptTokens,
-        completionTokens: outcome.usage.completionTokens,
-      });
-      return { ...outcome, priceMicros: entry ? -entry.amount : 0 };
+  const { plan, registry, signal } = input;
+  const run: Run = plan.depth === 'complex' || plan.passes.length !== 1 ? new MachineRun(input) : new DirectRun(input);
+  const how = { model: input.request.model, depth: plan.depth };
+  const charged = chargedWork(
+    input.billing,
+    { payer: input, hold: chatPriceMicros(plan.worstCase), bill: (outcome) => completionBill(outcome, how) },
+    () => run.start(),
+  );
+  const onAbort = () => run.cancel('client disconnected');
+  run.done = charged.then(
+    ({ result, micros }) => {
+      signal.removeEventListener('abort', onAbort);
+      result.priceMicros = micros;
+      const { name, liveInputs } = run.state();
+      const kept = liveInputs.length === 0 ? NO_LIVE_INPUTS : liveInputs;
+      registry.retire(input.id, COMPLETION_GRACE_MS, new FinishedCompletion(name, kept));
+      return result;
     },
     (err: unknown) => {
-      input.signal.removeEventListener('abort', onAbort);
-      input.billing.release(hold);
+      signal.removeEventListener('abort', onAbort);
+      registry.retire(input.id, 0);
       throw err;
     },
   );
-  void settled.then(
-    () =>
-      input.registry.retire(
-        input.id,
-        COMPLETION_GRACE_MS,
-        finishedHandle(handle.state().name, handle.state().liveInputs),
-      ),
-    () => input.registry.retire(input.id, 0),
-  );
-  const live: CompletionHandle = {
-    state: () => handle.state(),
-    liveInput: (event) => handle.liveInput(event),
-    cancel: (reason) => handle.cancel(reason),
-    partial: () => handle.partial(),
-    done: settled,
-  };
-  input.registry.add<CompletionHandle>({
-    id: input.id,
-    machine: COMPLETION_MACHINE,
-    ownerId: input.accountId,
-    handle: live,
-  });
-  return live;
+  registry.add<CompletionHandle>({ id: input.id, machine: COMPLETION_MACHINE, ownerId: input.accountId, handle: run });
+  if (signal.aborted) onAbort();
+  else signal.addEventListener('abort', onAbort, { once: true });
+  return run;
 }
 
-function outcomeOf(
-  status: CompletionOutcome['status'],
-  answers: readonly PassChoiceResult[],
-  usage: TokenUsage,
-  error: PassFailure | null,
-  cancelReason: string | null,
-): CompletionOutcome {
-  return {
-    status,
-    choices: answers.map((a) => ({ text: a.text, toolCalls: a.toolCalls, finishReason: a.finishReason })),
-    usage,
-    priceMicros: status === 'failed' ? 0 : chatPriceMicros(usage),
-    error,
-    cancelReason,
-  };
+/** What a finished completion leaves in the registry for its grace: its final state, nothing of its run. */
+class FinishedCompletion implements CompletionHandle {
+  constructor(
+    private readonly name: string,
+    private readonly liveInputs: readonly LiveInput[],
+  ) {}
+
+  state(): CompletionState {
+    return { name: this.name, active: false, phase: null, liveInputs: this.liveInputs };
+  }
+
+  liveInput(): number {
+    throw new Error('the completion has finished');
+  }
+
+  cancel(): void {}
+
+  partial(): readonly string[] {
+    return NO_TEXT;
+  }
+
+  /** Settled long ago: what it was charged is in the ledger, not here. */
+  get done(): Promise<CompletionOutcome> {
+    return Promise.resolve(outcomeOf(this.name as CompletionOutcome['status'], [], NO_USAGE));
+  }
 }
 
-/** The completion machine: planning, drafting, review and live input between passes. */
-function startMachineRun(input: CompletionStart): CompletionHandle {
-  const port: CompletionPort = {
-    backend: input.backend,
-    base: backendBase(input.request, true),
-    ready: input.ready,
-    relay: input.onEmit ?? (() => {}),
-    partial: [],
-  };
-  const actor = createActor(runtimeCompletionMachine, {
-    input: {
-      id: input.id,
-      n: input.request.n,
-      conversation: input.conversation,
-      plan: input.plan,
-      port,
-      preprocessed: input.preprocessed,
-    },
-  });
-  if (input.onEmit) actor.on('*', input.onEmit);
-  const done = new Promise<CompletionOutcome>((resolve, reject) => {
-    actor.subscribe({
-      complete: () => {
-        const { context } = actor.getSnapshot();
-        const status = context.error ? 'failed' : context.cancelReason ? 'cancelled' : 'completed';
-        resolve(outcomeOf(status, context.answers, context.usage, context.error, context.cancelReason));
-      },
-      error: (err) => reject(err instanceof Error ? err : new Error(String(err))),
-    });
-  });
-  const handle: CompletionHandle = {
-    state: () => {
-      const { value, status, context } = actor.getSnapshot();
-      return {
-        name: typeof value === 'string' ? value : 'running',
-        active: status === 'active',
-        phase: context.pass,
-        liveInputs: context.liveInputs,
-      };
-    },
-    liveInput: (event) => {
-      actor.send({ type: 'LIVE_INPUT', ...event });
-      return actor.getSnapshot().context.liveInputs.length;
-    },
-    cancel: (reason) => actor.send({ type: 'CANCEL', reason, partial: port.partial.slice() }),
-    partial: () => port.partial,
-    done,
-  };
-  actor.start();
-  return handle;
-}
-
-/** No live input yet: shared, never mutated (the first input replaces it with the run's own list). */
+const NO_TEXT: readonly string[] = Object.freeze([]);
+/** No live input: shared, never mutated (a direct run's first input replaces it with the run's own list). */
 const NO_LIVE_INPUTS: readonly LiveInput[] = Object.freeze([]);
 
+/** The completion machine: planning, drafting, review and live input between passes. */
+class MachineRun implements Run {
+  done!: Promise<CompletionOutcome>;
+  private readonly port: CompletionPort;
+  private readonly actor: CompletionActor;
+
+  constructor(input: CompletionStart) {
+    this.port = {
+      backend: input.backend,
+      base: backendBase(input.request, true),
+      ready: input.ready,
+      relay: input.onEmit ?? (() => {}),
+      partial: [],
+    };
+    this.actor = createActor(runtimeCompletionMachine, {
+      input: {
+        id: input.id,
+        n: input.request.n,
+        conversation: input.conversation,
+        plan: input.plan,
+        port: this.port,
+        preprocessed: input.preprocessed,
+      },
+    });
+    if (input.onEmit) this.actor.on('*', input.onEmit);
+  }
+
+  start(): Promise<CompletionOutcome> {
+    const { actor } = this;
+    const ended = new Promise<CompletionOutcome>((resolve, reject) => {
+      actor.subscribe({
+        complete: () => {
+          const { context, output } = actor.getSnapshot();
+          resolve(outcomeOf(output!.status, context.answers, context.usage, context.error, context.cancelReason));
+        },
+        error: (err) => reject(err instanceof Error ? err : new Error(String(err))),
+      });
+    });
+    actor.start();
+    return ended;
+  }
+
+  state(): CompletionState {
+    const { value, status, context } = this.actor.getSnapshot();
+    return {
+      name: typeof value === 'string' ? value : 'running',
+      active: status === 'active',
+      phase: context.pass,
+      liveInputs: context.liveInputs,
+    };
+  }
+
+  liveInput(event: LiveInputEvent): number {
+    this.actor.send({ type: 'LIVE_INPUT', ...event });
+    return this.actor.getSnapshot().context.liveInputs.length;
+  }
+
+  cancel(reason: string | null): void {
+    this.actor.send({ type: 'CANCEL', reason, partial: this.port.partial.slice() });
+  }
+
+  partial(): readonly string[] {
+    return this.port.partial;
+  }
+}
+
 /**
- * A simple request's one answering pass as a direct function: no actor, no transitions, the
- * same observable behaviour (the `answer` phase, live input recorded and announced, cancel billing
- * what the pass had processed, failure charging nothing). A class, so an open stream holds one
- * object and its methods live on the prototype instead of a closure per method per run.
+ * A simple request's one answering pass as a direct function: no actor, no transitions, the same
+ * rules as the machine (`completion.ts`: the `answer` phase, live input recorded and announced,
+ * cancel billing what the pass had processed, failure charging nothing). A class, so an open
+ * stream holds one object and its methods live on the prototype instead of a closure per method per run.
  */
-class DirectRun implements CompletionHandle {
-  readonly done: Promise<CompletionOutcome>;
+class DirectRun implements Run {
+  done!: Promise<CompletionOutcome>;
   private name = 'running';
   private cancelReason: string | null = null;
   private liveInputs: readonly LiveInput[] = NO_LIVE_INPUTS;
@@ -337,12 +283,15 @@ class DirectRun implements CompletionHandle {
       planText: '',
       answerText: '',
     });
-    input.onEmit?.({ type: 'phase', phase: 'answer' });
+  }
+
+  start(): Promise<CompletionOutcome> {
+    this.input.onEmit?.({ type: 'phase', phase: 'answer' });
     const running =
-      n === 1
+      this.texts.length === 1
         ? this.runChoice(0).then((answer) => [answer])
         : Promise.all(this.texts.map((_, choice) => this.runChoice(choice)));
-    this.done = running.then(
+    return running.then(
       (answers) => this.completed(answers),
       (err: unknown) => this.failed(err),
     );
@@ -378,39 +327,24 @@ class DirectRun implements CompletionHandle {
   private completed(answers: PassChoiceResult[]): CompletionOutcome {
     if (this.cancelReason !== null) return this.cancelled();
     this.name = 'completed';
-    const usage = answers.reduce(
-      (sum, a) => ({
-        promptTokens: sum.promptTokens + a.usage.promptTokens,
-        completionTokens: sum.completionTokens + a.usage.completionTokens,
-      }),
-      this.input.preprocessed,
-    );
-    return outcomeOf('completed', answers, usage, null, null);
+    const usage = answers.reduce((sum, answer) => addUsage(sum, answer.usage), this.input.preprocessed);
+    return outcomeOf('completed', answers, usage);
   }
 
   private failed(err: unknown): CompletionOutcome {
     if (this.cancelReason !== null) return this.cancelled();
     this.name = 'failed';
-    return outcomeOf('failed', [], this.input.preprocessed, toPassFailure(err), null);
+    return outcomeOf('failed', [], this.input.preprocessed, toPassFailure(err));
   }
 
-  /** A cut-short answer keeps what it had produced, so the client gets (and pays for) exactly that. */
   private cancelled(): CompletionOutcome {
     this.name = 'cancelled';
-    const { preprocessed } = this.input;
-    const promptTokens = countPromptTokens(this.messages) * this.texts.length;
-    const completionTokens = this.texts.reduce((sum, text) => sum + countTokens(text), 0);
-    const usage = {
-      promptTokens: preprocessed.promptTokens + promptTokens,
-      completionTokens: preprocessed.completionTokens + completionTokens,
-    };
-    const answers = this.texts.map((text) => ({
-      text,
-      toolCalls: [],
-      finishReason: 'stop' as const,
-      usage: { promptTokens: 0, completionTokens: 0 },
-    }));
-    return outcomeOf('cancelled', answers, usage, null, this.cancelReason);
+    const { usage, answers } = cutShort(
+      'answer',
+      this.texts.map(() => this.messages),
+      this.texts,
+    );
+    return outcomeOf('cancelled', answers!, addUsage(this.input.preprocessed, usage), null, this.cancelReason);
   }
 
   state(): CompletionState {
@@ -420,15 +354,7 @@ class DirectRun implements CompletionHandle {
 
   liveInput(event: LiveInputEvent): number {
     const inputs = this.liveInputs === NO_LIVE_INPUTS ? [] : (this.liveInputs as LiveInput[]);
-    inputs.push({
-      seq: inputs.length + 1,
-      content: event.content,
-      questionId: event.questionId,
-      source: event.source,
-      modality: event.modality,
-      receivedAt: event.at,
-      usedIn: null,
-    });
+    inputs.push(liveInputEntry(inputs, event));
     this.liveInputs = inputs;
     this.input.onEmit?.({ type: 'live_input', seq: inputs.length });
     return inputs.length;
@@ -443,9 +369,4 @@ class DirectRun implements CompletionHandle {
   partial(): readonly string[] {
     return this.texts;
   }
-}
-
-/** A simple request's one answering pass (see {@link DirectRun}). */
-function startDirectRun(input: CompletionStart): CompletionHandle {
-  return new DirectRun(input);
 }

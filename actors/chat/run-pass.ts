@@ -1,5 +1,6 @@
 import { fromCallback } from 'xstate';
-import type { PassChoiceResult, PassFailure, RunPassEvent, RunPassInput } from './completion-machine.js';
+import type { RunPassEvent, RunPassInput } from './completion-machine.js';
+import { isVisiblePass, type PassChoiceResult, type PassFailure } from './completion.js';
 import type { ChatBackend, ChatBackendRequest } from '../../backends/chat-backend.js';
 import { RetryableError, TerminalError } from '../../backends/errors.js';
 import { collectAnswer } from './collect-answer.js';
@@ -30,15 +31,13 @@ export function toPassFailure(err: unknown): PassFailure {
   return { kind: 'upstream_error', message: 'the model backend failed unexpectedly', retryAfterMs: null };
 }
 
-const VISIBLE = new Set(['answer', 'draft']);
-
 function runChoice(
   port: CompletionPort,
   input: RunPassInput,
   choice: number,
   signal: AbortSignal,
 ): Promise<PassChoiceResult> {
-  const visible = VISIBLE.has(input.pass);
+  const visible = isVisiblePass(input.pass);
   const request: ChatBackendRequest = {
     ...port.base,
     messages: input.choices[choice]!,

@@ -18,7 +18,7 @@ import { fieldError, parseOrThrow } from '../../protocols/validation.js';
 import type { Clock } from '../../runtime/clock.js';
 import { newId } from '../../runtime/ids.js';
 import type { Billing } from '../billing/billing.js';
-import type { Hold } from '../billing/ledger.js';
+import { chargedWork, type Bill } from '../billing/charged-work.js';
 import type { RemoteFetchLimits } from '../chat/parts/fetch-remote.js';
 import { formBody, type ReceivedForm } from './form-intake.js';
 import { editFallback, planImages, type ImagePlan } from './image-plan.js';
@@ -187,15 +187,59 @@ export class ImageService {
         `text_policy ${plan.policy} needs OCR, and this server has no OCR engine (tesseract). Nothing was charged.`,
         { param: 'text_policy' },
       );
-    const hold = billing.hold({ accountId: caller.accountId, tokenId: caller.tokenId, amount: plan.holdMicros });
     const attempts: ImageAttempt[] = [];
     const controller = new AbortController();
     const abort = () => controller.abort(caller.signal.reason);
     caller.signal.addEventListener('abort', abort, { once: true });
     try {
-      const made = await Promise.all(
-        Array.from({ length: plan.n }, (_, i) =>
-          this.makeImage({ request, plan, image: i, references, mask, attempts, signal: controller.signal }).catch(
+      // Attempts made are charged when the images are made, when a text policy stays unmet, and
+      // when the client left; a failing backend charges nothing.
+      const { result, micros } = await chargedWork(
+        billing,
+        {
+          payer: caller,
+          hold: plan.holdMicros,
+          bill: () => this.bill(plan, attempts),
+          billFailure: () => (caller.signal.aborted ? this.bill(plan, attempts) : null),
+        },
+        () => this.make({ caller, request, plan, references, mask, attempts, controller }),
+      );
+      if ('unmet' in result) throw this.unmet(result.unmet, plan, attempts, micros);
+      return {
+        created: Math.floor(this.options.clock.now() / 1000),
+        plan,
+        backend: this.backendName,
+        images: result.images,
+        urlExpiresAt: result.urlExpiresAt,
+        attempts: sorted(attempts),
+        costMicros: sum(attempts, 'costMicros'),
+        priceMicros: micros,
+      };
+    } catch (err) {
+      if (caller.signal.aborted || !(err instanceof TerminalError || err instanceof RetryableError)) throw err;
+      throw backendApiError(err, `Image generation failed: ${err.message}. Nothing was charged.`);
+    } finally {
+      caller.signal.removeEventListener('abort', abort);
+    }
+  }
+
+  /** Makes every image (stored behind a URL when asked); a text policy still unmet after the repairs is a result, not a throw. */
+  private async make(input: {
+    caller: ImageCaller;
+    request: ImageRequest;
+    plan: ImagePlan;
+    references: ReferenceImage[];
+    mask: ReferenceImage | null;
+    attempts: ImageAttempt[];
+    /** Aborted by the first image that fails, so the others stop. */
+    controller: AbortController;
+  }): Promise<{ images: ImageResult['images']; urlExpiresAt: number | null } | { unmet: PolicyUnmet }> {
+    const { caller, request, plan, references, mask, attempts, controller } = input;
+    let made: GeneratedImage[];
+    try {
+      made = await Promise.all(
+        Array.from({ length: plan.n }, (_, image) =>
+          this.makeImage({ request, plan, image, references, mask, attempts, signal: controller.signal }).catch(
             (err: unknown) => {
               controller.abort(err);
               throw err;
@@ -203,30 +247,19 @@ export class ImageService {
           ),
         ),
       );
-      const urlExpiresAt = plan.responseFormat === 'url' ? this.options.clock.now() + this.options.urlTtlMs : null;
-      const images = await Promise.all(
-        made.map(async (image) => ({
-          bytes: image.bytes,
-          contentType: image.contentType,
-          mediaId: urlExpiresAt === null ? null : await this.store(caller, image, urlExpiresAt),
-        })),
-      );
-      const charged = await this.charge(hold, caller, plan, attempts);
-      return {
-        created: Math.floor(this.options.clock.now() / 1000),
-        plan,
-        backend: this.backendName,
-        images,
-        urlExpiresAt,
-        attempts: sorted(attempts),
-        costMicros: sum(attempts, 'costMicros'),
-        priceMicros: charged,
-      };
     } catch (err) {
-      throw await this.failed(hold, caller, plan, attempts, err);
-    } finally {
-      caller.signal.removeEventListener('abort', abort);
+      if (err instanceof PolicyUnmet) return { unmet: err };
+      throw err;
     }
+    const urlExpiresAt = plan.responseFormat === 'url' ? this.options.clock.now() + this.options.urlTtlMs : null;
+    const images = await Promise.all(
+      made.map(async (image) => ({
+        bytes: image.bytes,
+        contentType: image.contentType,
+        mediaId: urlExpiresAt === null ? null : await this.store(caller, image, urlExpiresAt),
+      })),
+    );
+    return { images, urlExpiresAt };
   }
 
   private async store(caller: ImageCaller, image: GeneratedImage, expiresAt: number): Promise<string> {
@@ -300,65 +333,39 @@ export class ImageService {
     }
   }
 
-  /** Charges the attempts made (each at its price, never above the hold); returns the charge. */
-  private async charge(
-    hold: Hold,
-    caller: ImageCaller,
-    plan: ImagePlan,
-    attempts: readonly ImageAttempt[],
-  ): Promise<number> {
-    const price = sum(attempts, 'priceMicros');
+  /** What the attempts made cost (each at its price; the hold caps the charge) and how the ledger names them. */
+  private bill(plan: ImagePlan, attempts: readonly ImageAttempt[]): Bill {
     const { width, height } = plan.geometry;
-    const entry = await this.options.billing.settle(hold, {
-      charge: price,
+    return {
+      charge: sum(attempts, 'priceMicros'),
       description: `images: ${plan.n} × ${width}x${height} ${plan.tier}, ${attempts.length} attempt${attempts.length === 1 ? '' : 's'}`,
-      requestId: caller.requestId,
       model: plan.model,
       promptTokens: 0,
       completionTokens: 0,
-    });
-    return entry ? -entry.amount : 0;
+    };
   }
 
-  /** The error a run ends with: policy unmet and client gone charge the attempts made; a failing backend charges nothing. */
-  private async failed(
-    hold: Hold,
-    caller: ImageCaller,
-    plan: ImagePlan,
-    attempts: readonly ImageAttempt[],
-    err: unknown,
-  ): Promise<unknown> {
-    if (err instanceof PolicyUnmet) {
-      const charged = await this.charge(hold, caller, plan, attempts);
-      const what =
-        plan.policy === 'exact'
-          ? `should read "${plan.expectedText.join(' / ')}" but OCR read "${err.read}"`
-          : `should show no text but OCR read "${err.read}"`;
-      return new ApiError(
-        'text_policy_unmet',
-        `Image ${err.image} ${what} after ${err.tries} attempt${err.tries === 1 ? '' : 's'} (max_repairs ${plan.maxRepairs}). $${microsToUsd(charged).toFixed(6)} was charged for the ${attempts.length} attempts made.`,
-        {
-          param: plan.policy === 'exact' ? 'expected_text' : 'text_policy',
-          headers: { 'x-svc-price-usd': microsToUsd(charged).toFixed(6) },
-          detail: [
-            {
-              loc: ['body', plan.policy === 'exact' ? 'expected_text' : 'text_policy'],
-              msg: `image ${err.image}: OCR read ${JSON.stringify(err.read)}`,
-              type: 'text_policy_unmet',
-            },
-          ],
-        },
-      );
-    }
-    if (caller.signal.aborted) {
-      await this.charge(hold, caller, plan, attempts);
-      return err;
-    }
-    this.options.billing.release(hold);
-    if (err instanceof TerminalError || err instanceof RetryableError) {
-      return backendApiError(err, `Image generation failed: ${err.message}. Nothing was charged.`);
-    }
-    return err;
+  /** The 422 of a text policy still unmet after the repairs, stating what the attempts made were charged. */
+  private unmet(err: PolicyUnmet, plan: ImagePlan, attempts: readonly ImageAttempt[], charged: number): ApiError {
+    const what =
+      plan.policy === 'exact'
+        ? `should read "${plan.expectedText.join(' / ')}" but OCR read "${err.read}"`
+        : `should show no text but OCR read "${err.read}"`;
+    return new ApiError(
+      'text_policy_unmet',
+      `Image ${err.image} ${what} after ${err.tries} attempt${err.tries === 1 ? '' : 's'} (max_repairs ${plan.maxRepairs}). $${microsToUsd(charged).toFixed(6)} was charged for the ${attempts.length} attempts made.`,
+      {
+        param: plan.policy === 'exact' ? 'expected_text' : 'text_policy',
+        headers: { 'x-svc-price-usd': microsToUsd(charged).toFixed(6) },
+        detail: [
+          {
+            loc: ['body', plan.policy === 'exact' ? 'expected_text' : 'text_policy'],
+            msg: `image ${err.image}: OCR read ${JSON.stringify(err.read)}`,
+            type: 'text_policy_unmet',
+          },
+        ],
+      },
+    );
   }
 }
 

@@ -1,7 +1,7 @@
 import { fromPromise } from 'xstate';
 import type { ActorRecord, HostedMachine } from '../../runtime/host/actor-host.js';
 import type { Billing } from '../billing/billing.js';
-import type { Hold } from '../billing/ledger.js';
+import { StandingCharges, type OpenCharge, type Payer } from '../billing/charged-work.js';
 import {
   HOLDING_ORDER_STATES,
   ORDER_MACHINE,
@@ -10,59 +10,50 @@ import {
   type OrderSettleInput,
 } from './order-machine.js';
 
+/** Who pays for an order (no request: the order outlives the one that placed it). */
+const payerOf = (order: { accountId: string; tokenId: string | null }): Payer => ({
+  accountId: order.accountId,
+  tokenId: order.tokenId,
+  requestId: null,
+});
+
 /**
  * The money side of orders: the hold of a placed order, its once-only charge when accepted, and
- * its release when cancelled. Holds live in memory by order id; after a restart they are re-placed
- * for orders that had one, and a charge cut by a crash settles again under the same reference
- * (`order:<id>`), which the ledger charges once.
+ * its release when cancelled. The hold outlives the approval that placed it and is settled by the
+ * order's own step, so it is a standing charge rather than `chargedWork`: in memory by order id,
+ * re-placed with `force` after a restart for orders that had one, and a charge cut by a crash
+ * settles again under the same reference (`order:<id>`), which the ledger charges once.
  */
 export class OrderRuntime {
-  private readonly holds = new Map<string, Hold>();
+  private readonly charges: StandingCharges;
 
-  constructor(private readonly billing: Billing) {}
+  constructor(billing: Billing) {
+    this.charges = new StandingCharges(billing, 'order');
+  }
 
   /** Holds an order's price (402 when the balance cannot cover it); null when it already holds. */
-  hold(context: Pick<OrderContext, 'id' | 'accountId' | 'tokenId' | 'priceMicros'>, force = false): Hold | null {
-    if (this.holds.has(context.id)) return null;
-    const hold = this.billing.hold({
-      accountId: context.accountId,
-      tokenId: context.tokenId,
-      amount: context.priceMicros,
-      force,
-    });
-    this.holds.set(context.id, hold);
-    return hold;
+  hold(context: Pick<OrderContext, 'id' | 'accountId' | 'tokenId' | 'priceMicros'>, force = false): OpenCharge | null {
+    return this.charges.open(context.id, payerOf(context), context.priceMicros, force);
   }
 
   /** Gives back a hold whose approval was not taken after all; another's hold is left alone. */
-  release(orderId: string, hold: Hold | null): void {
-    if (!hold) return;
-    if (this.holds.get(orderId) === hold) this.holds.delete(orderId);
-    this.billing.release(hold);
+  release(orderId: string, charge: OpenCharge | null): void {
+    if (charge) this.charges.release(orderId, charge);
   }
 
   private async settle(input: OrderSettleInput): Promise<{ chargedMicros: number }> {
-    const hold = this.holds.get(input.orderId) ?? null;
-    this.holds.delete(input.orderId);
-    const entry = await this.billing.settle(hold ? [hold] : [], {
-      ref: `order:${input.orderId}`,
-      accountId: input.accountId,
-      tokenId: input.tokenId,
-      cap: input.priceMicros,
-      charge: input.priceMicros,
-      description: input.description,
-      requestId: null,
-      model: null,
-      promptTokens: 0,
-      completionTokens: 0,
-    });
-    // Null: this reference was charged before a restart; the charge stands at the price.
-    return { chargedMicros: entry ? -entry.amount : input.priceMicros };
+    const charged = await this.charges.settle(
+      input.orderId,
+      payerOf(input),
+      { charge: input.priceMicros, description: input.description, model: null, promptTokens: 0, completionTokens: 0 },
+      input.priceMicros,
+    );
+    // No entry: this reference was charged before a restart; the charge stands at the price.
+    return { chargedMicros: charged.entryId ? charged.micros : input.priceMicros };
   }
 
   private releaseHold(orderId: string): Promise<void> {
-    const hold = this.holds.get(orderId);
-    if (hold) this.release(orderId, hold);
+    this.charges.release(orderId);
     return Promise.resolve();
   }
 

@@ -8,7 +8,7 @@ import { countTokens } from '../../protocols/tokens.js';
 import type { Clock } from '../../runtime/clock.js';
 import type { Logger } from '../../runtime/logger.js';
 import type { Billing } from '../billing/billing.js';
-import type { Hold } from '../billing/ledger.js';
+import { StandingCharges, type Payer } from '../billing/charged-work.js';
 import { audioMs, type CallLine } from './call-line.js';
 import type {
   RespondInput,
@@ -40,17 +40,28 @@ export interface CallEffectPorts {
   holdStepMicros: number;
 }
 
+/** Who pays for a call; its ledger entry names the call. */
+const payerOf = (callId: string, accountId: string, tokenId: string | null): Payer => ({
+  accountId,
+  tokenId,
+  requestId: callId,
+});
+
 /**
  * The call machine's effects, as named actors for `.provide()`: `transcribe` (turn audio parked on
  * the call's line → text), `respond` (a model answer or the goodbye, streamed through the line, cut
  * on CANCEL), `topUp` (grow the hold to what the machine needs) and `settle` (the once-only
- * charge). The holds themselves live here, in memory, by call id: a hold moves no money, so a
- * crash loses nothing, and a call found open after a restart is settled without them.
+ * charge). A call's hold outlives the upgrade request, grows while it runs and is settled by the
+ * machine's step, so it is a standing charge rather than `chargedWork`: in memory by call id (a
+ * hold moves no money, so a crash loses nothing), and a call found open after a restart is settled
+ * without it, once, by reference.
  */
 export class CallEffects {
-  private readonly holds = new Map<string, Hold[]>();
+  private readonly charges: StandingCharges;
 
-  constructor(private readonly ports: CallEffectPorts) {}
+  constructor(private readonly ports: CallEffectPorts) {
+    this.charges = new StandingCharges(ports.billing, 'realtime');
+  }
 
   /** Throws 402 unless a call could start (the minimum hold fits). */
   assertCanOpen(accountId: string): void {
@@ -62,14 +73,13 @@ export class CallEffects {
     const state = this.ports.billing.state(accountId);
     const amount = Math.min(this.ports.holdStepMicros, Math.max(0, state.balance - state.held));
     if (amount < MIN_CALL_HOLD_MICROS) this.ports.billing.assertCanHold(accountId, MIN_CALL_HOLD_MICROS);
-    this.holds.set(callId, [this.ports.billing.hold({ accountId, tokenId, amount })]);
+    this.charges.ensure(callId, payerOf(callId, accountId, tokenId)).hold(amount);
     return amount;
   }
 
   /** Gives back what a call holds without charging (a call that never started). */
   releaseHolds(callId: string): void {
-    for (const hold of this.holds.get(callId) ?? []) this.ports.billing.release(hold);
-    this.holds.delete(callId);
+    this.charges.release(callId);
   }
 
   /** The named actors the call machine runs. */
@@ -115,10 +125,6 @@ export class CallEffects {
         this.settle(input),
       ),
     };
-  }
-
-  private held(callId: string): number {
-    return (this.holds.get(callId) ?? []).reduce((sum, hold) => sum + hold.amount, 0);
   }
 
   /** Transcribes the parked audio in order; the first failure ends the list (the turn is dropped). */
@@ -239,37 +245,32 @@ export class CallEffects {
    * 402 when the balance cannot cover it. A call nobody listens to any more gets no more money.
    */
   private topUp(input: TopUpInput): { holdMicros: number } {
-    const held = this.held(input.callId);
+    const held = this.charges.held(input.callId);
     if (input.neededMicros <= held) return { holdMicros: held };
     const state = this.ports.billing.state(input.accountId);
     const available = this.ports.lines.has(input.callId) ? Math.max(0, state.balance - state.held) : 0;
     if (held + available < input.neededMicros)
       throw new ApiError('insufficient_balance', 'The balance cannot cover the call any longer.');
     const amount = Math.min(available, Math.max(input.neededMicros - held, this.ports.holdStepMicros));
-    const holds = this.holds.get(input.callId) ?? [];
-    holds.push(this.ports.billing.hold({ accountId: input.accountId, tokenId: input.tokenId, amount }));
-    this.holds.set(input.callId, holds);
+    this.charges.ensure(input.callId, payerOf(input.callId, input.accountId, input.tokenId)).hold(amount);
     return { holdMicros: held + amount };
   }
 
   /** The once-only charge of a call (by reference, so a re-run after a crash charges nothing more). */
   private async settle(input: SettleCallInput): Promise<{ micros: number; entryId: string | null }> {
-    const holds = this.holds.get(input.callId) ?? [];
-    this.holds.delete(input.callId);
     const usage = input.usage;
     const seconds = (ms: number) => (ms / 1000).toFixed(1);
-    const entry = await this.ports.billing.settle(holds, {
-      ref: `realtime:${input.callId}`,
-      accountId: input.accountId,
-      tokenId: input.tokenId,
-      cap: input.capMicros,
-      charge: Math.min(realtimePriceMicros(usage), input.capMicros),
-      description: `realtime call ${input.callId}: ${seconds(usage.audioInMs)} s in, ${seconds(usage.audioOutMs)} s out`,
-      requestId: input.callId,
-      model: null,
-      promptTokens: usage.promptTokens,
-      completionTokens: usage.completionTokens,
-    });
-    return { micros: entry ? -entry.amount : 0, entryId: entry?.id ?? null };
+    return this.charges.settle(
+      input.callId,
+      payerOf(input.callId, input.accountId, input.tokenId),
+      {
+        charge: Math.min(realtimePriceMicros(usage), input.capMicros),
+        description: `realtime call ${input.callId}: ${seconds(usage.audioInMs)} s in, ${seconds(usage.audioOutMs)} s out`,
+        model: null,
+        promptTokens: usage.promptTokens,
+        completionTokens: usage.completionTokens,
+      },
+      input.capMicros,
+    );
   }
 }

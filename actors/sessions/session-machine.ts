@@ -3,7 +3,7 @@ import type { ChatMessage } from '../../protocols/chat.js';
 import type { TokenUsage } from '../../protocols/pricing.js';
 import type { ChatPlan, PassName } from '../chat/chat-plan.js';
 import { CHECK_MAX_TOKENS, PLAN_MAX_TOKENS } from '../chat/chat-plan.js';
-import type { PassChoiceResult } from '../chat/completion-machine.js';
+import type { PassChoiceResult } from '../chat/completion.js';
 import { passMessages, type LiveInput } from '../chat/completion-passes.js';
 import { effectError, effectOutput } from '../effect-results.js';
 import type { SessionDomainEvent } from './session-events.js';

@@ -10,7 +10,7 @@ import {
 import type { ChatBackend, ChatBackendRequest, ToolDefinition } from '../../backends/chat-backend.js';
 import { chatPriceMicros } from '../../protocols/pricing.js';
 import type { Billing } from '../billing/billing.js';
-import type { Hold } from '../billing/ledger.js';
+import { StandingCharges, type OpenCharge, type Payer } from '../billing/charged-work.js';
 import type { ActorRecord, HostedMachine } from '../../runtime/host/actor-host.js';
 import { collectAnswer } from '../chat/collect-answer.js';
 import type { Clock } from '../../runtime/clock.js';
@@ -32,20 +32,30 @@ const HOLDING = ['running', 'awaiting_user', 'settling'];
 const topState = (value: unknown): string | undefined =>
   typeof value === 'string' ? value : Object.keys(value as object)[0];
 
+/** Who pays for a session's run (no request: the run outlives the one that started it). */
+const payerOf = (context: Pick<SessionContext, 'accountId' | 'tokenId'>): Payer => ({
+  accountId: context.accountId,
+  tokenId: context.tokenId,
+  requestId: null,
+});
+
 /**
- * The runtime side of sessions: backend steps, holds and the once-only charge. Holds live in
- * memory by session id; after a restart they are re-placed for sessions that had one.
+ * The runtime side of sessions: backend steps, holds and the once-only charge. A session's hold
+ * outlives the request that placed it (the run settles it from its own step, after a restart too),
+ * so it is a standing charge rather than `chargedWork`: in memory by session id, re-placed with
+ * `force` after a restart for sessions that had one, settled once by reference.
  */
 export class SessionRuntime {
-  private readonly holds = new Map<string, Hold>();
+  private readonly charges: StandingCharges;
   private readonly byCompletion: Table<string>;
 
   constructor(
-    private readonly billing: Billing,
+    billing: Billing,
     private readonly backend: ChatBackend,
     store: Store,
     private readonly clock: Clock,
   ) {
+    this.charges = new StandingCharges(billing, 'session');
     this.byCompletion = store.table<string>('session_by_completion');
   }
 
@@ -61,31 +71,20 @@ export class SessionRuntime {
 
   /**
    * Holds a session's quote for its run (throws 402 when the balance cannot cover it) and returns
-   * the hold, owned by the caller until the run settles it; null when the session already has one.
+   * the charge, owned by the caller until the run settles it; null when the session already has one.
    */
-  hold(context: Pick<SessionContext, 'id' | 'accountId' | 'tokenId' | 'quote'>, force = false): Hold | null {
-    if (this.holds.has(context.id)) return null;
-    const hold = this.billing.hold({
-      accountId: context.accountId,
-      tokenId: context.tokenId,
-      amount: context.quote.holdMicros,
-      force,
-    });
-    this.holds.set(context.id, hold);
-    return hold;
+  hold(context: Pick<SessionContext, 'id' | 'accountId' | 'tokenId' | 'quote'>, force = false): OpenCharge | null {
+    return this.charges.open(context.id, payerOf(context), context.quote.holdMicros, force);
   }
 
-  /** Gives back a hold its placer no longer needs (spawn or approval failed); another's hold is left alone. */
-  release(sessionId: string, hold: Hold | null): void {
-    if (!hold) return;
-    if (this.holds.get(sessionId) === hold) this.holds.delete(sessionId);
-    this.billing.release(hold);
+  /** Gives back a charge its opener no longer needs (spawn or approval failed); another's is left alone. */
+  release(sessionId: string, charge: OpenCharge | null): void {
+    if (charge) this.charges.release(sessionId, charge);
   }
 
   /** Frees whatever a session that is gone for good still holds (deleted). */
   forget(sessionId: string): void {
-    const hold = this.holds.get(sessionId);
-    if (hold) this.release(sessionId, hold);
+    this.charges.release(sessionId);
   }
 
   private async runStep(input: RunStepInput, signal: AbortSignal): Promise<StepResult> {
@@ -104,23 +103,26 @@ export class SessionRuntime {
     return { ...(await collectAnswer(this.backend.stream(request), signal)), at: this.clock.now() };
   }
 
+  /** The run's once-only charge: its processed tokens, capped at its quote (and at what it still holds); a failed run charges nothing. */
   private async settle(input: SettleInput): Promise<{ priceMicros: number }> {
-    const hold = this.holds.get(input.sessionId) ?? null;
-    this.holds.delete(input.sessionId);
-    const failed = input.outcome === 'failed';
-    const entry = await this.billing.settle(hold ? [hold] : [], {
-      ref: `session:${input.sessionId}`,
-      accountId: input.accountId,
-      tokenId: input.tokenId,
-      cap: hold && !hold.done ? Math.min(hold.amount, input.capMicros) : input.capMicros,
-      charge: failed ? 0 : chatPriceMicros(input.usage),
-      description: `chat session ${input.sessionId} (${input.outcome})`,
-      requestId: null,
-      model: input.model,
-      promptTokens: failed ? 0 : input.usage.promptTokens,
-      completionTokens: failed ? 0 : input.usage.completionTokens,
-    });
-    return { priceMicros: entry ? -entry.amount : 0 };
+    if (input.outcome === 'failed') {
+      this.charges.release(input.sessionId);
+      return { priceMicros: 0 };
+    }
+    const held = this.charges.held(input.sessionId);
+    const charged = await this.charges.settle(
+      input.sessionId,
+      payerOf(input),
+      {
+        charge: chatPriceMicros(input.usage),
+        description: `chat session ${input.sessionId} (${input.outcome})`,
+        model: input.model,
+        promptTokens: input.usage.promptTokens,
+        completionTokens: input.usage.completionTokens,
+      },
+      held > 0 ? Math.min(held, input.capMicros) : input.capMicros,
+    );
+    return { priceMicros: charged.micros };
   }
 
   /** The session machine with this runtime's steps, ready to register with the host. */

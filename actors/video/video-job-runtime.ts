@@ -6,7 +6,7 @@ import type { Clock } from '../../runtime/clock.js';
 import type { ActorHost, ActorRecord, HostedMachine } from '../../runtime/host/actor-host.js';
 import type { Logger } from '../../runtime/logger.js';
 import type { Billing } from '../billing/billing.js';
-import type { Hold } from '../billing/ledger.js';
+import { StandingCharges, type OpenCharge, type Payer } from '../billing/charged-work.js';
 import type { MediaLinks } from '../images/media-links.js';
 import {
   HOLDING_STATES,
@@ -32,16 +32,22 @@ export interface VideoJobRuntimeOptions {
   maxRunning: number;
 }
 
-/** The settle reference that makes a job's charge happen once. */
-export const jobChargeRef = (jobId: string) => `video:${jobId}`;
+/** Who pays for a job (no request: the job outlives the one that made it). */
+const payerOf = (job: { accountId: string; tokenId: string | null }): Payer => ({
+  accountId: job.accountId,
+  tokenId: job.tokenId,
+  requestId: null,
+});
 
 /**
  * The effect side of video jobs: the backend steps (submit, poll, download and store), holds
  * and the once-only charge, and the scheduler that starts queued jobs as running slots free.
- * Holds live in memory by job id; after a restart they are re-placed for jobs that had one.
+ * A job's hold outlives the request that made it and is settled by the job's own `finish` step,
+ * so it is a standing charge rather than `chargedWork`: in memory by job id, re-placed with
+ * `force` after a restart for jobs that had one, charged once by reference (`video:<id>`).
  */
 export class VideoJobRuntime {
-  private readonly holds = new Map<string, Hold>();
+  private readonly charges: StandingCharges;
   /** Jobs past `queued` and not finished. */
   private readonly running = new Set<string>();
   /** Queued jobs in the order they start. */
@@ -51,25 +57,21 @@ export class VideoJobRuntime {
   /** Calls made to the video backend since start. */
   backendCalls = 0;
 
-  constructor(private readonly options: VideoJobRuntimeOptions) {}
+  constructor(private readonly options: VideoJobRuntimeOptions) {
+    this.charges = new StandingCharges(options.billing, 'video');
+  }
 
-  /** Holds a new job's price (402 when it does not fit); the job owns it from spawn on. */
-  hold(input: { id: string; accountId: string; tokenId: string | null; holdMicros: number }, force = false): Hold {
-    const hold = this.options.billing.hold({
-      accountId: input.accountId,
-      tokenId: input.tokenId,
-      amount: input.holdMicros,
-      force,
-    });
-    this.holds.set(input.id, hold);
-    return hold;
+  /** Holds a new job's price (402 when it does not fit); the job owns it from spawn on. Null when the job already holds. */
+  hold(
+    input: { id: string; accountId: string; tokenId: string | null; holdMicros: number },
+    force = false,
+  ): OpenCharge | null {
+    return this.charges.open(input.id, payerOf(input), input.holdMicros, force);
   }
 
   /** Gives back the hold of a job that was never made. */
   release(jobId: string): void {
-    const hold = this.holds.get(jobId);
-    this.holds.delete(jobId);
-    if (hold) this.options.billing.release(hold);
+    this.charges.release(jobId);
   }
 
   /** Queues a new job to start when a slot is free. */
@@ -116,7 +118,8 @@ export class VideoJobRuntime {
       .then(() => {
         this.watched.delete(id);
         this.running.delete(id);
-        this.holds.delete(id);
+        // Settled or released by its finish step already; whatever an ended job still held goes back.
+        this.charges.release(id);
         this.schedulePump();
       });
   }
@@ -170,29 +173,26 @@ export class VideoJobRuntime {
 
   /** Charges a completed job once (by reference: a repeat after a crash charges nothing), or lets its hold go. */
   private async finish(input: FinishInput): Promise<{ priceMicros: number; at: number }> {
-    const { billing, backend, clock } = this.options;
-    const hold = this.holds.get(input.jobId) ?? null;
+    const { backend, clock } = this.options;
     if (input.outcome !== 'completed') {
       if (input.outcome === 'cancelled' && input.remote) await backend.cancel(input.remote).catch(() => undefined);
-      this.holds.delete(input.jobId);
-      if (hold) billing.release(hold);
+      this.charges.release(input.jobId);
       return { priceMicros: 0, at: clock.now() };
     }
     const { spec } = input;
-    const entry = await billing.settle(hold ? [hold] : [], {
-      ref: jobChargeRef(input.jobId),
-      accountId: input.accountId,
-      tokenId: input.tokenId,
-      cap: input.holdMicros,
-      charge: mediaPriceMicros(input.costMicros),
-      description: `video job ${input.jobId}: ${spec.durationSeconds}s ${spec.width}x${spec.height} ${spec.tier}`,
-      requestId: null,
-      model: input.model,
-      promptTokens: 0,
-      completionTokens: 0,
-    });
-    this.holds.delete(input.jobId);
-    return { priceMicros: entry ? -entry.amount : 0, at: clock.now() };
+    const charged = await this.charges.settle(
+      input.jobId,
+      payerOf(input),
+      {
+        charge: mediaPriceMicros(input.costMicros),
+        description: `video job ${input.jobId}: ${spec.durationSeconds}s ${spec.width}x${spec.height} ${spec.tier}`,
+        model: input.model,
+        promptTokens: 0,
+        completionTokens: 0,
+      },
+      input.holdMicros,
+    );
+    return { priceMicros: charged.micros, at: clock.now() };
   }
 
   /** The job machine with this runtime's steps, ready to register with the host. */
