@@ -105,6 +105,7 @@ export const ChatCompletionRequestSchema = z.looseObject({
   response_mode: z.enum(RESPONSE_MODES).nullish(),
   tools: z.array(ToolSchema).max(128).nullish(),
   tool_choice: z.union([z.enum(['none', 'auto', 'required']), NamedChoice]).nullish(),
+  parallel_tool_calls: z.boolean().nullish(),
   functions: z.array(FunctionDefSchema).max(128).nullish(),
   function_call: z.union([z.enum(['none', 'auto']), z.looseObject({ name: z.string() })]).nullish(),
   enable_judge: z

@@ -189,6 +189,17 @@ test('a plain request sends no optional fields and json_object maps as is', asyn
   assert.equal(body.response_format, { type: 'json_object' });
 });
 
+test('parallel_tool_calls false is passed on with the tools; by default it is left out', async () => {
+  const { upstream, backend } = await setup((_, res) =>
+    answerSse(res, [chunk({ content: 'ok', finishReason: 'stop' })]),
+  );
+  const tools = [{ name: 'f', description: null, parameters: { type: 'object' } }];
+  await collect(backend.stream(chatBackendRequest({ tools, parallelToolCalls: false })));
+  await collect(backend.stream(chatBackendRequest({ tools })));
+  assert.is(upstream.requests[0]?.body.parallel_tool_calls, false);
+  assert.is(upstream.requests[1]?.body.parallel_tool_calls, undefined);
+});
+
 test('a non-streaming JSON answer becomes the same events', async () => {
   const { backend } = await setup((_, res) =>
     answerJson(res, 200, {

@@ -59,6 +59,7 @@ export function backendBase(request: ChatCompletionRequest, stream = true): Comp
     },
     tools: tools(request),
     toolChoice: toolChoice(request),
+    ...(request.parallel_tool_calls === false && { parallelToolCalls: false }),
     metadata: request.metadata ?? null,
     stream,
   };

@@ -61,6 +61,7 @@ export function createUpstreamRequestBody(request: ChatBackendRequest, model: st
   if (request.tools.length > 0) {
     body.tools = request.tools.map(upstreamTool);
     body.tool_choice = upstreamToolChoice(request.toolChoice);
+    if (request.parallelToolCalls === false) body.parallel_tool_calls = false;
   }
   return body;
 }
