@@ -1,4 +1,5 @@
-import Ajv from 'ajv';
+import { Ajv } from 'ajv';
+import formats from 'ajv-formats';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { ChatBackendEvent, ChatBackendRequest, ToolDefinition } from '../backends/chat-backend.js';
@@ -14,7 +15,7 @@ async function answer(overrides: Partial<ChatBackendRequest>) {
   const calls: { id: string; name: string; arguments: string }[] = [];
   let text = '';
   let finish: string | null = null;
-  for (const event of events as ChatBackendEvent[]) {
+  for (const event of events) {
     if (event.type === 'delta') text += event.text;
     if (event.type === 'tool_call') {
       if (event.id) calls[event.index] = { id: event.id, name: event.name!, arguments: '' };
@@ -27,6 +28,8 @@ async function answer(overrides: Partial<ChatBackendRequest>) {
 
 const json = suite('sim: json_schema answers validate against the schema');
 const ajv = new Ajv({ allErrors: true });
+// ajv-formats is CommonJS: its plugin is the module's default export.
+formats.default(ajv);
 
 const SCHEMAS: [string, Record<string, unknown>][] = [
   [
