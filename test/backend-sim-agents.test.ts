@@ -2,7 +2,7 @@ import { Ajv } from 'ajv';
 import formats from 'ajv-formats';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { ChatBackendEvent, ChatBackendRequest, ToolDefinition } from '../backends/chat-backend.js';
+import type { ChatBackendRequest, ToolDefinition } from '../backends/chat-backend.js';
 import { createSimChatBackend } from '../backends/sim/sim-chat-backend.js';
 import type { ChatMessage } from '../protocols/chat.js';
 import { chatBackendRequest, collect } from './contracts/backend.js';

@@ -155,14 +155,12 @@ async function main(): Promise<void> {
           { product: '--product', limit: '--limit' },
         );
         print({
-          waitlist: admin
-            .waitlist(query.product, query.limit)
-            .map((s) => ({
-              product: s.product,
-              channel: s.channel,
-              contact: s.contact,
-              confirmed_at: new Date(s.confirmedAt).toISOString(),
-            })),
+          waitlist: admin.waitlist(query.product, query.limit).map((s) => ({
+            product: s.product,
+            channel: s.channel,
+            contact: s.contact,
+            confirmed_at: new Date(s.confirmedAt).toISOString(),
+          })),
         });
         break;
       }
