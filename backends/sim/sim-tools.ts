@@ -45,6 +45,16 @@ export function wordsOf(text: string): string[] {
   return text.match(/[\p{L}\p{N}]+/gu) ?? [];
 }
 
+/**
+ * The words string arguments are filled with, the likeliest value first: the first capitalised word
+ * that does not start a sentence (a name: "weather in Paris?" → Paris), else the first word.
+ */
+function argumentWords(text: string): string[] {
+  const words = wordsOf(text);
+  const name = /(?<![.!?]\s*|^\s*)\b(\p{Lu}[\p{L}\p{N}]*)/u.exec(text)?.[1];
+  return name ? [name, ...words.filter((word) => word !== name)] : words;
+}
+
 /** The tools a request may call now, in the order of its tool list. */
 function candidates(request: ChatBackendRequest, userText: string): readonly ToolDefinition[] {
   const choice = request.toolChoice;
@@ -64,8 +74,8 @@ function callOf(name: string, args: string, choiceIndex: number): SimToolCall {
  * `metadata.sim.tool_call`; a clarifying question through `ask_user` when scripted; otherwise the
  * tools `tool_choice` forces, or with `auto` every tool the last user message names (all at once
  * unless `parallelToolCalls` is false, then one per step), or with `required` those named or else
- * the first tool. Arguments fill the tool's JSON Schema with the user's words (the first word for
- * strings, 1 for numbers, the first enum value). A call already made in this turn with the same
+ * the first tool. Arguments fill the tool's JSON Schema with the user's words (for strings the
+ * first capitalised word inside a sentence, else the first word; 1 for numbers; the first enum value). A call already made in this turn with the same
  * arguments is never made again, so an agent loop that sends the results back gets an answer.
  */
 export function simToolCalls(request: ChatBackendRequest, script: SimScript): SimToolCall[] {
@@ -84,7 +94,7 @@ export function simToolCalls(request: ChatBackendRequest, script: SimScript): Si
     const args = JSON.stringify({ question: script.clarify });
     return [{ id: `call_${fnv1a(args).toString(36)}`, name: 'ask_user', arguments: args }];
   }
-  const words = wordsOf(userText);
+  const words = argumentWords(userText);
   const calls: SimToolCall[] = [];
   for (const tool of candidates(request, userText)) {
     const args = JSON.stringify(

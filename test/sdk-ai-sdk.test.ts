@@ -1,0 +1,66 @@
+import { createOpenAI } from '@ai-sdk/openai';
+import { generateText, isStepCount, Output, streamText, tool } from 'ai';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { z } from 'zod';
+import { startServer, type TestAccount, type TestServer } from './harness.js';
+
+const test = suite('clients: the Vercel AI SDK (ai 7, @ai-sdk/openai) against the server, unmodified');
+let server: TestServer;
+let account: TestAccount;
+let openai: ReturnType<typeof createOpenAI>;
+
+// The SDK logs a warning per deprecated or unsupported setting; these tests read results, not logs.
+(globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
+
+test.before(async () => {
+  server = await startServer();
+  account = await server.account(5);
+  openai = createOpenAI({ baseURL: `${server.url}/v1`, apiKey: account.token });
+});
+test.after(() => server.close());
+
+const weather = tool({
+  description: 'The weather in a city.',
+  inputSchema: z.object({ city: z.string() }),
+  execute: ({ city }) => Promise.resolve(`sunny in ${city}`),
+});
+
+test('chat model: generateText and streamText answer with usage', async () => {
+  const model = openai.chat('pro-1');
+  const whole = await generateText({ model, prompt: 'Say hello' });
+  assert.ok(whole.text.length > 0);
+  assert.ok((whole.usage.outputTokens ?? 0) > 0);
+  const stream = streamText({ model, prompt: 'Stream a few words' });
+  let pieces = 0;
+  for await (const piece of stream.textStream) pieces += piece.length > 0 ? 1 : 0;
+  assert.ok(pieces > 1, 'the answer arrives in pieces');
+  assert.is(await stream.text, (await generateText({ model, prompt: 'Stream a few words' })).text, 'deterministic sim');
+});
+
+test('chat model: a tool loop with a step limit ends in text that uses the tool result', async () => {
+  const result = await generateText({
+    model: openai.chat('pro-1'),
+    prompt: 'What is the weather in Paris? Use get_weather.',
+    tools: { get_weather: weather },
+    stopWhen: isStepCount(3),
+  });
+  assert.is(result.steps.length, 2, 'one step calls the tool, the next answers');
+  assert.equal(
+    result.steps[0]!.toolCalls.map((call) => call.input),
+    [{ city: 'Paris' }],
+  );
+  assert.match(result.text, 'sunny in Paris');
+});
+
+test('chat model: structured output with a zod schema', async () => {
+  const schema = z.object({ title: z.string(), tags: z.array(z.string()), rating: z.number().int().min(1).max(5) });
+  const result = await generateText({
+    model: openai.chat('pro-1'),
+    prompt: 'Review the film Metropolis',
+    output: Output.object({ schema }),
+  });
+  assert.ok(schema.safeParse(result.output).success, JSON.stringify(result.output));
+});
+
+test.run();
