@@ -1,10 +1,11 @@
 import { createRequire } from 'node:module';
 import { hostname } from 'node:os';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type { Clock } from '../runtime/clock.js';
 import type { ActorHost } from '../runtime/host/actor-host.js';
 import { ActorInspector, statePaths } from '../runtime/host/actor-inspector.js';
 import { Metrics, type MetricSources } from '../runtime/metrics.js';
+import { SOURCE_ROOT } from '../runtime/source-root.js';
 import { loadStaticAssets, type StaticAsset } from '../runtime/static-assets.js';
 import { SseWriter } from './sse-writer.js';
 
@@ -18,7 +19,7 @@ export interface Inspection {
   node: string;
 }
 
-const PAGE_DIR = fileURLToPath(new URL('./inspector/', import.meta.url));
+const PAGE_DIR = join(SOURCE_ROOT, 'http', 'inspector', '/');
 const PAGE_FILES = [
   'index.html',
   'inspector.css',

@@ -12,9 +12,16 @@ export interface ChildServer {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** Starts `npm start`'s entry point on an ephemeral port and waits for its "listening" line. */
-export function startChildServer(env: Record<string, string>): Promise<ChildServer> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'http/main.ts'], {
+/**
+ * Starts the server's entry point on an ephemeral port and waits for its "listening" line: from the
+ * TypeScript sources through tsx, or with `compiled` the JavaScript `npm start` runs (`dist/`, built).
+ */
+export function startChildServer(
+  env: Record<string, string>,
+  options: { compiled?: boolean } = {},
+): Promise<ChildServer> {
+  const args = options.compiled ? ['dist/http/main.js'] : ['--import', 'tsx', 'http/main.ts'];
+  const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: { ...process.env, PORT: '0', SVC_LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -30,8 +30,7 @@ test('invoke and stream over chat completions', async () => {
   assert.ok(answer.text.length > 0);
   assert.ok((answer.usage_metadata?.output_tokens ?? 0) > 0);
   let chunks = 0;
-  for await (const chunk of await chat().stream('Stream a few words'))
-    chunks += chunk.text.length > 0 ? 1 : 0;
+  for await (const chunk of await chat().stream('Stream a few words')) chunks += chunk.text.length > 0 ? 1 : 0;
   assert.ok(chunks > 1);
 });
 

@@ -1,9 +1,9 @@
 import { Piscina } from 'piscina';
-import { tsPoolWorker } from '../../runtime/ts-worker.js';
+import { moduleUrl, tsPoolWorker } from '../../runtime/ts-worker.js';
 import type { PdfJob, PdfWorkerReply } from './pdf-text-worker.js';
 import type { ExtractionResult } from './text-extractor.js';
 
-const WORKER_URL = new URL('./pdf-text-worker.ts', import.meta.url);
+const WORKER_URL = moduleUrl('./pdf-text-worker.ts', import.meta.url);
 
 /** Starting a worker (tsx, then pdf.js) takes about a second; a worker that never starts must not stall the queue. */
 const START_TIMEOUT_MS = 60_000;

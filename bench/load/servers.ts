@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,13 +25,17 @@ process.once('exit', () => {
   for (const child of children) child.kill('SIGKILL'); // never leave a server behind
 });
 
-/** Spawns `node --import tsx <entry>` (a child the bench kills on exit) and waits for `<pattern> (\d+)` on its stdout. */
+/**
+ * Spawns `<entry>` (a child the bench kills on exit): compiled JavaScript with plain `node`, a
+ * TypeScript source with `node --import tsx`; waits for `<pattern> (\d+)` on its stdout.
+ */
 export function spawnServer(
   entry: string,
   env: Record<string, string>,
   ready: RegExp,
 ): Promise<{ port: number; child: ChildProcess; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+  const args = entry.endsWith('.js') ? [entry] : ['--import', 'tsx', entry];
+  const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -98,9 +102,27 @@ function gatewayEnv(dataDir: string, adminKey: string): Record<string, string> {
   };
 }
 
+let built = false;
+
+/** Builds the server into `dist/` once per bench run (incremental: quick when nothing changed). */
+export function buildServer(): string {
+  if (!built) {
+    execFileSync(
+      process.execPath,
+      [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'],
+      {
+        cwd: ROOT,
+        stdio: 'inherit',
+      },
+    );
+    built = true;
+  }
+  return 'dist/http/main.js';
+}
+
 /**
  * Starts the gateway with the sim backend at zero latency and a fresh data directory, as a child
- * process (`node --import tsx http/main.ts`, what `npm start` runs) or inside this process.
+ * process (`node dist/http/main.js`, what `npm start` runs, built first) or inside this process.
  * `env` adds settings on top of those (e.g. `SVC_SIM_SPEECH_REALTIME` for the realtime scenarios).
  */
 export async function startGateway(
@@ -120,7 +142,7 @@ export async function startGateway(
     };
   }
   const server = await spawnServer(
-    'http/main.ts',
+    buildServer(),
     { ...gatewayEnv(dataDir, adminKey), ...options.env, SVC_LOG_LEVEL: 'warn' },
     /svc listening on (\d+)/,
   );

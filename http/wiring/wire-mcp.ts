@@ -1,4 +1,3 @@
-import { fileURLToPath } from 'node:url';
 import type { OrderService } from '../../actors/marketplace/order-service.js';
 import { DocsLibrary } from '../../actors/mcp/docs-library.js';
 import { docsTools } from '../../actors/mcp/docs-tools.js';
@@ -9,19 +8,17 @@ import { listFiles, readTextFiles } from '../../runtime/blobs/file-tree.js';
 import type { Clock } from '../../runtime/clock.js';
 import type { Config } from '../../runtime/config.js';
 import type { Logger } from '../../runtime/logger.js';
+import { SOURCE_ROOT } from '../../runtime/source-root.js';
 import type { AppDeps } from '../app-deps.js';
 import { ClientCapabilities } from '../mcp/client-capabilities.js';
 import type { McpWiring } from '../mcp/mcp-wiring.js';
 import { ServerRequests } from '../mcp/server-requests.js';
 import type { ApiContract } from '../openapi/openapi-document.js';
 
-/** The repository root: the public docs the docs tools read live there. */
-const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
 /** The public docs pages: the README, docs/*.md and the bench method. */
 async function loadDocPages(): Promise<{ path: string; text: string }[]> {
-  const paths = ['README.md', ...(await listFiles(REPO_ROOT, 'docs', '.md')), 'bench/README.md'];
-  return readTextFiles(REPO_ROOT, paths);
+  const paths = ['README.md', ...(await listFiles(SOURCE_ROOT, 'docs', '.md')), 'bench/README.md'];
+  return readTextFiles(SOURCE_ROOT, paths);
 }
 
 /** MCP: docs and product tools over the feature facades, OAuth access when an issuer is configured. */
