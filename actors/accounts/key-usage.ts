@@ -9,6 +9,15 @@ export interface KeyUsageRecord {
   completionTokens: number;
   cost: number;
   lastUsedAt: number | null;
+  /** The number of the last counter flush written into this record (tells a reader whether a flush in progress landed). */
+  flushed?: number;
+}
+
+/** Counts not yet in the store. */
+interface Delta {
+  requests: number;
+  denied: number;
+  lastUsedAt: number;
 }
 
 const EMPTY: KeyUsageRecord = {
@@ -27,7 +36,12 @@ const EMPTY: KeyUsageRecord = {
  */
 export class KeyUsage {
   private readonly table: Table<KeyUsageRecord>;
-  private readonly pending = new Map<string, { requests: number; denied: number; lastUsedAt: number }>();
+  private pending = new Map<string, Delta>();
+  /** The counts the flush in progress is writing, and its number: counted by readers until they see it landed. */
+  private flushing = new Map<string, Delta>();
+  /** Starts from the clock, so numbers written by an earlier process are never taken for this one's. */
+  private flushNumber: number;
+  private flushDone: Promise<void> | null = null;
   private timer: TimerHandle | undefined;
   private stopped = false;
 
@@ -36,6 +50,7 @@ export class KeyUsage {
     private readonly clock: Clock,
     flushEveryMs = 1000,
   ) {
+    this.flushNumber = clock.now();
     this.table = store.table<KeyUsageRecord>('key_usage');
     if (flushEveryMs > 0) {
       const tick = () => {
@@ -78,25 +93,44 @@ export class KeyUsage {
     });
   }
 
-  /** The token's usage including counts not yet flushed. */
+  /** The token's usage including counts not yet flushed (or being flushed). */
   get(tokenId: string): KeyUsageRecord {
-    const stored = this.table.get(tokenId) ?? EMPTY;
-    const delta = this.pending.get(tokenId);
-    if (!delta) return stored;
-    return {
-      ...stored,
-      requests: stored.requests + delta.requests,
-      denied: stored.denied + delta.denied,
-      lastUsedAt: delta.lastUsedAt,
-    };
+    let usage = this.table.get(tokenId) ?? EMPTY;
+    // The flush in progress counts until its write is visible (the record then carries its number).
+    const flushing = usage.flushed === this.flushNumber ? undefined : this.flushing.get(tokenId);
+    for (const delta of [flushing, this.pending.get(tokenId)]) {
+      if (!delta) continue;
+      usage = {
+        ...usage,
+        requests: usage.requests + delta.requests,
+        denied: usage.denied + delta.denied,
+        lastUsedAt: Math.max(usage.lastUsedAt ?? 0, delta.lastUsedAt),
+      };
+    }
+    return usage;
   }
 
-  /** Writes pending counters to the store. */
+  /**
+   * Writes pending counters to the store, one flush at a time. The batch stays counted by
+   * {@link get} until its write is visible (each written record carries the flush's number), so a
+   * read during a flush neither misses nor doubles it.
+   */
   async flush(): Promise<void> {
+    while (this.flushDone) await this.flushDone;
     if (this.pending.size === 0) return;
-    const batch = [...this.pending];
-    this.pending.clear();
-    await this.store.transaction(() => {
+    const batch = this.pending;
+    const number = ++this.flushNumber;
+    this.pending = new Map();
+    this.flushing = batch;
+    this.flushDone = this.writeBatch(batch, number).finally(() => {
+      this.flushing = new Map();
+      this.flushDone = null;
+    });
+    await this.flushDone;
+  }
+
+  private writeBatch(batch: ReadonlyMap<string, Delta>, number: number): Promise<void> {
+    return this.store.transaction(() => {
       for (const [tokenId, delta] of batch) {
         const current = this.table.get(tokenId) ?? EMPTY;
         void this.table.put(tokenId, {
@@ -104,6 +138,7 @@ export class KeyUsage {
           requests: current.requests + delta.requests,
           denied: current.denied + delta.denied,
           lastUsedAt: Math.max(current.lastUsedAt ?? 0, delta.lastUsedAt),
+          flushed: number,
         });
       }
     });
