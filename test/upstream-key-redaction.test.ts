@@ -13,6 +13,10 @@ let upstream: FakeUpstream;
 let server: TestServer;
 let account: TestAccount;
 
+/** Mid-stream failures wait for the client to have read the first delta: its release, by offset. */
+const clientReadPartial = new Map<number, () => void>();
+const readPartial = (offset: number) => new Promise<void>((resolve) => clientReadPartial.set(offset, resolve));
+
 /** The upstream's error message with the key at `offset`. */
 const leakyMessage = (offset: number) => `${'e'.repeat(offset)}${KEY} trailing words`;
 
@@ -22,12 +26,13 @@ test.before(async () => {
     const offset = Number(at);
     if (mode === 'mid') {
       startSse(res);
+      const failLater = readPartial(offset);
       sendEvent(res, chunk({ content: 'partial ' }));
-      // Later than the first delta's flush, so the client is already reading a stream when it fails.
-      setTimeout(() => {
+      // Only once the client is reading a stream: the failure must arrive as its error event.
+      void failLater.then(() => {
         sendEvent(res, { error: { message: leakyMessage(offset) } });
         res.end();
-      }, 20);
+      });
       return;
     }
     answerJson(res, 500, { error: { message: leakyMessage(offset) } });
@@ -91,7 +96,12 @@ test("a stream's error event never carries any part of the key, at every offset"
       headers: { authorization: `Bearer ${account.token}`, 'content-type': 'application/json' },
       body: JSON.stringify(chatBody(`mid:${offset}`, { stream: true })),
     });
-    const text = await res.text();
+    let text = '';
+    const decoder = new TextDecoder();
+    for await (const piece of res.body!) {
+      text += decoder.decode(piece as Uint8Array, { stream: true });
+      if (text.includes('partial')) clientReadPartial.get(offset)?.();
+    }
     assert.match(text, /partial/, text.slice(0, 300));
     assert.match(text, /error/);
     assertNoKeyFragment(text, `stream at offset ${offset}`);
