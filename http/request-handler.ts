@@ -7,6 +7,7 @@ import { ClusterForwarder, forwardedRequestId, forwardOrDispatch } from './clust
 import { dispatch } from './dispatch.js';
 import { InFlight } from './in-flight.js';
 import type { Metrics } from '../runtime/metrics.js';
+import { requestScope } from '../runtime/request-scope.js';
 import { Perimeter } from './perimeter.js';
 import type { RouteDef } from './route.js';
 import type { Router } from './router.js';
@@ -50,12 +51,16 @@ export function createRequestHandler(
   const newRequestId = () => `req_${bootId}${(++counter).toString(36)}`;
   const handle = (res: HttpResponse, req: HttpRequest) => {
     const ex = new UwsExchange(res, req, (cluster && forwardedRequestId(req)) || newRequestId());
-    const gate = perimeter.forRequest(ex, Buffer.from(res.getRemoteAddressAsText()).toString());
+    const client = Buffer.from(res.getRemoteAddressAsText()).toString();
+    const gate = perimeter.forRequest(ex, client);
     const started = performance.now();
     inFlight.enter();
-    const answered = forwarder
-      ? forwardOrDispatch(ex, forwarder, { ...dispatchDeps, perimeter: gate })
-      : dispatch(ex, { ...dispatchDeps, perimeter: gate });
+    // Every line logged while this request is answered carries its id (runtime/logger.ts).
+    const answered = requestScope.run({ requestId: ex.requestId, client }, () =>
+      forwarder
+        ? forwardOrDispatch(ex, forwarder, { ...dispatchDeps, perimeter: gate })
+        : dispatch(ex, { ...dispatchDeps, perimeter: gate }),
+    );
     void answered
       .then((route) =>
         metrics.request(route ?? '(unmatched)', ex.method, ex.status, (performance.now() - started) / 1000),

@@ -1,9 +1,10 @@
+import { pino, stdSerializers, type DestinationStream } from 'pino';
+import { requestScope } from './request-scope.js';
+
 /** Log levels in increasing severity. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
-const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
-
-/** The one logger: JSON lines on stderr. Never pass it secrets; callers log ids, not tokens. */
+/** The one logger: JSON lines on stderr, secret-bearing fields redacted by pino before they are written. */
 export interface Logger {
   debug(msg: string, fields?: Record<string, unknown>): void;
   info(msg: string, fields?: Record<string, unknown>): void;
@@ -11,27 +12,91 @@ export interface Logger {
   error(msg: string, fields?: Record<string, unknown>): void;
 }
 
-function serialise(fields: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(fields)) {
-    out[key] = value instanceof Error ? { name: value.name, message: value.message, stack: value.stack } : value;
+/**
+ * Field names that carry a secret wherever they appear: credentials, tokens, passwords, one-time
+ * codes, keys and the headers that hold them. Callers log ids, not secrets; this is the mechanism
+ * that holds when one forgets.
+ */
+export const SECRET_FIELDS = [
+  'authorization',
+  'proxy-authorization',
+  'cookie',
+  'set-cookie',
+  'x-api-key',
+  'x-admin-key',
+  'api_key',
+  'apiKey',
+  'admin_key',
+  'secret',
+  'client_secret',
+  'webhook_secret',
+  'secrets_key',
+  'password',
+  'new_password',
+  'current_password',
+  'token',
+  'access_token',
+  'refresh_token',
+  'id_token',
+  'session_token',
+  'ticket',
+  'totp_code',
+  'recovery_code',
+  'recovery_codes',
+  'smtp_url',
+  'upstream_api_key',
+];
+
+/** pino redaction paths: each secret field at the top of a line, one level down, and in headers. */
+function redactPaths(): string[] {
+  const paths: string[] = [];
+  for (const name of SECRET_FIELDS) {
+    const key = /^[A-Za-z_$][\w$]*$/.test(name) ? name : `["${name}"]`;
+    const dotted = key.startsWith('[') ? key : `.${key}`;
+    paths.push(key, `*${dotted}`, `headers${dotted}`, `*.headers${dotted}`);
   }
-  return out;
+  return paths;
 }
 
-/** Creates a logger that drops lines below `level`. */
-export function createLogger(
-  level: LogLevel,
-  sink: (line: string) => void = (line) => process.stderr.write(line),
-): Logger {
-  const emit = (at: Exclude<LogLevel, 'silent'>, msg: string, fields: Record<string, unknown> = {}) => {
-    if (RANK[at] < RANK[level]) return;
-    sink(`${JSON.stringify({ ts: new Date().toISOString(), level: at, msg, ...serialise(fields) })}\n`);
-  };
-  return {
-    debug: (msg, fields) => emit('debug', msg, fields),
-    info: (msg, fields) => emit('info', msg, fields),
-    warn: (msg, fields) => emit('warn', msg, fields),
-    error: (msg, fields) => emit('error', msg, fields),
-  };
+/** Error values anywhere at the top of a line become name, message and stack (pino does it for `err` only). */
+function serialise(fields: Record<string, unknown>): Record<string, unknown> {
+  let out: Record<string, unknown> | undefined;
+  for (const key in fields) {
+    const value = fields[key];
+    if (key !== 'err' && value instanceof Error) (out ??= { ...fields })[key] = stdSerializers.err(value);
+  }
+  return out ?? fields;
+}
+
+/** The request's id, client address and trace id on every line written while it is answered. */
+function scopeFields(): Record<string, string> {
+  const scope = requestScope.getStore();
+  if (!scope) return {};
+  const fields: Record<string, string> = { request_id: scope.requestId, client: scope.client };
+  if (scope.traceId) fields.trace_id = scope.traceId;
+  return fields;
+}
+
+/** Creates a logger that drops lines below `level` and writes each line to `sink` (stderr by default). */
+export function createLogger(level: LogLevel, sink?: (line: string) => void): Logger {
+  const destination: DestinationStream = sink ? { write: sink } : pino.destination({ dest: 2, sync: true });
+  const log = pino(
+    {
+      level,
+      base: null,
+      messageKey: 'msg',
+      timestamp: () => `,"ts":"${new Date().toISOString()}"`,
+      formatters: { level: (label) => ({ level: label }) },
+      redact: { paths: redactPaths(), censor: '[redacted]' },
+      mixin: scopeFields,
+    },
+    destination,
+  );
+  const at =
+    (method: 'debug' | 'info' | 'warn' | 'error') =>
+    (msg: string, fields?: Record<string, unknown>): void => {
+      if (fields) log[method](serialise(fields), msg);
+      else log[method](msg);
+    };
+  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }

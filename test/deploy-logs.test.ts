@@ -1,0 +1,72 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createLogger, SECRET_FIELDS } from '../runtime/logger.js';
+import { requestScope } from '../runtime/request-scope.js';
+import { rmSync } from 'node:fs';
+import { startChildServer } from './child-server.js';
+import { tempDataDir } from './harness.js';
+
+const test = suite('deploy logs: pino lines, secrets redacted, the request on each line');
+
+/** A logger whose lines land in an array, parsed. */
+function capture(level: Parameters<typeof createLogger>[0] = 'debug') {
+  const lines: string[] = [];
+  return { logger: createLogger(level, (line) => lines.push(line)), lines };
+}
+
+test('every secret-bearing field is redacted at the top, one level down and in headers', () => {
+  const { logger, lines } = capture();
+  const secretOf = (name: string, where: string) => `secret-${where}-${name}-value`;
+  for (const name of SECRET_FIELDS) {
+    logger.info('top', { [name]: secretOf(name, 'top') });
+    logger.warn('nested', { req: { [name]: secretOf(name, 'nested') } });
+    logger.error('headers', { headers: { [name]: secretOf(name, 'headers') } });
+    logger.debug('nested headers', { upstream: { headers: { [name]: secretOf(name, 'upstream') } } });
+  }
+  assert.is(lines.length, SECRET_FIELDS.length * 4);
+  const text = lines.join('');
+  for (const name of SECRET_FIELDS)
+    for (const where of ['top', 'nested', 'headers', 'upstream'])
+      assert.not.ok(text.includes(secretOf(name, where)), `${name} (${where}) was written`);
+  assert.is(JSON.parse(lines[0]!)[SECRET_FIELDS[0]!], '[redacted]');
+});
+
+test('a line says its level, time and message, and keeps what is not secret', () => {
+  const { logger, lines } = capture('info');
+  logger.debug('dropped below the level');
+  logger.warn('kept', { account_id: 'acct_1', err: new Error('boom') });
+  assert.is(lines.length, 1);
+  const line = JSON.parse(lines[0]!);
+  assert.is(line.level, 'warn');
+  assert.is(line.msg, 'kept');
+  assert.is(line.account_id, 'acct_1');
+  assert.is(line.err.message, 'boom');
+  assert.ok(!Number.isNaN(Date.parse(line.ts)));
+});
+
+test('lines written while a request is answered carry its request_id, client and trace_id', () => {
+  const { logger, lines } = capture();
+  logger.info('outside');
+  requestScope.run({ requestId: 'req_abc', client: '203.0.113.7', traceId: '0af7651916cd43dd8448eb211c80319c' }, () =>
+    logger.info('inside'),
+  );
+  const [outside, inside] = lines.map((line) => JSON.parse(line));
+  assert.is(outside.request_id, undefined);
+  assert.is(inside.request_id, 'req_abc');
+  assert.is(inside.client, '203.0.113.7');
+  assert.is(inside.trace_id, '0af7651916cd43dd8448eb211c80319c');
+});
+
+test('the start line stays on stdout when the log level is silent', async () => {
+  // startChildServer resolves only once "svc listening on N" arrives on stdout.
+  const dataDir = tempDataDir();
+  const child = await startChildServer({ SVC_LOG_LEVEL: 'silent', SVC_DATA_DIR: dataDir });
+  try {
+    assert.is((await fetch(`${child.url}/healthz`)).status, 200);
+  } finally {
+    await child.kill('SIGTERM');
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test.run();
