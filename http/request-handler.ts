@@ -3,6 +3,7 @@ import type { Authenticator } from '../actors/accounts/authenticator.js';
 import type { Cluster } from '../runtime/cluster/start-cluster.js';
 import type { Config } from '../runtime/config.js';
 import type { Logger } from '../runtime/logger.js';
+import { createClientAddress } from './client-address.js';
 import { ClusterForwarder, forwardedRequestId, forwardOrDispatch } from './cluster-forward.js';
 import { dispatch } from './dispatch.js';
 import { InFlight } from './in-flight.js';
@@ -45,13 +46,14 @@ export function createRequestHandler(
       })
     : null;
   const inFlight = new InFlight();
+  const clientAddress = createClientAddress(config.SVC_TRUSTED_PROXIES);
   // Request ids: a per-boot random prefix and a counter, unique across restarts and cheap.
   const bootId = randomBytes(6).toString('base64url');
   let counter = 0;
   const newRequestId = () => `req_${bootId}${(++counter).toString(36)}`;
   const handle = (res: HttpResponse, req: HttpRequest) => {
     const ex = new UwsExchange(res, req, (cluster && forwardedRequestId(req)) || newRequestId());
-    const client = Buffer.from(res.getRemoteAddressAsText()).toString();
+    const client = clientAddress(Buffer.from(res.getRemoteAddressAsText()).toString(), ex.headers);
     const gate = perimeter.forRequest(ex, client);
     const started = performance.now();
     inFlight.enter();

@@ -1,10 +1,19 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { parseEd25519PublicKey } from './ed25519-key.js';
 
 const intFromEnv = (fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
   z.coerce.number().int().min(min).max(max).default(fallback);
+
+/** Whether `entry` is an IP address or a CIDR range (`10.0.0.0/8`, `fd00::/8`). */
+function isAddressOrCidr(entry: string): boolean {
+  const [address = '', bits, ...rest] = entry.split('/');
+  const version = isIP(address);
+  if (version === 0 || rest.length > 0) return false;
+  return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (version === 4 ? 32 : 128));
+}
 
 /** The longest delay `setTimeout` honours (about 24.8 days); longer ones fire at once. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -73,6 +82,17 @@ export const ConfigSchema = z.object({
   SVC_TLS_CERT_FILE: z.string().min(1).optional(),
   SVC_TLS_KEY_FILE: z.string().min(1).optional(),
   SVC_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  // Reverse proxies whose X-Forwarded-For / Forwarded are believed (addresses or CIDRs, comma-separated).
+  SVC_TRUSTED_PROXIES: z
+    .string()
+    .default('')
+    .transform((value) =>
+      value
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter(Boolean),
+    )
+    .refine((entries) => entries.every(isAddressOrCidr), 'each entry must be an IP address or a CIDR range'),
   // Images and video: the sim or the OpenAI-compatible upstream (SVC_UPSTREAM_BASE_URL, with these
   // model names); how long signed media URLs work; the sim's time per image and its video job-time
   // model (seconds of work per second of clip); how often a running job is polled; jobs running at once.
