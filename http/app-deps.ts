@@ -25,6 +25,7 @@ import type { Config } from '../runtime/config.js';
 import type { ActorHost } from '../runtime/host/actor-host.js';
 import type { ActorRegistry } from '../runtime/host/actor-registry.js';
 import type { Logger } from '../runtime/logger.js';
+import type { Readiness } from '../runtime/readiness.js';
 import type { Store } from '../runtime/store/store.js';
 import type { Inspection } from './inspection.js';
 import type { McpWiring } from './mcp/mcp-wiring.js';
@@ -86,4 +87,6 @@ export interface AppDeps {
   inspection: Inspection;
   /** Cluster mode's parts (null on one node): membership, placement by account, the replicated store. */
   cluster: Cluster | null;
+  /** What /readyz answers: booted, store open, not draining, NATS connected in cluster mode. */
+  readiness: Readiness;
 }

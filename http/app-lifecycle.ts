@@ -18,10 +18,12 @@ async function sweepDisk({ files, uploads, logger }: AppDeps, bootedAt: number):
 
 /**
  * Listen and close for a built app. Listening waits for the boot (orphaned calls closed), then
- * starts the background work (OAuth issuer checks, history retention, the disk sweep on one node)
- * and, in cluster mode, joins. Closing stops accepting; in cluster mode it drains (hands the
- * accounts over and awaits the requests in flight, up to `SVC_DRAIN_MS`); then it closes sockets,
- * background work, the host and every store in order.
+ * starts the background work (OAuth issuer checks, history retention, the disk sweep on one node),
+ * in cluster mode joins, and only then reports ready. Closing drains first, on one node as in a
+ * cluster: /readyz turns 503 and new requests are refused (`server_draining`), the listen socket
+ * closes, the requests and streams in flight may end (up to `SVC_DRAIN_MS`; in cluster mode the
+ * accounts are handed over too); then sockets, background work, the host and every store close in
+ * order.
  */
 export function serveApp(
   config: Config,
@@ -56,16 +58,22 @@ export function serveApp(
         await cluster.node.start(config.SVC_NODE_URL ?? `http://${config.HOST}:${port}`);
         cluster.node.onHomesFreed();
       }
+      deps.readiness.markBooted();
       return port;
     },
     close: async () => {
-      if (listenSocket) uws.us_listen_socket_close(listenSocket);
-      listenSocket = undefined;
-      if (cluster) {
-        // Drain: stop taking requests, let those in flight end (bounded), then hand the accounts over.
-        await cluster.node.drain();
-        await requests.inFlight.drained(config.SVC_DRAIN_MS);
-      }
+      // Drain: not ready, no new requests, those in flight (streams too) end, bounded.
+      deps.readiness.markDraining();
+      const stopListening = () => {
+        if (listenSocket) uws.us_listen_socket_close(listenSocket);
+        listenSocket = undefined;
+      };
+      // A cluster node stops accepting at once (its peers take the accounts over); one node keeps
+      // answering while it drains, so probes see 503 and late requests a clear `server_draining`.
+      if (cluster) stopListening();
+      await cluster?.node.drain();
+      await requests.inFlight.drained(config.SVC_DRAIN_MS);
+      stopListening();
       realtimeSockets.closeAll(cluster ? 1012 : 1001);
       deps.mcp.access.stop();
       await retention.stop();
@@ -78,6 +86,7 @@ export function serveApp(
       await deps.mailer.close();
       await deps.services.close();
       await deps.store.close();
+      deps.readiness.markStoreClosed();
     },
   };
 }

@@ -49,6 +49,7 @@ export function buildApp(config: Config, options: { clock?: Clock; logger?: Logg
     metrics: deps.inspection.metrics,
     logger,
     cluster,
+    readiness: deps.readiness,
   });
   const app = createUwsApp(config).any('/*', requests.handle);
   const realtimeSockets = serveRealtime(app, {

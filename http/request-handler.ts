@@ -5,7 +5,9 @@ import type { Config } from '../runtime/config.js';
 import type { Logger } from '../runtime/logger.js';
 import { createClientAddress } from './client-address.js';
 import { ClusterForwarder, forwardedRequestId, forwardOrDispatch } from './cluster-forward.js';
-import { dispatch } from './dispatch.js';
+import { dispatch, sendError } from './dispatch.js';
+import { ApiError } from '../protocols/errors.js';
+import type { Readiness } from '../runtime/readiness.js';
 import { InFlight } from './in-flight.js';
 import type { Metrics } from '../runtime/metrics.js';
 import { requestScope } from '../runtime/request-scope.js';
@@ -14,6 +16,17 @@ import type { RouteDef } from './route.js';
 import type { Router } from './router.js';
 import type { HttpRequest, HttpResponse } from '@trufflesuite/uws-js-unofficial';
 import { UwsExchange } from './uws-exchange.js';
+
+/** Paths still answered while draining: the orchestrator watches them. */
+const PROBES = new Set(['/healthz', '/readyz']);
+
+/** A request that arrives while the node drains: 503, retry elsewhere (or here once restarted). */
+function refuseWhileDraining(ex: UwsExchange, logger: Logger): void {
+  const refusal = new ApiError('server_draining', 'This server is shutting down; retry the request.', {
+    retryAfterMs: 1000,
+  });
+  sendError(ex, refusal, logger);
+}
 
 /** What answers HTTP requests: the uWS handler, request ids, what is in flight, and the cluster forwarder. */
 export interface RequestHandler {
@@ -32,9 +45,16 @@ export interface RequestHandler {
  */
 export function createRequestHandler(
   config: Config,
-  parts: { router: Router<RouteDef>; auth: Authenticator; metrics: Metrics; logger: Logger; cluster: Cluster | null },
+  parts: {
+    router: Router<RouteDef>;
+    auth: Authenticator;
+    metrics: Metrics;
+    logger: Logger;
+    cluster: Cluster | null;
+    readiness: Readiness;
+  },
 ): RequestHandler {
-  const { router, auth, metrics, logger, cluster } = parts;
+  const { router, auth, metrics, logger, cluster, readiness } = parts;
   const perimeter = new Perimeter(auth, config.SVC_ADMIN_KEY);
   const dispatchDeps = { router, perimeter, logger, maxBodyBytes: config.SVC_MAX_BODY_BYTES };
   const forwarder = cluster
@@ -53,6 +73,8 @@ export function createRequestHandler(
   const newRequestId = () => `req_${bootId}${(++counter).toString(36)}`;
   const handle = (res: HttpResponse, req: HttpRequest) => {
     const ex = new UwsExchange(res, req, (cluster && forwardedRequestId(req)) || newRequestId());
+    // One node refuses new work while it drains; a cluster node forwards it to the accounts' new homes.
+    if (readiness.draining && !cluster && !PROBES.has(ex.path)) return refuseWhileDraining(ex, logger);
     const client = clientAddress(Buffer.from(res.getRemoteAddressAsText()).toString(), ex.headers);
     const gate = perimeter.forRequest(ex, client);
     const started = performance.now();

@@ -61,6 +61,9 @@ export const ERROR_CATALOGUE = {
   payments_not_configured: { status: 503, type: 'server_error' },
   // Cluster mode: the account's home node cannot be reached and no other node has taken it over yet.
   cluster_unavailable: { status: 503, type: 'server_error' },
+  // Probes and shutdown: /readyz while this node should get no traffic; any request while it drains.
+  not_ready: { status: 503, type: 'server_error' },
+  server_draining: { status: 503, type: 'server_error' },
   payment_provider_error: { status: 502, type: 'server_error' },
   upstream_timeout: { status: 504, type: 'server_error' },
   insufficient_storage: { status: 507, type: 'server_error' },

@@ -7,3 +7,16 @@ export const HealthObjectSchema = z.strictObject({
 });
 /** The liveness answer. */
 export type HealthObject = z.output<typeof HealthObjectSchema>;
+
+/** GET /readyz when ready: every check passed. */
+export const ReadinessObjectSchema = z.strictObject({
+  status: z.literal('ready'),
+  checks: z.strictObject({
+    booted: z.boolean(),
+    store_open: z.boolean(),
+    draining: z.boolean(),
+    nats_connected: z.boolean().nullable(),
+  }),
+});
+/** The readiness answer. */
+export type ReadinessObject = z.output<typeof ReadinessObjectSchema>;

@@ -25,6 +25,7 @@ import { BlobStore } from '../../runtime/blobs/blob-store.js';
 import type { Clock } from '../../runtime/clock.js';
 import { servedHere } from '../../runtime/cluster/actor-placement.js';
 import type { Cluster } from '../../runtime/cluster/start-cluster.js';
+import { Readiness } from '../../runtime/readiness.js';
 import type { Config } from '../../runtime/config.js';
 import { ActorHost } from '../../runtime/host/actor-host.js';
 import { ActorRetention } from '../../runtime/host/actor-retention.js';
@@ -181,6 +182,7 @@ export function wireServices(
     contract,
     inspection,
     cluster,
+    readiness: new Readiness(cluster ? () => cluster.isConnected() : undefined),
   };
   return { deps, retention, extractor, background };
 }

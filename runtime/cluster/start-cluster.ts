@@ -16,7 +16,21 @@ export interface Cluster {
   node: ClusterNode;
   snapshots: ClusterSnapshots;
   leaseMs: number;
+  /** Whether the NATS connection is up now (false while it reconnects). */
+  isConnected(): boolean;
   close(): Promise<void>;
+}
+
+/** Follows the connection's status: down from a disconnect until the reconnect. */
+function watchConnection(nc: NatsConnection): () => boolean {
+  let connected = true;
+  void (async () => {
+    for await (const status of nc.status()) {
+      if (status.type === 'disconnect') connected = false;
+      else if (status.type === 'reconnect') connected = true;
+    }
+  })();
+  return () => connected && !nc.isClosed();
 }
 
 /**
@@ -76,6 +90,7 @@ export async function startCluster(config: Config, logger: Logger): Promise<Clus
     node,
     snapshots,
     leaseMs: config.SVC_CLUSTER_LEASE_MS,
+    isConnected: watchConnection(nc),
     close: async () => {
       node.stop();
       await nc.drain().catch(() => undefined);
