@@ -21,13 +21,9 @@ const InputFilePart = z
     type: z.literal('input_file'),
     file_id: z.string().min(1).nullish(),
     file_data: z.string().min(1).nullish(),
-    file_url: z.string().min(1).nullish(),
     filename: z.string().nullish(),
   })
-  .refine(
-    (part) => part.file_id != null || part.file_data != null || part.file_url != null,
-    'input_file needs file_id, file_data or file_url',
-  );
+  .refine((part) => part.file_id != null || part.file_data != null, 'input_file needs file_id or file_data');
 // Earlier assistant turns come back as output parts when a client replays its history.
 const OutputTextPart = z.looseObject({ type: z.literal('output_text'), text: z.string() });
 const RefusalPart = z.looseObject({ type: z.literal('refusal'), refusal: z.string() });

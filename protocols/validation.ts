@@ -14,7 +14,7 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
 }
 
 const isTypeMismatch = (alternative: readonly z.core.$ZodIssue[]) =>
-  alternative.length === 1 && alternative[0]!.code === 'invalid_type' && alternative[0]!.path.length === 0;
+  alternative.length === 1 && alternative[0]!.code === 'invalid_type' && alternative[0].path.length === 0;
 
 /**
  * A plain union's "Invalid input" made readable: the issues of the one alternative whose type the
