@@ -195,14 +195,23 @@ export class ResponseAssembler implements CompletionSink {
     this.closeCall(status);
   }
 
-  /** The final event, carrying the finished response (and, in it, the price). */
-  end(response: ResponseObject): void {
+  /**
+   * The final event, carrying the finished response (and, in it, the price), numbered but not yet
+   * sent: the caller stores the response first, so a client that saw the end can read it back.
+   */
+  finalEvent(response: ResponseObject): ResponseStreamEvent | null {
+    if (!this.emitter || !this.opened) return null;
     const type =
       response.status === 'failed'
         ? 'response.failed'
         : response.status === 'incomplete' || response.status === 'cancelled'
           ? 'response.incomplete'
           : 'response.completed';
-    this.emit({ type, response });
+    return { type, response, sequence_number: this.nextSeq++ };
+  }
+
+  /** Sends an event {@link finalEvent} numbered. */
+  deliver(event: ResponseStreamEvent | null): void {
+    if (event) this.emitter!.emit(event);
   }
 }

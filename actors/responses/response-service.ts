@@ -95,12 +95,12 @@ export class ResponseService {
       model: call.model,
       signal: call.signal,
     };
-    const stored = (response: ResponseObject): StoredResponse => ({
+    const stored = (response: ResponseObject, last: ResponseStreamEvent | null): StoredResponse => ({
       accountId,
       response,
       inputItems: storedInputItems(request.input),
       turn,
-      events: recorder?.events ?? null,
+      events: recorder ? [...recorder.events, ...(last ? [last] : [])] : null,
     });
     let result: ChatResult;
     try {
@@ -117,14 +117,16 @@ export class ResponseService {
         usage: null,
         error: { code: err.code, message: err.message },
       });
-      if (request.store) await store.save(stored(failed));
-      assembler.end(failed);
+      const last = assembler.finalEvent(failed);
+      if (request.store) await store.save(stored(failed, last));
+      assembler.deliver(last);
       return { response: failed, priceMicros: 0 };
     }
     if (!emitter) assembler.replay(result.outcome.choices[0]);
     const response = this.finished(head, assembler, result);
-    if (request.store) await store.save(stored(response));
-    assembler.end(response);
+    const last = assembler.finalEvent(response);
+    if (request.store) await store.save(stored(response, last));
+    assembler.deliver(last);
     return { response, priceMicros: result.outcome.priceMicros };
   }
 
