@@ -7,6 +7,7 @@ import type { BenchmarkService } from '../actors/benchmarks/benchmark-service.js
 import type { MediaEstimates } from '../actors/billing/media-estimates.js';
 import type { ChatService } from '../actors/chat/chat-service.js';
 import type { FileService } from '../actors/files/file-service.js';
+import type { ResponseService } from '../actors/responses/response-service.js';
 import type { ImageService } from '../actors/images/image-service.js';
 import type { MediaLinks } from '../actors/images/media-links.js';
 import type { PaymentFacades } from '../actors/payments/payment-facades.js';
@@ -47,6 +48,8 @@ export interface AppDeps {
   actors: ActorRegistry;
   /** Chat completions: run or stream (cached answers included), live input, cancel, status. */
   completions: ChatService;
+  /** The Responses API over chat completions: create, stored responses, their input items. */
+  responses: ResponseService;
   /** The durable actor host (sessions and, later, uploads, calls and jobs). */
   host: ActorHost;
   /** Chat sessions: create, read, events, follow, approve, live input, cancel, acknowledge, delete. */

@@ -6,6 +6,11 @@ export function sseData(value: unknown): string {
   return `data: ${JSON.stringify(value)}\n\n`;
 }
 
+/** A named event carrying JSON, as the Responses API streams them (`event:` then `data:`). */
+export function sseNamed(event: string, value: unknown): string {
+  return `event: ${event}\ndata: ${JSON.stringify(value)}\n\n`;
+}
+
 /** A named event with an id, for resumable streams; refuses CR/LF in `event` and `id`. */
 export function sseEvent(event: string, id: string | number, value: unknown): string {
   const idText = String(id);

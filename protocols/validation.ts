@@ -13,13 +13,34 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   return current;
 }
 
+const isTypeMismatch = (alternative: readonly z.core.$ZodIssue[]) =>
+  alternative.length === 1 && alternative[0]!.code === 'invalid_type' && alternative[0].path.length === 0;
+
+/**
+ * A plain union's "Invalid input" made readable: the issues of the one alternative whose type the
+ * value has (at their full paths), or, when the value has none of their types, which were expected.
+ */
+function readableIssues(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[] {
+  return issues.flatMap((issue): z.core.$ZodIssue[] => {
+    if (issue.code !== 'invalid_union' || issue.errors.length === 0) return [issue];
+    const matched = issue.errors.filter((alternative) => !isTypeMismatch(alternative));
+    if (matched.length === 1)
+      return readableIssues(matched[0]!.map((inner) => ({ ...inner, path: [...issue.path, ...inner.path] })));
+    if (matched.length > 0) return [issue];
+    const expected = new Set(
+      issue.errors.map((alternative) => (alternative[0] as z.core.$ZodIssueInvalidType).expected),
+    );
+    return [{ ...issue, message: `Invalid input: expected ${[...expected].join(' or ')}` }];
+  });
+}
+
 /** Maps zod issues to HTTPValidationError items; a missing field gets type `missing`. */
 export function issuesToDetail(
   issues: readonly z.core.$ZodIssue[],
   input: unknown,
   source: ValidationSource,
 ): ValidationDetail[] {
-  return issues.map((issue) => {
+  return readableIssues(issues).map((issue) => {
     const path = issue.path.map((key) => (typeof key === 'symbol' ? String(key) : key));
     const missing = issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined;
     return {

@@ -28,6 +28,7 @@ import { musicRoutes } from './music.js';
 import { openApiRoutes } from './openapi.js';
 import { pricingRoutes } from './pricing.js';
 import { realtimeRoutes } from './realtime.js';
+import { responseRoutes } from './responses.js';
 import { subscriptionRoutes } from './subscription.js';
 import { tokenRoutes } from './tokens.js';
 import { usageRoutes } from './usage.js';
@@ -54,6 +55,7 @@ export function allRoutes(deps: AppDeps): RouteDef[] {
     ...earlyAccessRoutes(deps),
     ...pricingRoutes(deps),
     ...chatCompletionRoutes(deps),
+    ...responseRoutes(deps),
     ...chatSessionRoutes(deps),
     ...fileRoutes(deps),
     ...fileUploadRoutes(deps),

@@ -9,6 +9,8 @@ import { createPartResolverOptions } from '../../actors/chat/parts/part-context.
 import { ResponseCache } from '../../actors/chat/response-cache.js';
 import { FileLibrary } from '../../actors/files/file-library.js';
 import { FileService } from '../../actors/files/file-service.js';
+import { ResponseService } from '../../actors/responses/response-service.js';
+import { ResponseStore } from '../../actors/responses/response-store.js';
 import { OrderService } from '../../actors/marketplace/order-service.js';
 import { CallRuntime } from '../../actors/realtime/call-runtime.js';
 import { SessionService } from '../../actors/sessions/session-service.js';
@@ -127,6 +129,12 @@ export function wireServices(
     logger,
     linked: sessions,
   });
+  const responses = new ResponseService({
+    completions,
+    store: new ResponseStore(store),
+    search: (accountId, query, maxHits) => files.search(accountId, { query, file_id: null, max_hits: maxHits }),
+    clock,
+  });
   const media = wireMedia(config, {
     store,
     blobs,
@@ -172,6 +180,7 @@ export function wireServices(
     chat,
     actors: host.registry,
     completions,
+    responses,
     host,
     sessions,
     files,

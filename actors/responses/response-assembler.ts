@@ -1,0 +1,217 @@
+import type { CompletionSink, CompletionStreamEvent } from '../chat/chat-service.js';
+import type { ToolCallResult } from '../chat/completion.js';
+import type {
+  FileSearchCall,
+  FunctionCallOutput,
+  OutputItem,
+  OutputMessage,
+  ResponseObject,
+  ResponseStreamEvent,
+  UnnumberedEvent,
+} from '../../protocols/responses.js';
+import { randomBase62 } from '../../runtime/ids.js';
+import { responseObject, type ResponseHead } from './response-object.js';
+
+/** Where a streamed response's events go (the SSE writer, a background response's log), with flow control. */
+export interface ResponseEmitter {
+  emit(event: ResponseStreamEvent): void;
+  /** Null while the consumer keeps up; otherwise a promise to wait on before producing more. */
+  ready(): Promise<void> | null;
+}
+
+type ItemStatus = OutputMessage['status'];
+
+// Emitted items are copies: the assembler keeps appending to its own.
+function copyItem(item: OutputItem): OutputItem {
+  return item.type === 'message' ? { ...item, content: item.content.map((part) => ({ ...part })) } : { ...item };
+}
+
+/**
+ * Builds a response's `output` from what the chat run produces (text deltas, tool-call fragments,
+ * a file search), and, when streaming, emits the typed event sequence the SDKs parse, numbered
+ * from 0: `response.created` and `.in_progress` before the first item, then per item `added`,
+ * its deltas and `done`. Nothing is emitted until there is something to say, so a request refused
+ * before it ran is still a plain HTTP error.
+ */
+export class ResponseAssembler implements CompletionSink {
+  readonly output: OutputItem[] = [];
+  private nextSeq = 0;
+  private opened = false;
+  private message: OutputMessage | null = null;
+  private call: FunctionCallOutput | null = null;
+  private callIndex = -1;
+
+  constructor(
+    private readonly head: ResponseHead,
+    private readonly emitter: ResponseEmitter | null,
+  ) {}
+
+  /** Whether the first event went out. */
+  get isOpen(): boolean {
+    return this.opened;
+  }
+
+  /** The sequence number the next event gets. */
+  get sequence(): number {
+    return this.nextSeq;
+  }
+
+  ready(): Promise<void> | null {
+    return this.emitter?.ready() ?? null;
+  }
+
+  private send(event: UnnumberedEvent): void {
+    this.emitter!.emit({ ...event, sequence_number: this.nextSeq++ });
+  }
+
+  private emit(event: UnnumberedEvent): void {
+    if (!this.emitter) return;
+    if (!this.opened) {
+      this.opened = true;
+      const response = responseObject(this.head, { status: 'in_progress', output: [], usage: null });
+      this.send({ type: 'response.created', response });
+      this.send({ type: 'response.in_progress', response });
+    }
+    this.send(event);
+  }
+
+  private add(item: OutputItem): number {
+    this.output.push(item);
+    const outputIndex = this.output.length - 1;
+    this.emit({ type: 'response.output_item.added', output_index: outputIndex, item: copyItem(item) });
+    return outputIndex;
+  }
+
+  /** A file search that ran before the model: its item, with the events of its progress. */
+  fileSearch(item: FileSearchCall): void {
+    const index = this.add({ ...item, status: 'in_progress', results: null });
+    this.output[index] = item;
+    this.emit({ type: 'response.file_search_call.in_progress', item_id: item.id, output_index: index });
+    this.emit({ type: 'response.file_search_call.searching', item_id: item.id, output_index: index });
+    this.emit({ type: 'response.file_search_call.completed', item_id: item.id, output_index: index });
+    this.emit({ type: 'response.output_item.done', output_index: index, item: copyItem(item) });
+  }
+
+  /** One fragment of the visible answer (the chat run's sink); only the first choice exists here. */
+  event(event: CompletionStreamEvent): void {
+    if (event.type === 'delta' && event.choice === 0) this.text(event.text);
+    else if (event.type === 'tool_call' && event.choice === 0) this.toolCall(event);
+  }
+
+  private text(delta: string): void {
+    this.closeCall('completed');
+    if (!this.message) {
+      this.message = {
+        id: `msg_${randomBase62(24)}`,
+        type: 'message',
+        role: 'assistant',
+        status: 'in_progress',
+        content: [],
+      };
+      const outputIndex = this.add(this.message);
+      const part = { type: 'output_text' as const, text: '', annotations: [], logprobs: [] };
+      this.message.content.push(part);
+      this.emit({ ...this.where(this.message, outputIndex), type: 'response.content_part.added', part: { ...part } });
+    }
+    this.message.content[0]!.text += delta;
+    this.emit({
+      ...this.where(this.message, this.output.length - 1),
+      type: 'response.output_text.delta',
+      delta,
+      logprobs: [],
+    });
+  }
+
+  private where(item: OutputItem, outputIndex: number) {
+    return { item_id: item.id, output_index: outputIndex, content_index: 0 };
+  }
+
+  private toolCall(fragment: { index: number; id?: string; name?: string; arguments: string }): void {
+    this.closeMessage('completed');
+    if (fragment.index !== this.callIndex) {
+      this.closeCall('completed');
+      this.callIndex = fragment.index;
+      this.call = {
+        id: `fc_${randomBase62(24)}`,
+        type: 'function_call',
+        call_id: fragment.id ?? `call_${randomBase62(24)}`,
+        name: fragment.name ?? '',
+        arguments: '',
+        status: 'in_progress',
+      };
+      this.add(this.call);
+    }
+    if (!fragment.arguments) return;
+    this.call!.arguments += fragment.arguments;
+    this.emit({
+      type: 'response.function_call_arguments.delta',
+      item_id: this.call!.id,
+      output_index: this.output.length - 1,
+      delta: fragment.arguments,
+    });
+  }
+
+  private closeMessage(status: ItemStatus): void {
+    const message = this.message;
+    if (!message) return;
+    this.message = null;
+    message.status = status;
+    const outputIndex = this.output.indexOf(message);
+    const part = message.content[0]!;
+    const where = this.where(message, outputIndex);
+    this.emit({ ...where, type: 'response.output_text.done', text: part.text, logprobs: [] });
+    this.emit({ ...where, type: 'response.content_part.done', part: { ...part } });
+    this.emit({ type: 'response.output_item.done', output_index: outputIndex, item: copyItem(message) });
+  }
+
+  private closeCall(status: ItemStatus): void {
+    const call = this.call;
+    if (!call) return;
+    this.call = null;
+    call.status = status;
+    const outputIndex = this.output.indexOf(call);
+    this.emit({
+      type: 'response.function_call_arguments.done',
+      item_id: call.id,
+      output_index: outputIndex,
+      name: call.name,
+      arguments: call.arguments,
+    });
+    this.emit({ type: 'response.output_item.done', output_index: outputIndex, item: copyItem(call) });
+  }
+
+  /** A whole answer at once (a run that was not streamed): the same items a stream would have built. */
+  replay(answer: { text: string; toolCalls: readonly ToolCallResult[] } | undefined): void {
+    if (!answer) return;
+    if (answer.text) this.text(answer.text);
+    answer.toolCalls.forEach((call, index) =>
+      this.toolCall({ index, id: call.id, name: call.name, arguments: call.arguments }),
+    );
+  }
+
+  /** Closes what is open (`incomplete` when the run was cut short). */
+  close(status: ItemStatus): void {
+    this.closeMessage(status);
+    this.closeCall(status);
+  }
+
+  /**
+   * The final event, carrying the finished response (and, in it, the price), numbered but not yet
+   * sent: the caller stores the response first, so a client that saw the end can read it back.
+   */
+  finalEvent(response: ResponseObject): ResponseStreamEvent | null {
+    if (!this.emitter || !this.opened) return null;
+    const type =
+      response.status === 'failed'
+        ? 'response.failed'
+        : response.status === 'incomplete' || response.status === 'cancelled'
+          ? 'response.incomplete'
+          : 'response.completed';
+    return { type, response, sequence_number: this.nextSeq++ };
+  }
+
+  /** Sends an event {@link finalEvent} numbered. */
+  deliver(event: ResponseStreamEvent | null): void {
+    if (event) this.emitter!.emit(event);
+  }
+}

@@ -1,0 +1,72 @@
+import type { ChatCost, ChatSvc } from '../../protocols/chat-response.js';
+import type { TokenUsage } from '../../protocols/pricing.js';
+import type {
+  OutputItem,
+  ResponseCreateRequest,
+  ResponseObject,
+  ResponseStatus,
+  ResponseUsage,
+} from '../../protocols/responses.js';
+
+/** What identifies a response from its creation on: its id, when, the model, and what was asked. */
+export interface ResponseHead {
+  id: string;
+  createdAt: number;
+  model: string;
+  request: ResponseCreateRequest;
+}
+
+/** Where a response is and what it has: everything of the object that changes as it runs. */
+export interface ResponseState {
+  status: ResponseStatus;
+  output: readonly OutputItem[];
+  usage: TokenUsage | null;
+  error?: { code: string; message: string } | null;
+  incomplete?: 'max_output_tokens' | null;
+  svc?: ChatSvc;
+  cost?: ChatCost;
+}
+
+/** `usage` as the Responses API names it. */
+export function responseUsage(usage: TokenUsage): ResponseUsage {
+  return {
+    input_tokens: usage.promptTokens,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: usage.completionTokens,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: usage.promptTokens + usage.completionTokens,
+  };
+}
+
+/** The `response` object: the request's settings echoed as OpenAI does, and the state. */
+export function responseObject(head: ResponseHead, state: ResponseState): ResponseObject {
+  const { request } = head;
+  return {
+    id: head.id,
+    object: 'response',
+    created_at: head.createdAt,
+    status: state.status,
+    background: request.background,
+    error: state.error ?? null,
+    incomplete_details: state.incomplete ? { reason: state.incomplete } : null,
+    instructions: request.instructions ?? null,
+    max_output_tokens: request.max_output_tokens ?? null,
+    model: head.model,
+    output: [...state.output],
+    parallel_tool_calls: request.parallel_tool_calls ?? true,
+    previous_response_id: request.previous_response_id ?? null,
+    reasoning: { effort: null, summary: null },
+    store: request.store,
+    temperature: request.temperature ?? null,
+    text: { format: request.text?.format ?? { type: 'text' } },
+    tool_choice: request.tool_choice ?? 'auto',
+    tools: request.tools ?? [],
+    top_p: request.top_p ?? null,
+    truncation: request.truncation ?? 'disabled',
+    usage: state.usage ? responseUsage(state.usage) : null,
+    user: request.user ?? null,
+    metadata: request.metadata ?? {},
+    ...(state.svc && { svc: state.svc }),
+    ...(state.cost && { cost: state.cost }),
+  };
+}

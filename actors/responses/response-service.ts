@@ -1,0 +1,165 @@
+import type { ChatMessage } from '../../protocols/chat.js';
+import { runSvc, type ChatCost } from '../../protocols/chat-response.js';
+import { ApiError } from '../../protocols/errors.js';
+import type { ModelCard } from '../../protocols/models.js';
+import { costBlock } from '../../protocols/pricing.js';
+import type { ResponseCreateRequest, ResponseObject, ResponseStreamEvent } from '../../protocols/responses.js';
+import { fieldError } from '../../protocols/validation.js';
+import type { Clock } from '../../runtime/clock.js';
+import { randomBase62 } from '../../runtime/ids.js';
+import type { ChatResult, ChatService } from '../chat/chat-service.js';
+import { ResponseAssembler, type ResponseEmitter } from './response-assembler.js';
+import { chatRequestOf } from './response-chat-request.js';
+import { fileSearchQuery, runFileSearch, type SearchFiles } from './response-file-search.js';
+import { inputMessages, storedInputItems } from './response-input.js';
+import { responseObject, type ResponseHead } from './response-object.js';
+import type { ResponseStore, StoredResponse } from './response-store.js';
+
+/** One response to create: who asks, the validated request and its model, and when to stop. */
+export interface ResponseCall {
+  accountId: string;
+  tokenId: string | null;
+  requestId: string | null;
+  request: ResponseCreateRequest;
+  model: ModelCard;
+  /** Aborting it cancels the run (billing what was processed), as a client disconnect does. */
+  signal: AbortSignal;
+}
+
+/** A finished response and what it was charged (micro-USD). */
+export interface ResponseResult {
+  response: ResponseObject;
+  priceMicros: number;
+}
+
+/** What the Responses feature runs on: chat completions, the stored responses, the file search. */
+export interface ResponseServiceOptions {
+  completions: ChatService;
+  store: ResponseStore;
+  search: SearchFiles;
+  clock: Clock;
+}
+
+/** Records every event it passes on, for a stored response's replay. */
+class RecordingEmitter implements ResponseEmitter {
+  readonly events: ResponseStreamEvent[] = [];
+  constructor(private readonly inner: ResponseEmitter) {}
+  emit(event: ResponseStreamEvent): void {
+    this.events.push(event);
+    this.inner.emit(event);
+  }
+  ready(): Promise<void> | null {
+    return this.inner.ready();
+  }
+}
+
+const notFound = (id: string, param: string) =>
+  new ApiError('not_found', `No response with id '${id}' was found.`, { param });
+
+/**
+ * The Responses API as a wire format over chat completions: input items and earlier turns become
+ * the conversation, the chat feature runs and bills it (plan, passes, tools, hold, cache), and the
+ * answer comes back as output items. Stored responses are the account's only (others read 404).
+ */
+export class ResponseService {
+  constructor(private readonly options: ResponseServiceOptions) {}
+
+  /** Runs a response to its end; with an emitter, its events are streamed as it runs. */
+  async create(call: ResponseCall, emitter: ResponseEmitter | null): Promise<ResponseResult> {
+    const { request, accountId } = call;
+    const { store } = this.options;
+    const earlier = request.previous_response_id ? store.context(accountId, request.previous_response_id) : [];
+    if (!earlier) throw notFound(request.previous_response_id!, 'previous_response_id');
+    const turn = inputMessages(request.input);
+    if (turn.length === 0) throw fieldError(['body', 'input'], 'Field required', 'missing');
+    const head: ResponseHead = {
+      id: `resp_${randomBase62(32)}`,
+      createdAt: Math.floor(this.options.clock.now() / 1000),
+      model: call.model.id,
+      request,
+    };
+    const recorder = emitter && request.store ? new RecordingEmitter(emitter) : null;
+    const assembler = new ResponseAssembler(head, recorder ?? emitter);
+    const query = fileSearchQuery(request, turn);
+    if (query !== null) {
+      const { item, note } = await runFileSearch(this.options.search, accountId, request, query);
+      assembler.fileSearch(item);
+      turn.splice(turn.length - 1, 0, note);
+    }
+    const instructions: ChatMessage[] = request.instructions ? [{ role: 'system', content: request.instructions }] : [];
+    const chatCall = {
+      accountId,
+      tokenId: call.tokenId,
+      requestId: call.requestId,
+      request: chatRequestOf(request, [...instructions, ...earlier, ...turn], call.model.id),
+      model: call.model,
+      signal: call.signal,
+    };
+    const stored = (response: ResponseObject, last: ResponseStreamEvent | null): StoredResponse => ({
+      accountId,
+      response,
+      inputItems: storedInputItems(request.input),
+      turn,
+      events: recorder ? [...recorder.events, ...(last ? [last] : [])] : null,
+    });
+    let result: ChatResult;
+    try {
+      result = emitter
+        ? await this.options.completions.stream(chatCall, () => assembler)
+        : await this.options.completions.complete(chatCall);
+    } catch (err) {
+      if (!(err instanceof ApiError) || !assembler.isOpen) throw err;
+      // Mid-stream failure: the response failed (nothing charged); never a truncated success.
+      assembler.close('incomplete');
+      const failed = responseObject(head, {
+        status: 'failed',
+        output: assembler.output,
+        usage: null,
+        error: { code: err.code, message: err.message },
+      });
+      const last = assembler.finalEvent(failed);
+      if (request.store) await store.save(stored(failed, last));
+      assembler.deliver(last);
+      return { response: failed, priceMicros: 0 };
+    }
+    if (!emitter) assembler.replay(result.outcome.choices[0]);
+    const response = this.finished(head, assembler, result);
+    const last = assembler.finalEvent(response);
+    if (request.store) await store.save(stored(response, last));
+    assembler.deliver(last);
+    return { response, priceMicros: result.outcome.priceMicros };
+  }
+
+  /** The response object of a settled run: `incomplete` when it hit max_output_tokens or was cancelled. */
+  private finished(head: ResponseHead, assembler: ResponseAssembler, result: ChatResult): ResponseObject {
+    const { outcome } = result;
+    const truncated = outcome.choices[0]?.finishReason === 'length';
+    const status = outcome.status === 'cancelled' ? 'cancelled' : truncated ? 'incomplete' : 'completed';
+    assembler.close(status === 'completed' ? 'completed' : 'incomplete');
+    return responseObject(head, {
+      status,
+      output: assembler.output,
+      usage: outcome.usage,
+      incomplete: truncated ? 'max_output_tokens' : null,
+      svc: runSvc(outcome.priceMicros, {
+        cached: result.cached,
+        depth: result.depth,
+        status: outcome.status,
+        cancelReason: outcome.cancelReason,
+      }),
+      cost: costBlock(outcome.usage) as ChatCost,
+    });
+  }
+
+  /** The account's stored response; 404 otherwise. */
+  get(accountId: string, id: string): StoredResponse {
+    const record = this.options.store.get(accountId, id);
+    if (!record) throw notFound(id, 'response_id');
+    return record;
+  }
+
+  /** Deletes the account's stored response; 404 otherwise. */
+  async delete(accountId: string, id: string): Promise<void> {
+    if (!(await this.options.store.delete(accountId, id))) throw notFound(id, 'response_id');
+  }
+}

@@ -1,0 +1,64 @@
+import type { ChatMessage } from '../../protocols/chat.js';
+import type { ResponseObject, ResponseStreamEvent, StoredInputItem } from '../../protocols/responses.js';
+import type { Store, Table } from '../../runtime/store/store.js';
+import { outputMessages } from './response-input.js';
+
+/** A stored response: its owner, the object, its input items, and this turn as chat messages. */
+export interface StoredResponse {
+  accountId: string;
+  response: ResponseObject;
+  inputItems: StoredInputItem[];
+  /** This turn's input as the model read it (file search results included, instructions not). */
+  turn: ChatMessage[];
+  /** The events a streamed or background response emitted, for GET …?stream=true. */
+  events: ResponseStreamEvent[] | null;
+}
+
+// A chain longer than this is refused rather than walked (each hop is one synchronous read).
+const MAX_CHAIN = 10_000;
+
+/**
+ * Responses kept for retrieval and chaining (`store: true`), in LMDB by id; another account's id
+ * reads as missing. A chain is walked from its newest turn back, so each response stores only its
+ * own turn.
+ */
+export class ResponseStore {
+  private readonly table: Table<StoredResponse>;
+
+  constructor(store: Store) {
+    this.table = store.table<StoredResponse>('responses');
+  }
+
+  /** The account's stored response, or undefined. */
+  get(accountId: string, id: string): StoredResponse | undefined {
+    const record = this.table.get(id);
+    return record?.accountId === accountId ? record : undefined;
+  }
+
+  /** Stores (or replaces) a response; resolves once committed. */
+  async save(record: StoredResponse): Promise<void> {
+    await this.table.put(record.response.id, record);
+  }
+
+  /** Deletes the account's response; false when it has none by that id. */
+  async delete(accountId: string, id: string): Promise<boolean> {
+    if (!this.get(accountId, id)) return false;
+    return this.table.remove(id);
+  }
+
+  /**
+   * The conversation up to and including response `id`: every earlier turn's input and output, oldest
+   * first. A deleted ancestor ends the walk (its turns are gone, as on OpenAI).
+   */
+  context(accountId: string, id: string): ChatMessage[] | undefined {
+    const turns: ChatMessage[][] = [];
+    let at: StoredResponse | undefined = this.get(accountId, id);
+    if (!at) return undefined;
+    for (let hops = 0; at && hops < MAX_CHAIN; hops++) {
+      turns.push([...at.turn, ...outputMessages(at.response.output)]);
+      const previous: string | null = at.response.previous_response_id;
+      at = previous ? this.get(accountId, previous) : undefined;
+    }
+    return turns.reverse().flat();
+  }
+}

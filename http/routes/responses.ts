@@ -1,0 +1,167 @@
+import type { ResponseEmitter } from '../../actors/responses/response-assembler.js';
+import { inputItemPage } from '../../actors/responses/input-item-page.js';
+import type { ResponseCall } from '../../actors/responses/response-service.js';
+import { ApiError } from '../../protocols/errors.js';
+import { microsToUsd } from '../../protocols/money.js';
+import { requireModel } from '../../protocols/models.js';
+import {
+  InputItemListSchema,
+  InputItemsQuerySchema,
+  ResponseCreateRequestSchema,
+  ResponseDeletedSchema,
+  ResponseObjectSchema,
+  ResponseStreamEventSchema,
+  RetrieveQuerySchema,
+  type ResponseStreamEvent,
+} from '../../protocols/responses.js';
+import { sseNamed } from '../../protocols/sse.js';
+import { fieldError } from '../../protocols/validation.js';
+import type { AppDeps } from '../app-deps.js';
+import { accountOf, json, type RequestContext, type RouteDef } from '../route.js';
+import { SseWriter } from '../sse-writer.js';
+
+/** Writes response events as named SSE events; the stream opens with the first one. */
+class SseResponseEmitter implements ResponseEmitter {
+  private opened = false;
+  private lastSeq = -1;
+
+  constructor(
+    private readonly writer: SseWriter,
+    private readonly responseId: string | null,
+  ) {}
+
+  get isOpen(): boolean {
+    return this.opened;
+  }
+
+  emit(event: ResponseStreamEvent): void {
+    if (!this.opened) {
+      this.opened = true;
+      const id = this.responseId ?? ('response' in event ? event.response.id : null);
+      this.writer.open(id ? { 'x-response-id': id } : {});
+    }
+    this.lastSeq = event.sequence_number;
+    this.writer.push(sseNamed(event.type, event));
+  }
+
+  /** The `error` event that ends a stream a failure interrupted outside the run (the run itself ends with `response.failed`). */
+  fail(err: ApiError): void {
+    this.emit({
+      type: 'error',
+      sequence_number: this.lastSeq + 1,
+      code: err.code,
+      message: err.message,
+      param: err.param,
+    });
+  }
+
+  ready(): Promise<void> | null {
+    return this.writer.ready();
+  }
+
+  end(): void {
+    this.writer.end();
+  }
+}
+
+/** The Responses API: create (JSON or SSE), retrieve (or replay its events), delete, and list input items. */
+export function responseRoutes({ responses }: AppDeps): RouteDef[] {
+  const callOf = async (ctx: RequestContext): Promise<ResponseCall> => {
+    const request = await ctx.json(ResponseCreateRequestSchema);
+    const model = requireModel(request.model);
+    if (request.background) throw fieldError(['body', 'background'], 'background mode is not served yet');
+    return {
+      accountId: accountOf(ctx.principal).id,
+      tokenId: ctx.principal.token?.id ?? null,
+      requestId: ctx.ex.requestId,
+      request,
+      model,
+      signal: ctx.ex.signal,
+    };
+  };
+
+  /** Streams a response; a failure before the first event is a plain HTTP error, after it an `error` event. */
+  const stream = async (ctx: RequestContext, call: ResponseCall): Promise<undefined> => {
+    const emitter = new SseResponseEmitter(new SseWriter(ctx.ex), null);
+    try {
+      await responses.create(call, emitter);
+    } catch (err) {
+      if (!(err instanceof ApiError) || !emitter.isOpen) throw err;
+      emitter.fail(err);
+    }
+    emitter.end();
+    return undefined;
+  };
+
+  return [
+    {
+      method: 'POST',
+      path: '/v1/responses',
+      auth: 'token',
+      schema: {
+        summary: 'Create a model response (the OpenAI Responses API; SSE when stream is true)',
+        body: ResponseCreateRequestSchema,
+        response: ResponseObjectSchema,
+        events: ResponseStreamEventSchema,
+      },
+      async handler(ctx) {
+        const call = await callOf(ctx);
+        if (call.request.stream) return stream(ctx, call);
+        const { response, priceMicros } = await responses.create(call, null);
+        return json(response, 200, { 'x-svc-price-usd': microsToUsd(priceMicros).toFixed(6) });
+      },
+    },
+    {
+      method: 'GET',
+      path: '/v1/responses/:response_id',
+      auth: 'token',
+      schema: {
+        summary: 'Retrieve a stored response, or replay its events (stream=true, after starting_after)',
+        query: RetrieveQuerySchema,
+        response: ResponseObjectSchema,
+        events: ResponseStreamEventSchema,
+      },
+      handler(ctx) {
+        const query = ctx.query(RetrieveQuerySchema);
+        const record = responses.get(accountOf(ctx.principal).id, ctx.params.response_id!);
+        if (query.stream !== 'true') return json(record.response);
+        if (!record.events)
+          throw new ApiError('conflict', 'This response was not streamed, so it has no events to replay.', {
+            param: 'stream',
+          });
+        const after = query.starting_after ?? -1;
+        const writer = new SseWriter(ctx.ex);
+        writer.open({ 'x-response-id': record.response.id });
+        for (const event of record.events) if (event.sequence_number > after) writer.push(sseNamed(event.type, event));
+        writer.end();
+        return undefined;
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/v1/responses/:response_id',
+      auth: 'token',
+      schema: { summary: 'Delete a stored response', response: ResponseDeletedSchema },
+      async handler(ctx) {
+        const id = ctx.params.response_id!;
+        await responses.delete(accountOf(ctx.principal).id, id);
+        return json({ id, object: 'response.deleted', deleted: true });
+      },
+    },
+    {
+      method: 'GET',
+      path: '/v1/responses/:response_id/input_items',
+      auth: 'token',
+      schema: {
+        summary: "A page of a stored response's input items",
+        query: InputItemsQuerySchema,
+        response: InputItemListSchema,
+      },
+      handler(ctx) {
+        const query = ctx.query(InputItemsQuerySchema);
+        const record = responses.get(accountOf(ctx.principal).id, ctx.params.response_id!);
+        return json(inputItemPage(record.inputItems, query));
+      },
+    },
+  ];
+}
