@@ -23,6 +23,7 @@ import { healthRoutes } from './health.js';
 import { imageRoutes } from './images.js';
 import { mcpRoutes } from './mcp.js';
 import { mediaUrlRoutes } from './media-urls.js';
+import { messagesRoutes } from './messages.js';
 import { modelRoutes } from './models.js';
 import { musicRoutes } from './music.js';
 import { openApiRoutes } from './openapi.js';
@@ -55,6 +56,7 @@ export function allRoutes(deps: AppDeps): RouteDef[] {
     ...pricingRoutes(deps),
     ...chatCompletionRoutes(deps),
     ...chatSessionRoutes(deps),
+    ...messagesRoutes(deps),
     ...fileRoutes(deps),
     ...fileUploadRoutes(deps),
     ...realtimeRoutes(deps),
