@@ -45,7 +45,13 @@ export interface ChatBackendRequest {
 export type ChatBackendEvent =
   | { type: 'delta'; text: string }
   | { type: 'tool_call'; index: number; id?: string; name?: string; arguments: string }
-  | { type: 'done'; finishReason: 'stop' | 'length' | 'tool_calls'; usage: TokenUsage };
+  | {
+      type: 'done';
+      finishReason: 'stop' | 'length' | 'tool_calls';
+      usage: TokenUsage;
+      /** The stop sequence that ended the answer, when the backend knows (finish reason `stop`). */
+      stopSequence?: string;
+    };
 
 /** One chat backend (sim, an OpenAI-compatible upstream, …); throws TerminalError or RetryableError. */
 export interface ChatBackend {

@@ -5,7 +5,7 @@ import { fieldError, parseOrThrow } from '../protocols/validation.js';
 import type { Logger } from '../runtime/logger.js';
 import type { Exchange } from './exchange.js';
 import type { Perimeter } from './perimeter.js';
-import type { Principal, RequestContext, RouteDef } from './route.js';
+import type { Principal, RequestContext, RouteDef, RouteDialect } from './route.js';
 import type { Router } from './router.js';
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
@@ -15,8 +15,8 @@ export function sendJson(ex: Exchange, status: number, body: unknown, headers?: 
   ex.send(status, headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS, JSON.stringify(body));
 }
 
-/** Sends an error in the envelope; anything that is not an ApiError is logged and becomes a 500. */
-export function sendError(ex: Exchange, thrown: unknown, logger: Logger): void {
+/** Sends an error in the envelope (the route's dialect's, if any); anything that is not an ApiError is logged and becomes a 500. */
+export function sendError(ex: Exchange, thrown: unknown, logger: Logger, dialect?: RouteDialect): void {
   let err: ApiError;
   if (thrown instanceof ApiError) {
     err = thrown;
@@ -31,6 +31,11 @@ export function sendError(ex: Exchange, thrown: unknown, logger: Logger): void {
   if (ex.started) {
     logger.warn('error after response started', { request_id: ex.requestId, code: err.code });
     ex.end();
+    return;
+  }
+  if (dialect) {
+    const reply = dialect.errorReply(err, ex.requestId);
+    sendJson(ex, reply.status, reply.body, reply.headers);
     return;
   }
   sendJson(ex, err.status, errorBody(err, ex.requestId), err.headers);
@@ -95,6 +100,7 @@ export async function dispatch(
 ): Promise<string | null> {
   let principal: Principal | undefined;
   let pattern: string | null = null;
+  let dialect: RouteDialect | undefined;
   try {
     if (ex.framingError) throw new ApiError('invalid_request', `Malformed request: ${ex.framingError}.`);
     if (!KNOWN_METHODS.has(ex.method))
@@ -117,7 +123,11 @@ export async function dispatch(
     }
     const route = match.route;
     pattern = route.path;
-    principal = deps.perimeter.authenticate(route.auth, ex.headers.authorization);
+    dialect = route.dialect;
+    principal = deps.perimeter.authenticate(
+      route.auth,
+      dialect ? dialect.authorization(ex.headers) : ex.headers.authorization,
+    );
     assertPlausibleParams(match.params);
     const limit = route.maxBodyBytes ?? deps.maxBodyBytes;
     const ctx: RequestContext = {
@@ -137,7 +147,7 @@ export async function dispatch(
     else if (!ex.started) throw new Error(`route ${route.method} ${route.path} returned without answering`);
   } catch (thrown) {
     if (principal && thrown instanceof ApiError && thrown.status === 402) deps.perimeter.countDenied(principal);
-    sendError(ex, thrown, deps.logger);
+    sendError(ex, thrown, deps.logger, dialect);
   }
   return pattern;
 }

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { ApiError } from '../protocols/errors.js';
 import type { AccountRecord } from '../actors/accounts/account-repo.js';
 import type { TokenRecord } from '../actors/accounts/token-repo.js';
 import type { Exchange } from './exchange.js';
@@ -59,12 +60,24 @@ export interface RouteSchema {
   response?: z.ZodType;
   /** The `data:` payload of each event when the route answers text/event-stream. */
   events?: z.ZodType;
+  /** The error body when it is not our envelope (a foreign wire format's); validation errors are then in it too. */
+  errors?: z.ZodType;
   /** Non-JSON success bodies by media type (audio/mpeg, text/csv, …). */
   media?: readonly string[];
   /** The security schemes a route that authenticates itself accepts (any one of them); else those of its `auth`. */
-  security?: readonly ('apiToken' | 'loginSession' | 'adminKey' | 'oauthAccessToken')[];
+  security?: readonly ('apiToken' | 'loginSession' | 'adminKey' | 'oauthAccessToken' | 'anthropicApiKey')[];
+  /** Request headers the route requires (string values), such as `anthropic-version`. */
+  requiredHeaders?: readonly string[];
   /** The success status (200 when absent), or each of them (201 created, 200 replayed); 101 and 204 carry no body. */
   status?: number | readonly number[];
+}
+
+/** Where a foreign wire format's credential comes from and how its errors look, from authentication on. */
+export interface RouteDialect {
+  /** The `Authorization` value to authenticate with (built from another header, such as `x-api-key`). */
+  authorization(headers: Readonly<Record<string, string>>): string | undefined;
+  /** An error in this format's envelope (`request_id` included). */
+  errorReply(err: ApiError, requestId: string): Reply;
 }
 
 /** One route of the API. */
@@ -76,6 +89,8 @@ export interface RouteDef {
   maxBodyBytes?: number;
   /** Schemas for the published API contract (GET /v1/openapi.json). */
   schema?: RouteSchema;
+  /** The edges of a foreign wire format (the Anthropic Messages API); ours when absent. */
+  dialect?: RouteDialect;
   handler(ctx: RequestContext): Promise<Reply | undefined> | Reply | undefined;
 }
 

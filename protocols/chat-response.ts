@@ -171,6 +171,8 @@ export interface ChoiceView {
   text: string;
   toolCalls: WireToolCall[];
   finishReason: 'stop' | 'length' | 'tool_calls';
+  /** The stop sequence that ended the text, when the backend reported one (the Messages API names it). */
+  stopSequence?: string;
 }
 
 /** What identifies a completion on every chunk and in the final object. */

@@ -1,5 +1,5 @@
 import type { ChatBackend } from '../../backends/chat-backend.js';
-import type { ChatCompletionRequest } from '../../protocols/chat.js';
+import type { ChatCompletionRequest, ChatMessage } from '../../protocols/chat.js';
 import type { CompletionHeader } from '../../protocols/chat-response.js';
 import { ApiError } from '../../protocols/errors.js';
 import type { ModelCard } from '../../protocols/models.js';
@@ -228,6 +228,15 @@ export class ChatService {
     if (!handle)
       throw new ApiError('not_found', `No running or recent completion ${completionId}.`, { param: 'completion_id' });
     return handle;
+  }
+
+  /**
+   * The input tokens one pass of `messages` bills (count_tokens): the prompt with its media parts
+   * resolved, plus the tokens those parts add. Nothing is held or charged.
+   */
+  async inputTokens(accountId: string, messages: ChatMessage[], signal: AbortSignal): Promise<number> {
+    const resolved = await resolveParts(messages, { accountId, signal, options: this.options.parts });
+    return countPromptTokens(resolved.messages) + resolved.added.promptTokens;
   }
 
   /** Live input to a running completion (it joins the next pass), or to a session's run by its completion id. */

@@ -19,8 +19,16 @@ export async function collectAnswer(
   const calls: ToolCallResult[] = [];
   for await (const event of events) {
     if (signal.aborted) break;
-    if (event.type === 'done')
-      return { text, toolCalls: calls.filter(Boolean), finishReason: event.finishReason, usage: event.usage };
+    if (event.type === 'done') {
+      const result: PassChoiceResult = {
+        text,
+        toolCalls: calls.filter(Boolean),
+        finishReason: event.finishReason,
+        usage: event.usage,
+      };
+      if (event.stopSequence !== undefined) result.stopSequence = event.stopSequence;
+      return result;
+    }
     if (event.type === 'delta') text += event.text;
     else {
       const call = (calls[event.index] ??= { id: event.id ?? '', name: event.name ?? '', arguments: '' });

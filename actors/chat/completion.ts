@@ -22,6 +22,8 @@ export interface PassChoiceResult {
   toolCalls: ToolCallResult[];
   finishReason: 'stop' | 'length' | 'tool_calls';
   usage: TokenUsage;
+  /** The stop sequence that ended the text, when the backend reported one. */
+  stopSequence?: string;
 }
 
 /** Why a pass failed, as the backend classified it. */
@@ -122,7 +124,12 @@ export function outcomeOf(
 ): CompletionOutcome {
   return {
     status,
-    choices: answers.map((a) => ({ text: a.text, toolCalls: a.toolCalls, finishReason: a.finishReason })),
+    choices: answers.map((a) => ({
+      text: a.text,
+      toolCalls: a.toolCalls,
+      finishReason: a.finishReason,
+      ...(a.stopSequence !== undefined && { stopSequence: a.stopSequence }),
+    })),
     usage,
     priceMicros: 0,
     error,

@@ -9,13 +9,17 @@ import { simToolCalls, type SimToolCall } from './sim-tools.js';
 
 const PIECE = /\s*[\p{L}\p{N}]{1,6}|\s*[^\s\p{L}\p{N}]|\s+$/gu;
 
-function firstStop(text: string, stops: readonly string[]): number {
+function firstStop(text: string, stops: readonly string[]): { at: number; stop: string } {
   let at = -1;
+  let found = '';
   for (const stop of stops) {
     const index = stop ? text.indexOf(stop) : -1;
-    if (index >= 0 && (at < 0 || index < at)) at = index;
+    if (index >= 0 && (at < 0 || index < at)) {
+      at = index;
+      found = stop;
+    }
   }
-  return at;
+  return { at, stop: found };
 }
 
 /** What an aborted wait rejects with: the same as `timers/promises` (an AbortError caused by the signal's reason). */
@@ -61,6 +65,8 @@ export class SimChatStream implements AsyncIterableIterator<ChatBackendEvent>, P
   /** Pieces (or fragments of the current tool call) handed out so far. */
   private index = 0;
   private emitted = '';
+  /** The stop sequence that cut the answer, reported with the end (the Messages API names it). */
+  private matchedStop: string | undefined;
   /** The tool calls of this answer (empty: it is text), and which one is streaming. */
   private calls: SimToolCall[] = [];
   private callIndex = 0;
@@ -268,8 +274,10 @@ export class SimChatStream implements AsyncIterableIterator<ChatBackendEvent>, P
     request.signal.throwIfAborted();
     const cost = countTokens(piece);
     if (this.completionTokens + cost > request.maxTokens) return this.end('length');
-    const stopAt = request.stop.length ? firstStop(this.emitted + piece, request.stop) : -1;
-    if (stopAt >= 0) {
+    const match = request.stop.length ? firstStop(this.emitted + piece, request.stop) : null;
+    const stopAt = match ? match.at : -1;
+    if (match && stopAt >= 0) {
+      this.matchedStop = match.stop;
       const tail = (this.emitted + piece).slice(this.emitted.length, Math.max(this.emitted.length, stopAt));
       this.completionTokens += countTokens(tail);
       // The end follows the tail at once.
@@ -305,6 +313,7 @@ export class SimChatStream implements AsyncIterableIterator<ChatBackendEvent>, P
         type: 'done',
         finishReason,
         usage: { promptTokens: this.promptTokens, completionTokens: this.completionTokens },
+        ...(this.matchedStop !== undefined && { stopSequence: this.matchedStop }),
       },
     };
   }

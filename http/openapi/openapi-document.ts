@@ -25,9 +25,9 @@ const SECURITY: Record<AuthMode, Record<string, string[]>[]> = {
 };
 
 const ERROR_REF = { $ref: '#/components/schemas/ErrorEnvelope' };
-const errorResponse = (description: string) => ({
+const errorResponse = (description: string, schema: unknown = ERROR_REF) => ({
   description,
-  content: { 'application/json': { schema: ERROR_REF } },
+  content: { 'application/json': { schema } },
 });
 
 /** JSON Schema (2020-12, which OpenAPI 3.1 uses) of a zod schema, for requests (`input`) or answers (`output`). */
@@ -134,9 +134,41 @@ function successOf(schema: RouteSchema | undefined): Record<string, unknown> {
   );
 }
 
+function foreignOperation(
+  route: RouteDef,
+  schema: RouteSchema,
+  security: Record<string, string[]>[],
+  responses: Record<string, unknown>,
+): Record<string, unknown> {
+  const requestBody = requestBodyOf(schema);
+  const parameters = (schema.requiredHeaders ?? []).map((name) => ({
+    name,
+    in: 'header',
+    required: true,
+    schema: { type: 'string' },
+  }));
+  return {
+    operationId: operationId(route),
+    summary: schema.summary ?? `${route.method} ${openApiPath(route.path)}`,
+    tags: [tagOf(route.path)],
+    ...(parameters.length > 0 && { parameters }),
+    ...(requestBody !== undefined && { requestBody }),
+    responses,
+    security,
+  };
+}
+
 function operationOf(route: RouteDef): Record<string, unknown> {
   const schema = route.schema;
   const security = schema?.security ? schema.security.map((name) => ({ [name]: [] })) : SECURITY[route.auth];
+  // A foreign wire format (the Messages API) answers its own envelope, validation included.
+  const errors = schema?.errors ? jsonSchema(schema.errors, 'output') : undefined;
+  if (errors)
+    return foreignOperation(route, schema!, security, {
+      ...successOf(schema),
+      ...(security.length > 0 && { '401': errorResponse('Missing or invalid credentials.', errors) }),
+      default: errorResponse("An error in this API's own envelope (docs/messages.md).", errors),
+    });
   const validates = Boolean(schema?.body || schema?.form || schema?.query || route.path.includes(':'));
   const responses: Record<string, unknown> = {
     ...successOf(schema),
@@ -198,6 +230,12 @@ export function buildOpenApiDocument(
           description: 'A login session token from POST /v1/auth/login.',
         },
         adminKey: { type: 'http', scheme: 'bearer', description: 'The operator key (SVC_ADMIN_KEY).' },
+        anthropicApiKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'x-api-key',
+          description: 'An API token (sk-…) as the Anthropic SDK sends it, on the Messages API routes.',
+        },
         oauthAccessToken: {
           type: 'http',
           scheme: 'bearer',

@@ -23,6 +23,7 @@ import { healthRoutes } from './health.js';
 import { imageRoutes } from './images.js';
 import { mcpRoutes } from './mcp.js';
 import { mediaUrlRoutes } from './media-urls.js';
+import { messagesRoutes } from './messages.js';
 import { modelRoutes } from './models.js';
 import { musicRoutes } from './music.js';
 import { openApiRoutes } from './openapi.js';
@@ -57,6 +58,7 @@ export function allRoutes(deps: AppDeps): RouteDef[] {
     ...chatCompletionRoutes(deps),
     ...responseRoutes(deps),
     ...chatSessionRoutes(deps),
+    ...messagesRoutes(deps),
     ...fileRoutes(deps),
     ...fileUploadRoutes(deps),
     ...realtimeRoutes(deps),
