@@ -34,6 +34,18 @@ export const SessionViewSchema = z.strictObject({
     }),
     output: z.strictObject({ format: PcmFormatViewSchema, voice: z.string(), speed: z.number() }),
   }),
+  tools: z.array(
+    z.strictObject({
+      type: z.literal('function'),
+      name: z.string(),
+      description: z.string().optional(),
+      parameters: z.record(z.string(), z.unknown()).optional(),
+    }),
+  ),
+  tool_choice: z.union([
+    z.enum(['auto', 'none', 'required']),
+    z.strictObject({ type: z.literal('function'), name: z.string() }),
+  ]),
 });
 export type SessionView = z.output<typeof SessionViewSchema>;
 
@@ -46,15 +58,36 @@ export const ItemContentViewSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('output_audio'), transcript: z.string() }),
 ]);
 
-/** A conversation item (`realtime.item`, a message). */
-export const ItemViewSchema = z.strictObject({
-  id: z.string(),
-  object: z.literal('realtime.item'),
-  type: z.literal('message'),
-  role: z.enum(['user', 'assistant', 'system']),
-  status: z.enum(['in_progress', 'completed', 'incomplete']),
-  content: z.array(ItemContentViewSchema),
-});
+const itemStatus = z.enum(['in_progress', 'completed', 'incomplete']);
+
+/** A conversation item (`realtime.item`): a message, a function call, or a function call's output. */
+export const ItemViewSchema = z.discriminatedUnion('type', [
+  z.strictObject({
+    id: z.string(),
+    object: z.literal('realtime.item'),
+    type: z.literal('message'),
+    role: z.enum(['user', 'assistant', 'system']),
+    status: itemStatus,
+    content: z.array(ItemContentViewSchema),
+  }),
+  z.strictObject({
+    id: z.string(),
+    object: z.literal('realtime.item'),
+    type: z.literal('function_call'),
+    status: itemStatus,
+    call_id: z.string(),
+    name: z.string(),
+    arguments: z.string(),
+  }),
+  z.strictObject({
+    id: z.string(),
+    object: z.literal('realtime.item'),
+    type: z.literal('function_call_output'),
+    status: itemStatus,
+    call_id: z.string(),
+    output: z.string(),
+  }),
+]);
 export type ItemView = z.output<typeof ItemViewSchema>;
 
 /** `usage` of `response.done` (audio is counted in seconds in `svc`). */
@@ -204,6 +237,25 @@ export const ServerEventSchema = z.discriminatedUnion('type', [
     ...contentRef,
     delta: z.string(),
     svc_ts: z.number().optional(),
+  }),
+  z.strictObject({
+    event_id: eventId,
+    type: z.literal('response.function_call_arguments.delta'),
+    response_id: z.string(),
+    item_id: z.string(),
+    output_index: z.number().int(),
+    call_id: z.string(),
+    delta: z.string(),
+  }),
+  z.strictObject({
+    event_id: eventId,
+    type: z.literal('response.function_call_arguments.done'),
+    response_id: z.string(),
+    item_id: z.string(),
+    output_index: z.number().int(),
+    call_id: z.string(),
+    name: z.string(),
+    arguments: z.string(),
   }),
   z.strictObject({ event_id: eventId, type: z.literal('response.output_text.done'), ...contentRef, text: z.string() }),
   z.strictObject({ event_id: eventId, type: z.literal('response.output_audio.done'), ...contentRef }),

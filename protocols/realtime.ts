@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { MetadataSchema } from './json-bounds.js';
 
 // The realtime WebSocket's client messages, after OpenAI's Realtime API (GA). Fields we do not act
-// on (tools, tracing, noise reduction, …) are accepted and ignored, so OpenAI's clients work.
+// on (tracing, noise reduction, …) are accepted and ignored, so OpenAI's clients work.
 
 /** The only audio format served: 16-bit little-endian mono PCM at 24 kHz. */
 export const PcmFormatSchema = z.object({
@@ -22,6 +22,26 @@ export const TurnDetectionSchema = z
   })
   .nullable();
 
+/** A function the model may call (`tools` of the session or of one response); only functions are served. */
+export const RealtimeToolSchema = z.object({
+  type: z.literal('function', { message: 'only function tools are supported' }),
+  name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digits, underscores or dashes'),
+  description: z.string().max(10_000).optional(),
+  parameters: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** A function tool on the wire. */
+export type RealtimeTool = z.output<typeof RealtimeToolSchema>;
+
+/** `tool_choice`: a mode, or one function by name. */
+export const RealtimeToolChoiceSchema = z.union([
+  z.enum(['auto', 'none', 'required']),
+  z.object({ type: z.literal('function'), name: z.string().min(1).max(64) }),
+]);
+
+/** A wire `tool_choice`. */
+export type RealtimeToolChoice = z.output<typeof RealtimeToolChoiceSchema>;
+
 /** `session` of `session.update`: every field optional, merged into the call's session. */
 export const SessionUpdateSchema = z.object({
   type: z.enum(['realtime', 'transcription']).optional(),
@@ -33,6 +53,8 @@ export const SessionUpdateSchema = z.object({
     .optional(),
   instructions: z.string().max(100_000).optional(),
   max_output_tokens: z.union([z.number().int().min(1).max(4096), z.literal('inf')]).optional(),
+  tools: z.array(RealtimeToolSchema).max(128).optional(),
+  tool_choice: RealtimeToolChoiceSchema.optional(),
   audio: z
     .object({
       input: z
@@ -68,13 +90,33 @@ const ItemContentSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('text'), text: z.string().max(100_000) }),
 ]);
 
-/** An item a client adds to the conversation: a message with text or audio content. */
-export const ClientItemSchema = z.object({
-  id: z.string().min(1).max(64).optional(),
-  type: z.literal('message', { message: 'only message items are supported' }),
-  role: z.enum(['user', 'assistant', 'system']),
-  content: z.array(ItemContentSchema).min(1).max(32),
-});
+const itemId = z.string().min(1).max(64).optional();
+const callId = z.string().min(1).max(128);
+
+/**
+ * An item a client adds to the conversation: a message with text or audio content, a function call
+ * (history the client replays) or a function call's output (the answer to the model's call).
+ */
+export const ClientItemSchema = z.discriminatedUnion(
+  'type',
+  [
+    z.object({
+      id: itemId,
+      type: z.literal('message'),
+      role: z.enum(['user', 'assistant', 'system']),
+      content: z.array(ItemContentSchema).min(1).max(32),
+    }),
+    z.object({
+      id: itemId,
+      type: z.literal('function_call'),
+      call_id: callId,
+      name: z.string().min(1).max(64),
+      arguments: z.string().max(100_000),
+    }),
+    z.object({ id: itemId, type: z.literal('function_call_output'), call_id: callId, output: z.string().max(100_000) }),
+  ],
+  { message: 'item.type must be message, function_call or function_call_output' },
+);
 
 /** The client messages the call understands, by `type`. */
 export const ClientEventSchema = z.discriminatedUnion('type', [
@@ -101,6 +143,8 @@ export const ClientEventSchema = z.discriminatedUnion('type', [
         instructions: z.string().max(100_000).optional(),
         max_output_tokens: z.union([z.number().int().min(1).max(4096), z.literal('inf')]).optional(),
         metadata: MetadataSchema.optional(),
+        tools: z.array(RealtimeToolSchema).max(128).optional(),
+        tool_choice: RealtimeToolChoiceSchema.optional(),
       })
       .optional(),
   }),

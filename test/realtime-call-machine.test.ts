@@ -20,7 +20,7 @@ import type {
   TranscribeInput,
   TranscriptionResult,
 } from '../actors/realtime/call-context.js';
-import type { CallEmitted } from '../actors/realtime/call-events.js';
+import type { CallEmitted, CallItem } from '../actors/realtime/call-events.js';
 import { realtimeCallMachine, type CallSnapshot } from '../actors/realtime/call-machine.js';
 import { defaultCallSession } from '../actors/realtime/call-session.js';
 import { upgradeCallSnapshot } from '../actors/realtime/call-snapshot-upgrade.js';
@@ -79,6 +79,7 @@ const finished = (
   responseId,
   status,
   text,
+  toolCalls: [],
   usage: { promptTokens: 12, completionTokens: 3, audioOutMs: 0 },
   failure: status === 'failed' ? 'backend down' : null,
   at: at + 500,
@@ -122,6 +123,8 @@ const types = (events: readonly CallEmitted[]) => events.map((event) => event.ty
 /** The job state of a live call (`idle`, `transcribing`, `streaming`, …). */
 const turns = (snapshot: CallSnapshot) => (snapshot.value as { live?: unknown }).live;
 /** Where the call is in ending: open, ending (the goodbye is said), endReady (waiting for the acknowledgement). */
+/** An item's text (a message's), or '' for a function call or output. */
+const textOf = (item: CallItem): string => ('text' in item ? item.text : '');
 const phase = (snapshot: CallSnapshot) =>
   snapshot.context.ending === null ? 'open' : snapshot.context.ending.ready ? 'endReady' : 'ending';
 const responseId = (snapshot: CallSnapshot) => snapshot.context.response!.id;
@@ -130,11 +133,13 @@ test('OPEN announces the session; a typed item is recorded and announced at once
   const { snapshot, all } = play([open, say('What is the capital of France?')]);
   assert.equal(types(all), ['sessionCreated', 'itemAdded', 'itemDone']);
   const added = all[1] as Extract<CallEmitted, { type: 'itemAdded' }>;
-  assert.equal(added.item.content, [{ type: 'input_text', text: 'What is the capital of France?' }]);
+  assert.equal('content' in added.item && added.item.content, [
+    { type: 'input_text', text: 'What is the capital of France?' },
+  ]);
   assert.is(added.clientEventId, 'evt_item');
   assert.is(added.previousItemId, null);
   assert.equal(
-    snapshot.context.items.map((item) => item.text),
+    snapshot.context.items.map((item) => textOf(item)),
     ['What is the capital of France?'],
   );
   assert.is(turns(snapshot), 'idle');
@@ -158,7 +163,7 @@ test('response.create: planned at its worst case, started (responseStarted), fin
   assert.is(turns(ended.snapshot), 'idle');
   assert.equal(ended.snapshot.context.usage, { audioInMs: 0, audioOutMs: 0, promptTokens: 12, completionTokens: 3 });
   assert.equal(
-    ended.snapshot.context.items.map((item) => `${item.role}:${item.text}`),
+    ended.snapshot.context.items.map((item) => `${'role' in item ? item.role : item.type}:${textOf(item)}`),
     ['user:Hi', 'assistant:Paris.'],
   );
   assert.is(ended.snapshot.context.response, null);
@@ -478,7 +483,7 @@ test('jobs run one at a time in arrival order: an item sent after response.creat
   const after = play([...steps, finished(id)]);
   assert.equal(types(after.emitted), ['responseDone', 'itemAdded', 'itemDone']);
   assert.equal(
-    after.snapshot.context.items.map((item) => item.text),
+    after.snapshot.context.items.map((item) => textOf(item)),
     ['First', 'Paris.', 'Second'],
   );
 });
@@ -503,6 +508,7 @@ function stubbed(options: { topUp?: (input: TopUpInput) => Promise<{ holdMicros:
             responseId: input.responseId,
             status,
             text: input.line ?? 'an answer',
+            toolCalls: [],
             usage: { promptTokens: input.promptTokens, completionTokens: 2, audioOutMs: 100 },
             failure: null,
             at: 5000,
@@ -532,9 +538,16 @@ test('as an actor: a spoken turn is transcribed and answered by the provided eff
   actor.send({ type: 'SPEECH_STOPPED', itemId: 'item_7', audioEndMs: 900, audioKey: 'a7', audioMs: 900, at });
   await waitFor(actor, (snapshot) => snapshot.context.response?.stage === 'streaming');
   assert.is(responses.length, 1);
-  assert.equal(responses[0]!.request, { model: 'pro-1', instructions: '', maxTokens: 4096, metadata: null });
+  assert.equal(responses[0]!.request, {
+    model: 'pro-1',
+    instructions: '',
+    maxTokens: 4096,
+    metadata: null,
+    tools: [],
+    toolChoice: 'none',
+  });
   assert.equal(
-    actor.getSnapshot().context.items.map((item) => item.text),
+    actor.getSnapshot().context.items.map((item) => textOf(item)),
     ['heard a7'],
     'the conversation the effect reads',
   );

@@ -28,6 +28,7 @@ const responseDone: CallEmitted = {
   modalities: ['text'],
   status: 'completed',
   cancelReason: null,
+  toolCalls: [],
   failure: null,
   text: 'x',
   usage,

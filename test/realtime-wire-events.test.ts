@@ -10,6 +10,7 @@ import {
   speechStartedEvent,
   textDelta,
 } from '../http/realtime/server-events.js';
+import { ResponseWire } from '../http/realtime/response-wire.js';
 import { ERROR_CATALOGUE } from '../protocols/errors.js';
 import { SERVER_EVENT_TYPES, ServerEventSchema, type UnstampedEvent } from '../protocols/realtime-events.js';
 import { startServer } from './harness.js';
@@ -40,7 +41,20 @@ const SAMPLES: CallEmitted[] = [
       turnDetection: null,
       transcription: { language: 'en' },
       outputModalities: ['text'],
+      tools: [{ name: 'get_weather', description: 'Weather by city', parameters: { type: 'object' } }],
+      toolChoice: { name: 'get_weather' },
     }),
+  },
+  {
+    type: 'itemAdded',
+    previousItemId: null,
+    item: { type: 'function_call', id: 'item_7', callId: 'call_1', name: 'get_weather', arguments: '{}' },
+    clientEventId: null,
+  },
+  {
+    type: 'itemDone',
+    previousItemId: 'item_7',
+    item: { type: 'function_call_output', id: 'item_8', callId: 'call_1', output: '{"temp":21}' },
   },
   { type: 'audioCommitted', itemId: 'item_1', previousItemId: null, audioEndMs: 1600 },
   { type: 'audioCommitted', itemId: 'item_1', previousItemId: 'item_0', audioEndMs: null },
@@ -60,6 +74,7 @@ const SAMPLES: CallEmitted[] = [
     cancelReason: null,
     failure: null,
     text: 'Paris.',
+    toolCalls: [],
     usage,
   },
   {
@@ -71,6 +86,7 @@ const SAMPLES: CallEmitted[] = [
     cancelReason: 'turn_detected',
     failure: null,
     text: 'Par',
+    toolCalls: [],
     usage,
   },
   {
@@ -82,6 +98,7 @@ const SAMPLES: CallEmitted[] = [
     cancelReason: null,
     failure: 'backend down',
     text: '',
+    toolCalls: [],
     usage,
   },
   {
@@ -95,9 +112,45 @@ const SAMPLES: CallEmitted[] = [
   { type: 'endReady', graceMs: 3000 },
 ];
 
+/** A response's events as ResponseWire orders them: opening, deltas (text, audio, a function call), closing. */
+function responseEvents(): UnstampedEvent[] {
+  const out: UnstampedEvent[] = [];
+  const wire = new ResponseWire(
+    (event) => out.push(event),
+    (event) => out.push(event),
+    () => null,
+  );
+  for (const event of SAMPLES) {
+    if (event.type === 'responseStarted') wire.started(event);
+    if (event.type === 'responseStarted' && event.responseId === 'resp_1')
+      wire.delta({ type: 'responseAudio', responseId: 'resp_1', itemId: 'item_3', audio: Buffer.alloc(2400) });
+    if (event.type === 'responseStarted' && event.responseId === 'resp_2')
+      wire.delta({ type: 'responseText', responseId: 'resp_2', itemId: 'item_4', delta: 'Par' });
+    if (event.type === 'responseDone') wire.done(event);
+  }
+  const call = { itemId: 'item_9', callId: 'call_9', name: 'get_weather' };
+  wire.started({ type: 'responseStarted', responseId: 'resp_9', itemId: 'item_6', modalities: ['audio'] });
+  wire.delta({ type: 'responseToolCall', responseId: 'resp_9', call, delta: '{"city":' });
+  wire.delta({ type: 'responseToolCall', responseId: 'resp_9', call, delta: '"Paris"}' });
+  wire.done({
+    type: 'responseDone',
+    responseId: 'resp_9',
+    itemId: 'item_6',
+    modalities: ['audio'],
+    status: 'completed',
+    cancelReason: null,
+    failure: null,
+    text: '',
+    toolCalls: [{ ...call, arguments: '{"city":"Paris"}' }],
+    usage,
+  });
+  return out;
+}
+
 function rendered(): UnstampedEvent[] {
   return [
     ...SAMPLES.flatMap((event) => renderEmitted(event)),
+    ...responseEvents(),
     textDelta('resp_1', 'item_3', 'Par', true),
     textDelta('resp_2', 'item_4', 'Par', false),
     audioDelta('resp_1', 'item_3', Buffer.alloc(2400), null),
@@ -131,6 +184,35 @@ test('a sample of every server event type is rendered, and each matches its sche
     [],
     'every type has a sample',
   );
+});
+
+test('a response that only calls a function shows no message item; its call opens, streams and closes in order', () => {
+  const out = responseEvents();
+  const of9 = out.filter((event) => 'response_id' in event && event.response_id === 'resp_9');
+  assert.equal(
+    of9.map((event) => event.type),
+    [
+      'response.output_item.added',
+      'response.function_call_arguments.delta',
+      'response.function_call_arguments.delta',
+      'response.function_call_arguments.done',
+      'response.output_item.done',
+    ],
+  );
+  const done = out.findLast((event) => event.type === 'response.done') as UnstampedEvent<'response.done'>;
+  assert.equal(
+    done.response.output.map((item) => item.type),
+    ['function_call'],
+  );
+  assert.equal(done.response.output[0], {
+    id: 'item_9',
+    object: 'realtime.item',
+    type: 'function_call',
+    status: 'completed',
+    call_id: 'call_9',
+    name: 'get_weather',
+    arguments: '{"city":"Paris"}',
+  });
 });
 
 test('error events take their type from the error catalogue', () => {

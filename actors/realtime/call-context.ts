@@ -1,12 +1,17 @@
+import type { ToolChoice, ToolDefinition } from '../../backends/chat-backend.js';
 import type {
   CallEmitted,
   CallItem,
+  CallFunctionCall,
+  CallFunctionOutput,
+  CallMessage,
   CallUsage,
   CancelReason,
   CloseReason,
   EndingReason,
   Modality,
   ResponseStatus,
+  ResponseToolCall,
   ResponseUsage,
 } from './call-events.js';
 import type { CallSession, SessionChange } from './call-session.js';
@@ -21,6 +26,9 @@ export interface ResponseRequest {
   instructions: string | null;
   maxOutputTokens: number | 'inf' | null;
   metadata: Record<string, unknown> | null;
+  /** Absent in requests persisted before function calls: the session's. */
+  tools?: ToolDefinition[] | null;
+  toolChoice?: ToolChoice | null;
 }
 
 /** A response the call is about to run or is running. */
@@ -35,6 +43,8 @@ export interface ResponsePlan {
   instructions: string;
   maxTokens: number;
   metadata: Record<string, unknown> | null;
+  tools: ToolDefinition[];
+  toolChoice: ToolChoice;
   /** Prompt tokens of the conversation sent (0 for a fixed line): billed even if the response is cut. */
   promptTokens: number;
   /** The price of the call so far plus this response's worst case: what must be held before it starts. */
@@ -64,12 +74,11 @@ export type DraftContent =
   | { type: 'input_text' | 'output_text' | 'text'; text: string }
   | { type: 'input_audio'; transcript: string | null; audioMs: number; audioKey: string | null };
 
-/** An item a client adds (`conversation.item.create`). */
-export interface ItemDraft {
-  id: string | null;
-  role: CallItem['role'];
-  content: DraftContent[];
-}
+/** An item a client adds (`conversation.item.create`): a message (no `type` in older snapshots) or a function call or output. */
+export type ItemDraft =
+  | { type?: 'message'; id: string | null; role: CallMessage['role']; content: DraftContent[] }
+  | (Omit<CallFunctionCall, 'id'> & { id: string | null })
+  | (Omit<CallFunctionOutput, 'id'> & { id: string | null });
 
 /** Work the call does one piece at a time, in arrival order: transcribe and answer turns, add items, respond. */
 export type TurnJob =
@@ -131,7 +140,14 @@ export interface RespondInput {
    * A model answer's settings. The conversation itself is not here: the effect takes it from the
    * call's state when it starts (an input is persisted with every snapshot while the response runs).
    */
-  request: { model: string; instructions: string; maxTokens: number; metadata: Record<string, unknown> | null } | null;
+  request: {
+    model: string;
+    instructions: string;
+    maxTokens: number;
+    metadata: Record<string, unknown> | null;
+    tools: ToolDefinition[];
+    toolChoice: ToolChoice;
+  } | null;
   promptTokens: number;
 }
 
@@ -158,6 +174,7 @@ export type ResponseFinished = {
   responseId: string;
   status: ResponseStatus;
   text: string;
+  toolCalls: ResponseToolCall[];
   usage: ResponseUsage;
   failure: string | null;
   at: number;

@@ -7,8 +7,10 @@ import { realtimePriceMicros } from '../../protocols/pricing.js';
 import { countTokens } from '../../protocols/tokens.js';
 import type { Clock } from '../../runtime/clock.js';
 import type { Logger } from '../../runtime/logger.js';
+import { randomBase62 } from '../../runtime/ids.js';
 import type { Billing } from '../billing/billing.js';
 import { StandingCharges, type Payer } from '../billing/charged-work.js';
+import type { ResponseToolCall } from './call-events.js';
 import { audioMs, type CallLine } from './call-line.js';
 import type {
   RespondInput,
@@ -103,6 +105,7 @@ export class CallEffects {
               responseId: input.responseId,
               status: 'failed',
               text: '',
+              toolCalls: [],
               usage: { promptTokens: 0, completionTokens: 0, audioOutMs: 0 },
               failure: 'internal error',
               at: this.ports.clock.now(),
@@ -173,10 +176,13 @@ export class CallEffects {
       responseId: input.responseId,
       status,
       text,
+      // Calls are the client's to run only once complete: a cut response leaves none.
+      toolCalls: status === 'completed' ? calls.filter(Boolean).map((call) => ({ ...call })) : [],
       usage,
       failure,
       at: this.ports.clock.now(),
     });
+    const calls: ResponseToolCall[] = [];
     if (!line) {
       await Promise.resolve();
       return finished('cancelled', '', { promptTokens: 0, completionTokens: 0, audioOutMs: 0 }, null);
@@ -192,6 +198,25 @@ export class CallEffects {
       audio: (frame) => {
         audioBytes += frame.length;
         line.stream({ type: 'responseAudio', responseId, itemId, audio: frame });
+      },
+      toolCall: (fragment) => {
+        let call = calls[fragment.index];
+        if (!call) {
+          call = calls[fragment.index] = {
+            itemId: `item_${randomBase62(20)}`,
+            callId: fragment.id ?? `call_${randomBase62(20)}`,
+            name: fragment.name ?? '',
+            arguments: '',
+          };
+        }
+        call.arguments += fragment.arguments;
+        const { itemId: callItemId, callId, name } = call;
+        line.stream({
+          type: 'responseToolCall',
+          responseId,
+          call: { itemId: callItemId, callId, name },
+          delta: fragment.arguments,
+        });
       },
     };
     const plan = {
@@ -235,8 +260,8 @@ export class CallEffects {
       temperature: null,
       stop: [],
       responseFormat: { type: 'text', schema: null },
-      tools: [],
-      toolChoice: 'none',
+      tools: request.tools,
+      toolChoice: request.toolChoice,
     };
   }
 

@@ -6,13 +6,46 @@ import type { CallSession } from './call-session.js';
 // (response deltas and audio, edge-only refusals). camelCase and micro-USD integers throughout;
 // http/realtime renders all of it as OpenAI Realtime wire events.
 
-/** A conversation item as the call keeps it: text only (audio is transcribed on arrival). */
-export interface CallItem {
+/** A message as the call keeps it: text only (audio is transcribed on arrival). */
+export interface CallMessage {
+  /** Absent in snapshots from before function calls: a message. */
+  type?: 'message';
   id: string;
   role: 'user' | 'assistant' | 'system';
   text: string;
   /** Length of the audio the text came from (user turns) or was spoken as (assistant), in ms. */
   audioMs: number;
+}
+
+/** A function call: the model's (from a response) or one the client replays. */
+export interface CallFunctionCall {
+  type: 'function_call';
+  id: string;
+  callId: string;
+  name: string;
+  arguments: string;
+}
+
+/** The client's answer to a function call. */
+export interface CallFunctionOutput {
+  type: 'function_call_output';
+  id: string;
+  callId: string;
+  output: string;
+}
+
+/** A conversation item as the call keeps it. */
+export type CallItem = CallMessage | CallFunctionCall | CallFunctionOutput;
+
+/** Whether `item` is a message (items from before function calls carry no type). */
+export const isMessage = (item: CallItem): item is CallMessage => item.type === undefined || item.type === 'message';
+
+/** A function call a response made, with the item it became. */
+export interface ResponseToolCall {
+  itemId: string;
+  callId: string;
+  name: string;
+  arguments: string;
 }
 
 /** What a call has used so far; the charge is computed from it. */
@@ -37,12 +70,11 @@ export type Modality = 'text' | 'audio';
 export type ItemContent =
   { type: 'input_text' | 'output_text' | 'text'; text: string } | { type: 'input_audio'; transcript: string | null };
 
-/** An item as `itemAdded` / `itemDone` announce it. */
-export interface ItemView {
-  id: string;
-  role: CallItem['role'];
-  content: ItemContent[];
-}
+/** An item as `itemAdded` / `itemDone` announce it: a message, or a function call or its output. */
+export type ItemView =
+  | { type?: 'message'; id: string; role: CallMessage['role']; content: ItemContent[] }
+  | CallFunctionCall
+  | CallFunctionOutput;
 
 /** Why a call closed. */
 export type CloseReason = 'end_ack' | 'grace' | 'disconnected' | 'insufficient_balance';
@@ -85,6 +117,8 @@ export type CallEmitted =
       cancelReason: CancelReason | null;
       failure: string | null;
       text: string;
+      /** The function calls the response made, in order (after its text, if any). */
+      toolCalls: ResponseToolCall[];
       usage: ResponseUsage;
     }
   | { type: 'holdRaised'; holdMicros: number }
@@ -104,5 +138,7 @@ export type CallStreamEvent =
   | { type: 'speechStarted'; itemId: string; audioStartMs: number }
   | { type: 'responseText'; responseId: string; itemId: string; delta: string }
   | { type: 'responseAudio'; responseId: string; itemId: string; audio: Buffer }
+  /** A fragment of a function call's arguments; the first of a call names it. */
+  | { type: 'responseToolCall'; responseId: string; call: Omit<ResponseToolCall, 'arguments'>; delta: string }
   | { type: 'audioCleared' }
   | Rejection;

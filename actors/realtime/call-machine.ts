@@ -22,6 +22,7 @@ import {
   cancelled,
   clientEventIdOf,
   isStreaming,
+  MAX_ITEMS,
   nextJob,
   planLine,
   planModelResponse,
@@ -94,6 +95,7 @@ export const realtimeCallMachine = setup({
       const job = nextJob(context);
       return (
         job?.kind === 'item' &&
+        'content' in job.draft &&
         job.draft.content.some((part) => part.type === 'input_audio' && part.transcript === null)
       );
     },
@@ -235,7 +237,7 @@ export const realtimeCallMachine = setup({
       const request =
         context.turn?.job.kind === 'response'
           ? context.turn.job.request
-          : { outputModalities: null, instructions: null, maxOutputTokens: null, metadata: null };
+          : { outputModalities: null, instructions: null, maxOutputTokens: null, metadata: null, tools: null };
       const [id, afterResponse] = allocate(context, 'resp');
       const [itemId, idCount] = allocate({ ...context, idCount: afterResponse }, 'item');
       return {
@@ -266,9 +268,16 @@ export const realtimeCallMachine = setup({
       const item: CallItem | null = event.text
         ? { id: response.itemId, role: 'assistant', text: event.text, audioMs: event.usage.audioOutMs }
         : null;
+      const calls = event.toolCalls.map((call): CallItem => ({
+        type: 'function_call',
+        id: call.itemId,
+        callId: call.callId,
+        name: call.name,
+        arguments: call.arguments,
+      }));
       enqueue.assign({
         response: { ...response, stage: 'finished' },
-        items: withItem(context.items, item),
+        items: [...withItem(context.items, item), ...calls].slice(-MAX_ITEMS),
         usage: usageAfter(context.usage, event.usage),
         updatedAt: event.at,
       });
@@ -282,6 +291,7 @@ export const realtimeCallMachine = setup({
         cancelReason,
         failure: event.failure,
         text: event.text,
+        toolCalls: event.toolCalls,
         usage: event.usage,
       });
       if (event.status === 'failed')

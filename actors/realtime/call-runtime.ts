@@ -11,7 +11,7 @@ import { CallEffects } from './call-effects.js';
 import type { CallEmitted, CallStreamEvent } from './call-events.js';
 import { audioMs, CallLine } from './call-line.js';
 import { CallRelay } from './call-relay.js';
-import type { CallEvent, CallInput, DraftContent, ResponseRequest } from './call-context.js';
+import type { CallEvent, CallInput, DraftContent, ItemDraft, ResponseRequest } from './call-context.js';
 import { realtimeCallMachine, takesMessages, type CallSnapshot } from './call-machine.js';
 import { defaultCallSession, type SessionChange } from './call-session.js';
 import { upgradeCallSnapshot } from './call-snapshot-upgrade.js';
@@ -27,14 +27,17 @@ export type CallCommand =
   | { type: 'clearAudio'; clientEventId: string | null }
   | {
       type: 'addItem';
-      item: {
-        id: string | null;
-        role: 'user' | 'assistant' | 'system';
-        content: (
-          | { type: 'input_text' | 'output_text' | 'text'; text: string }
-          | { type: 'input_audio'; audio: Buffer; transcript: string | null }
-        )[];
-      };
+      item:
+        | {
+            type: 'message';
+            id: string | null;
+            role: 'user' | 'assistant' | 'system';
+            content: (
+              | { type: 'input_text' | 'output_text' | 'text'; text: string }
+              | { type: 'input_audio'; audio: Buffer; transcript: string | null }
+            )[];
+          }
+        | Exclude<ItemDraft, { content: unknown }>;
       clientEventId: string | null;
     }
   | { type: 'createResponse'; request: ResponseRequest; clientEventId: string | null }
@@ -209,6 +212,8 @@ export class CallRuntime {
       case 'updateSession':
         return send({ type: 'SESSION_UPDATE', change: command.change, clientEventId, at });
       case 'addItem': {
+        if (command.item.type !== 'message')
+          return send({ type: 'ITEM_CREATE', item: command.item, clientEventId, at });
         // Audio parts wait on the line for their transcription; the machine sees keys and lengths.
         const content = command.item.content.map((part): DraftContent => {
           if (part.type !== 'input_audio') return part;
@@ -221,7 +226,7 @@ export class CallRuntime {
         });
         return send({
           type: 'ITEM_CREATE',
-          item: { id: command.item.id, role: command.item.role, content },
+          item: { type: 'message', id: command.item.id, role: command.item.role, content },
           clientEventId,
           at,
         });

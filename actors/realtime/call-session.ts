@@ -1,3 +1,5 @@
+import type { ToolChoice, ToolDefinition } from '../../backends/chat-backend.js';
+
 /** Server VAD settings of a call; `null` in the session means the client commits turns itself. */
 export interface TurnDetection {
   /** Speech probability (0…1) above which a 10 ms frame counts as voiced. */
@@ -26,6 +28,9 @@ export interface CallSession {
   transcription: { model: string; language: string | null } | null;
   voice: string;
   speed: number;
+  /** Functions the model may call, and whether it must (`tools`, `tool_choice`). */
+  tools: ToolDefinition[];
+  toolChoice: ToolChoice;
 }
 
 /** A `session.update` as a change to the session: fields absent stay as they are. */
@@ -41,6 +46,8 @@ export interface SessionChange {
   transcription?: { model?: string; language?: string } | null;
   voice?: string;
   speed?: number;
+  tools?: ToolDefinition[];
+  toolChoice?: ToolChoice;
 }
 
 /** Server VAD as a call starts with it. */
@@ -64,6 +71,8 @@ export function defaultCallSession(model: string): CallSession {
     transcription: null,
     voice: 'alloy',
     speed: 1,
+    tools: [],
+    toolChoice: 'auto',
   };
 }
 
@@ -91,6 +100,9 @@ export function applySessionChange(session: CallSession, change: SessionChange):
     transcription,
     voice: change.voice ?? session.voice,
     speed: change.speed ?? session.speed,
+    // Sessions persisted before tools existed have none.
+    tools: change.tools ?? session.tools ?? [],
+    toolChoice: change.toolChoice ?? session.toolChoice ?? 'auto',
   };
 }
 

@@ -26,6 +26,8 @@ export interface ResponseSink {
   text(delta: string): void;
   /** One audio frame (the edge may drop it when the client is too slow: it was produced all the same). */
   audio(frame: Buffer): void;
+  /** A fragment of function call `index`'s arguments; the first fragment of a call carries its id and name. */
+  toolCall(fragment: { index: number; id?: string; name?: string; arguments: string }): void;
 }
 
 /** How a response ended and what it used. */
@@ -129,7 +131,8 @@ export async function runResponse(
         text += event.text;
         if (withAudio) queue.push(event.text);
         else sink.text(event.text);
-      } else if (event.type === 'done') tokens = event.usage;
+      } else if (event.type === 'tool_call') sink.toolCall(event);
+      else tokens = event.usage;
     }
   } finally {
     queue.close();

@@ -1,7 +1,17 @@
 import type { ChatMessage } from '../../protocols/chat.js';
 import { realtimePriceMicros } from '../../protocols/pricing.js';
 import { countPromptTokens } from '../../protocols/tokens.js';
-import type { CallEmitted, CallItem, CallUsage, CancelReason, ItemContent, ItemView, Modality } from './call-events.js';
+import {
+  isMessage,
+  type CallEmitted,
+  type CallItem,
+  type CallMessage,
+  type CallUsage,
+  type CancelReason,
+  type ItemContent,
+  type ItemView,
+  type Modality,
+} from './call-events.js';
 import type {
   CallContext,
   CallEvent,
@@ -43,14 +53,30 @@ export function withItem(items: readonly CallItem[], item: CallItem | null): Cal
   return item ? [...items, item].slice(-MAX_ITEMS) : [...items];
 }
 
-/** The chat messages of a call: its instructions, then its items as text. */
-export function conversationMessages(
-  instructions: string,
-  items: readonly Pick<CallItem, 'role' | 'text'>[],
-): ChatMessage[] {
+/**
+ * The chat messages of a call: its instructions, then its items: messages as text, function calls
+ * as an assistant message's `tool_calls` (the calls of one response, after its text, travel in one
+ * message), outputs as `tool` messages.
+ */
+export function conversationMessages(instructions: string, items: readonly CallItem[]): ChatMessage[] {
   const messages: ChatMessage[] = [];
   if (instructions) messages.push({ role: 'system', content: instructions });
-  for (const item of items) if (item.text) messages.push({ role: item.role, content: item.text });
+  for (const item of items) {
+    if (isMessage(item)) {
+      if (item.text) messages.push({ role: item.role, content: item.text });
+    } else if (item.type === 'function_call_output') {
+      messages.push({ role: 'tool', tool_call_id: item.callId, content: item.output });
+    } else {
+      const call = {
+        id: item.callId,
+        type: 'function' as const,
+        function: { name: item.name, arguments: item.arguments },
+      };
+      const last = messages.at(-1);
+      if (last?.role === 'assistant') last.tool_calls = [...(last.tool_calls ?? []), call];
+      else messages.push({ role: 'assistant', content: null, tool_calls: [call] });
+    }
+  }
   return messages;
 }
 
@@ -81,6 +107,7 @@ export function planModelResponse(input: {
   const limit = request.maxOutputTokens ?? session.maxOutputTokens;
   const maxTokens = limit === 'inf' ? DEFAULT_MAX_OUTPUT_TOKENS : limit;
   const instructions = request.instructions ?? session.instructions;
+  const tools = request.tools ?? session.tools ?? [];
   const promptTokens = countPromptTokens(conversationMessages(instructions, contextItems(input.items)));
   return {
     id: input.id,
@@ -91,6 +118,8 @@ export function planModelResponse(input: {
     instructions,
     maxTokens,
     metadata: request.metadata,
+    tools,
+    toolChoice: tools.length > 0 ? (request.toolChoice ?? session.toolChoice ?? 'auto') : 'none',
     promptTokens,
     worstMicros: worstPrice(input.usage, modalities, promptTokens, maxTokens),
     stage: 'planned',
@@ -117,6 +146,8 @@ export function planLine(input: {
     instructions: '',
     maxTokens: 0,
     metadata: null,
+    tools: [],
+    toolChoice: 'none',
     promptTokens: 0,
     worstMicros: worstPrice(input.usage, modalities, 0, 0),
     stage: 'planned',
@@ -142,7 +173,7 @@ export function userAudioView(id: string, transcript: string | null): ItemView {
 /** A client's item as announced: its parts, audio parts showing their transcript (or the item's text). */
 export function draftView(
   id: string,
-  role: CallItem['role'],
+  role: CallMessage['role'],
   content: readonly (
     { type: 'input_text' | 'output_text' | 'text'; text: string } | { type: 'input_audio'; transcript: string | null }
   )[],
@@ -219,7 +250,7 @@ export function cancelled(context: CallContext, reason: CancelReason): ResponseP
 /** The keys of the audio a job needs transcribed, in order. */
 export function audioKeysOf(job: TurnJob | undefined): string[] {
   if (job?.kind === 'audio') return [job.audioKey];
-  if (job?.kind !== 'item') return [];
+  if (job?.kind !== 'item' || !('content' in job.draft)) return [];
   return job.draft.content.flatMap((part) =>
     part.type === 'input_audio' && part.transcript === null && part.audioKey !== null ? [part.audioKey] : [],
   );
@@ -227,14 +258,13 @@ export function audioKeysOf(job: TurnJob | undefined): string[] {
 
 /** The user turn a transcription (or a typed item) produced, recorded: item, usage, farewell verdict. */
 function recordTurn(context: CallContext, turn: Turn, item: CallItem, answer: boolean): Partial<CallContext> {
+  const user = isMessage(item) && item.role === 'user' ? item : null;
   const farewell =
-    item.role === 'user' && context.session.type === 'realtime' && context.ending === null
-      ? detectFarewell(item.text)
-      : null;
+    user && context.session.type === 'realtime' && context.ending === null ? detectFarewell(user.text) : null;
   return {
     items: withItem(context.items, item),
-    usage: usageAfter(context.usage, { audioInMs: item.role === 'user' ? item.audioMs : 0 }),
-    turn: { ...turn, text: item.text, answer, farewell: farewell?.ending ? farewell : null },
+    usage: usageAfter(context.usage, { audioInMs: user?.audioMs ?? 0 }),
+    turn: { ...turn, text: isMessage(item) ? item.text : null, answer, farewell: farewell?.ending ? farewell : null },
   };
 }
 
@@ -267,6 +297,16 @@ export function recordItem(
     };
   }
   const draft = job.draft;
+  const previousItemId = context.lastItemId;
+  if (!('content' in draft)) {
+    // A function call or its output: recorded as given, never answered by itself.
+    const item: CallItem = { ...draft, id: turn.itemId };
+    emitted.push(
+      { type: 'itemAdded', previousItemId, item, clientEventId: job.clientEventId },
+      { type: 'itemDone', previousItemId, item },
+    );
+    return { patch: { ...recordTurn(context, turn, item, false), lastItemId: turn.itemId }, emitted };
+  }
   let next = 0;
   let audioMs = 0;
   const texts: string[] = [];
@@ -278,7 +318,6 @@ export function recordItem(
     }
   }
   const text = texts.join('\n');
-  const previousItemId = context.lastItemId;
   const view = draftView(turn.itemId, draft.role, draft.content, text);
   emitted.push(
     { type: 'itemAdded', previousItemId, item: view, clientEventId: job.clientEventId },
@@ -311,6 +350,8 @@ export function respondInput(context: CallContext): RespondInput {
             instructions: response.instructions,
             maxTokens: response.maxTokens,
             metadata: response.metadata,
+            tools: response.tools ?? [],
+            toolChoice: response.toolChoice ?? 'none',
           }
         : null,
     promptTokens: response.promptTokens,

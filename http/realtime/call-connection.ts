@@ -4,7 +4,8 @@ import { ApiError } from '../../protocols/errors.js';
 import type { Logger } from '../../runtime/logger.js';
 import { CallOutbox, type CallSocket } from './call-outbox.js';
 import { parseClientMessage } from './client-message.js';
-import { audioDelta, closedEvent, errorEvent, renderEmitted, speechStartedEvent, textDelta } from './server-events.js';
+import { ResponseWire } from './response-wire.js';
+import { closedEvent, errorEvent, renderEmitted, speechStartedEvent } from './server-events.js';
 
 /** What a connection needs besides its socket. */
 export interface ConnectionOptions {
@@ -18,8 +19,7 @@ export interface ConnectionOptions {
 /**
  * One socket's side of a call, and nothing more: client frames are parsed and handed to the call
  * as commands; the call's events and its streams are rendered as wire events and written with the
- * slow-client policy. A response produces nothing before its `response.created` was handed here;
- * should a delta come first all the same, it waits for it, so the wire keeps OpenAI's order.
+ * slow-client policy; a response's events are ordered by `ResponseWire`.
  */
 export class CallConnection implements CallListener {
   private call: RealtimeCall | null = null;
@@ -27,16 +27,18 @@ export class CallConnection implements CallListener {
   private early: string[] = [];
   private socketGone = false;
   private readonly outbox: CallOutbox;
-  /** Responses whose opening was written, and whether they speak. */
-  private readonly opened = new Map<string, boolean>();
-  /** Deltas of responses whose opening has not been written yet. */
-  private readonly waiting = new Map<string, CallStreamEvent[]>();
+  private readonly responses: ResponseWire;
 
   constructor(
     socket: CallSocket,
     private readonly options: ConnectionOptions,
   ) {
     this.outbox = new CallOutbox(socket, options.limits);
+    this.responses = new ResponseWire(
+      (event) => this.outbox.send(event),
+      (event) => this.outbox.sendAudio(event),
+      () => (options.timing ? performance.timeOrigin + performance.now() : null),
+    );
   }
 
   /** Opens the call behind the socket; a balance too low for a call is told and the socket closed. */
@@ -91,43 +93,18 @@ export class CallConnection implements CallListener {
       this.outbox.close(1000, 'call ended');
       return;
     }
-    for (const wire of renderEmitted(event)) this.outbox.send(wire);
-    if (event.type === 'responseStarted') {
-      this.opened.set(event.responseId, event.modalities.includes('audio'));
-      const waiting = this.waiting.get(event.responseId);
-      this.waiting.delete(event.responseId);
-      for (const delta of waiting ?? []) this.stream(delta);
-    } else if (event.type === 'responseDone') {
-      this.opened.delete(event.responseId);
-      this.waiting.delete(event.responseId);
-    }
+    if (event.type === 'responseStarted') this.responses.started(event);
+    else if (event.type === 'responseDone') this.responses.done(event);
+    else for (const wire of renderEmitted(event)) this.outbox.send(wire);
   }
 
   /** Response text and audio (and refusals made before the machine), as they are produced. */
   stream(event: CallStreamEvent): void {
     switch (event.type) {
       case 'responseText':
-      case 'responseAudio': {
-        const withAudio = this.opened.get(event.responseId);
-        if (withAudio === undefined) {
-          const waiting = this.waiting.get(event.responseId);
-          if (waiting) waiting.push(event);
-          else this.waiting.set(event.responseId, [event]);
-          return;
-        }
-        if (event.type === 'responseText')
-          this.outbox.send(textDelta(event.responseId, event.itemId, event.delta, withAudio));
-        else
-          this.outbox.sendAudio(
-            audioDelta(
-              event.responseId,
-              event.itemId,
-              event.audio,
-              this.options.timing ? performance.timeOrigin + performance.now() : null,
-            ),
-          );
-        return;
-      }
+      case 'responseAudio':
+      case 'responseToolCall':
+        return this.responses.delta(event);
       case 'speechStarted':
         this.outbox.send(speechStartedEvent(event.itemId, event.audioStartMs));
         return;

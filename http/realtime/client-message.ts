@@ -5,8 +5,11 @@ import {
   ClientEventSchema,
   CLIENT_EVENT_TYPES,
   type ClientEvent,
+  type RealtimeTool,
+  type RealtimeToolChoice,
   type SessionUpdate,
 } from '../../protocols/realtime.js';
+import type { ToolChoice, ToolDefinition } from '../../backends/chat-backend.js';
 import type { UnstampedEvent } from '../../protocols/realtime-events.js';
 import { errorEvent } from './server-events.js';
 
@@ -61,7 +64,19 @@ function toCommand(event: ClientEvent, clientEventId: string | null): CallComman
     case 'input_audio_buffer.clear':
       return { type: 'clearAudio', clientEventId };
     case 'conversation.item.create': {
-      const content = event.item.content.map((part) =>
+      const wireItem = event.item;
+      const id = wireItem.id ?? null;
+      if (wireItem.type === 'function_call_output')
+        return {
+          type: 'addItem',
+          item: { type: 'function_call_output', id, callId: wireItem.call_id, output: wireItem.output },
+          clientEventId,
+        };
+      if (wireItem.type === 'function_call') {
+        const { call_id: callId, name, arguments: args } = wireItem;
+        return { type: 'addItem', item: { type: 'function_call', id, callId, name, arguments: args }, clientEventId };
+      }
+      const content = wireItem.content.map((part) =>
         part.type === 'input_audio'
           ? {
               type: 'input_audio' as const,
@@ -70,7 +85,7 @@ function toCommand(event: ClientEvent, clientEventId: string | null): CallComman
             }
           : { type: part.type, text: part.text },
       );
-      return { type: 'addItem', item: { id: event.item.id ?? null, role: event.item.role, content }, clientEventId };
+      return { type: 'addItem', item: { type: 'message', id, role: wireItem.role, content }, clientEventId };
     }
     case 'response.create': {
       const response = event.response ?? {};
@@ -81,6 +96,8 @@ function toCommand(event: ClientEvent, clientEventId: string | null): CallComman
           instructions: response.instructions ?? null,
           maxOutputTokens: response.max_output_tokens ?? null,
           metadata: response.metadata ?? null,
+          tools: response.tools ? toolDefinitions(response.tools) : null,
+          toolChoice: response.tool_choice ? toolChoice(response.tool_choice) : null,
         },
         clientEventId,
       };
@@ -116,7 +133,23 @@ function sessionChange(update: SessionUpdate): SessionChange {
   if (input?.transcription === null) change.transcription = null;
   else if (input?.transcription !== undefined)
     change.transcription = { model: input.transcription.model, language: input.transcription.language };
+  if (update.tools !== undefined) change.tools = toolDefinitions(update.tools);
+  if (update.tool_choice !== undefined) change.toolChoice = toolChoice(update.tool_choice);
   if (output?.voice !== undefined) change.voice = output.voice;
   if (output?.speed !== undefined) change.speed = output.speed;
   return change;
+}
+
+/** Wire tools as the chat backends' tool definitions. */
+function toolDefinitions(tools: readonly RealtimeTool[]): ToolDefinition[] {
+  return tools.map((tool) => ({
+    name: tool.name,
+    description: tool.description ?? null,
+    parameters: tool.parameters ?? null,
+  }));
+}
+
+/** A wire `tool_choice` as the chat backends' (a named function by its name). */
+function toolChoice(choice: RealtimeToolChoice): ToolChoice {
+  return typeof choice === 'string' ? choice : { name: choice.name };
 }

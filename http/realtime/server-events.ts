@@ -2,7 +2,6 @@ import type {
   CallEmitted,
   CallUsage,
   ItemView as DomainItemView,
-  Modality,
   ResponseUsage,
 } from '../../actors/realtime/call-events.js';
 import type { CallSession } from '../../actors/realtime/call-session.js';
@@ -74,20 +73,31 @@ export function sessionView(callId: string, session: CallSession): SessionView {
       },
       output: { format, voice: session.voice, speed: session.speed },
     },
+    tools: (session.tools ?? []).map((tool) => ({
+      type: 'function' as const,
+      name: tool.name,
+      ...(tool.description !== null ? { description: tool.description } : {}),
+      ...(tool.parameters !== null ? { parameters: tool.parameters } : {}),
+    })),
+    tool_choice:
+      typeof session.toolChoice === 'object'
+        ? { type: 'function', name: session.toolChoice.name }
+        : (session.toolChoice ?? 'auto'),
   };
 }
 
 /** A conversation item (user or client-added) as announced. */
 function itemView(item: DomainItemView): ItemView {
-  return {
-    id: item.id,
-    object: 'realtime.item',
-    type: 'message',
-    role: item.role,
-    status: 'completed',
-    content: item.content.map((part) => ({ ...part })),
-  };
+  const base = { id: item.id, object: 'realtime.item', status: 'completed' } as const;
+  if (item.type === 'function_call')
+    return { ...base, type: 'function_call', call_id: item.callId, name: item.name, arguments: item.arguments };
+  if (item.type === 'function_call_output')
+    return { ...base, type: 'function_call_output', call_id: item.callId, output: item.output };
+  return { ...base, type: 'message', role: item.role, content: item.content.map((part) => ({ ...part })) };
 }
+
+/** A message item on the wire. */
+type MessageView = Extract<ItemView, { type: 'message' }>;
 
 /** The user item a committed turn becomes, before its transcript is known. */
 function userAudioItem(id: string): DomainItemView {
@@ -108,8 +118,8 @@ export function assistantItem(
   status: 'in_progress' | 'completed' | 'incomplete',
   withAudio: boolean,
   text: string,
-): ItemView {
-  const content: ItemView['content'] =
+): MessageView {
+  const content: MessageView['content'] =
     status === 'in_progress'
       ? []
       : [withAudio ? { type: 'output_audio', transcript: text } : { type: 'output_text', text }];
@@ -126,87 +136,6 @@ export function responseUsage(usage: ResponseUsage): ResponseUsageView {
     output_token_details: { text_tokens: usage.completionTokens, audio_tokens: 0 },
     svc: { audio_out_seconds: usage.audioOutMs / 1000 },
   };
-}
-
-/** The events that open a response: created, its output item, its content part. */
-function responseOpening(id: string, itemId: string, modalities: Modality[]): UnstampedEvent[] {
-  const withAudio = modalities.includes('audio');
-  return [
-    {
-      type: 'response.created',
-      response: {
-        id,
-        object: 'realtime.response',
-        status: 'in_progress',
-        status_details: null,
-        output: [],
-        output_modalities: modalities,
-        usage: null,
-      },
-    },
-    {
-      type: 'response.output_item.added',
-      response_id: id,
-      output_index: 0,
-      item: assistantItem(itemId, 'in_progress', withAudio, ''),
-    },
-    {
-      type: 'response.content_part.added',
-      response_id: id,
-      item_id: itemId,
-      output_index: 0,
-      content_index: 0,
-      part: withAudio ? { type: 'output_audio', transcript: '' } : { type: 'output_text', text: '' },
-    },
-  ];
-}
-
-/** The events that close a response: its text or audio, part and item, then `response.done` (and `error` when it failed). */
-function responseClosing(event: Extract<CallEmitted, { type: 'responseDone' }>): UnstampedEvent[] {
-  const withAudio = event.modalities.includes('audio');
-  const item = assistantItem(
-    event.itemId,
-    event.status === 'completed' ? 'completed' : 'incomplete',
-    withAudio,
-    event.text,
-  );
-  const base = { response_id: event.responseId, item_id: event.itemId, output_index: 0, content_index: 0 };
-  const output: UnstampedEvent[] = withAudio
-    ? [
-        { type: 'response.output_audio.done', ...base },
-        { type: 'response.output_audio_transcript.done', ...base, transcript: event.text },
-      ]
-    : [{ type: 'response.output_text.done', ...base, text: event.text }];
-  const details =
-    event.status === 'cancelled'
-      ? { type: 'cancelled' as const, reason: event.cancelReason ?? 'client_cancelled' }
-      : event.status === 'failed'
-        ? {
-            type: 'failed' as const,
-            error: {
-              type: ERROR_CATALOGUE.upstream_unavailable.type,
-              code: 'upstream_unavailable',
-              message: event.failure ?? 'the response failed',
-            },
-          }
-        : null;
-  return [
-    ...output,
-    { type: 'response.content_part.done', ...base, part: item.content[0]! },
-    { type: 'response.output_item.done', response_id: event.responseId, output_index: 0, item },
-    {
-      type: 'response.done',
-      response: {
-        id: event.responseId,
-        object: 'realtime.response',
-        status: event.status,
-        status_details: details,
-        output: [item],
-        output_modalities: event.modalities,
-        usage: responseUsage(event.usage),
-      },
-    },
-  ];
 }
 
 /** `svc.realtime.closed`: why, what was used, what the client missed, and the charge. */
@@ -293,16 +222,15 @@ export function renderEmitted(event: CallEmitted): UnstampedEvent[] {
           },
         },
       ];
-    case 'responseStarted':
-      return responseOpening(event.responseId, event.itemId, event.modalities);
-    case 'responseDone':
-      return responseClosing(event);
     case 'rejected':
       return [errorEvent(event.code, event.message, { param: event.param, eventId: event.clientEventId })];
     case 'ending':
       return [{ type: 'svc.realtime.ending', reason: event.reason, language: event.language }];
     case 'endReady':
       return [{ type: 'svc.realtime.end_ready', grace_ms: event.graceMs }];
+    // A response's events depend on what it streamed: ResponseWire renders them.
+    case 'responseStarted':
+    case 'responseDone':
     case 'holdRaised':
     case 'closing':
     case 'closed':
