@@ -16,6 +16,10 @@
 //   --bytes N (upload: bytes uploaded in 8 MiB parts, 1 GiB; --connections = parts in flight, 4)
 //   --files N (search: files in the synthetic corpus, 10000)  --queries N (search: 2000)
 //   --takeovers N (cluster: SIGKILLs of node 1, 3)  --lease MS (cluster: SVC_CLUSTER_LEASE_MS of the 3 nodes, 1500)
+//   serve (LLM-serving figures for any OpenAI-compatible endpoint; bench/README.md): --target URL --token T --model M
+//     --api chat|responses  --concurrency 1,4,16,64 | --rate 2,5,10 [--burstiness 1] [--max-concurrency N]
+//     --requests N | --duration S (per point)  --input-tokens MEAN,SD (256,64)  --output-tokens MEAN,SD (64,16)
+//     --prompts FILE.jsonl  --ignore-eos  --slo ttft=MS,tpot=MS,e2el=MS  --seed N (1)
 import { execSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -54,6 +58,9 @@ import { runMediaBench, type MediaReport } from './media/media-bench.js';
 import { formatMedia } from './media/media-table.js';
 import { CLUSTER_SCENARIO, runClusterScenario, type ClusterReport } from './cluster/cluster-scenario.js';
 import { formatCluster } from './cluster/cluster-table.js';
+import { formatServe, runServeCommand, serveOptionsFromArgs, type ServeSummary } from './serve/serve-cli.js';
+import { SERVE_SCENARIO } from './serve/serve-scenario.js';
+import type { ServeOptions } from './serve/serve-options.js';
 
 const { values } = parseArgs({
   options: {
@@ -61,7 +68,7 @@ const { values } = parseArgs({
     connections: { type: 'string' },
     duration: { type: 'string' },
     warmup: { type: 'string', default: '1' },
-    rate: { type: 'string', default: '100' },
+    rate: { type: 'string' },
     rounds: { type: 'string', default: '1' },
     timeout: { type: 'string', default: '10' },
     baselines: { type: 'string', default: 'all' },
@@ -80,6 +87,17 @@ const { values } = parseArgs({
     'client-threads': { type: 'string' },
     takeovers: { type: 'string', default: '3' },
     lease: { type: 'string', default: '1500' },
+    model: { type: 'string' },
+    api: { type: 'string' },
+    concurrency: { type: 'string' },
+    'max-concurrency': { type: 'string' },
+    burstiness: { type: 'string' },
+    'input-tokens': { type: 'string' },
+    'output-tokens': { type: 'string' },
+    prompts: { type: 'string' },
+    'ignore-eos': { type: 'boolean', default: false },
+    slo: { type: 'string' },
+    seed: { type: 'string' },
     json: { type: 'boolean', default: false },
   },
 });
@@ -141,7 +159,7 @@ const requested = values.scenario
   .split(',')
   .flatMap((name) => (name === 'all' ? ['micro', 'accounts', 'host', ...LOAD] : name === 'load' ? LOAD : [name]));
 // Minutes long: only when asked for by name, never part of `all` or `load`.
-const ON_REQUEST = ['soak', CLUSTER_SCENARIO];
+const ON_REQUEST = ['soak', CLUSTER_SCENARIO, SERVE_SCENARIO];
 for (const name of requested)
   if (name !== 'micro' && name !== 'accounts' && name !== 'host' && !LOAD.includes(name) && !ON_REQUEST.includes(name))
     fail(`unknown scenario ${name} (micro, accounts, host, ${LOAD.join(', ')}, load, all, ${ON_REQUEST.join(', ')})`);
@@ -165,7 +183,7 @@ const settings: LoadSettings = {
   ),
   durationMs: positive('duration', values.duration ?? '5', 3600) * 1000,
   warmupMs: Number(values.warmup) >= 0 ? Number(values.warmup) * 1000 : fail('--warmup must be ≥ 0'),
-  rate: positive('rate', values.rate, 1_000_000),
+  rate: positive('rate', values.rate ?? '100', 1_000_000),
   rounds: Math.round(positive('rounds', values.rounds, 20)),
   timeoutMs: positive('timeout', values.timeout, 600) * 1000,
   target: values.target ? { url: values.target, token: values.token! } : null,
@@ -173,6 +191,14 @@ const settings: LoadSettings = {
   repeatPrompt: values['repeat-prompt'],
   baselines,
 };
+let serveOptions: ServeOptions | null = null;
+if (requested.includes(SERVE_SCENARIO)) {
+  try {
+    serveOptions = serveOptionsFromArgs(values);
+  } catch (err) {
+    fail(err instanceof Error ? err.message : String(err));
+  }
+}
 const wantsFanoutBaseline = !baselines || baselines.includes('uws-fanout');
 const wantsUploadBaselines = !baselines || baselines.includes('uws-sink');
 const wantsIdleBaseline = !baselines || baselines.includes('uws-ws-idle');
@@ -208,6 +234,7 @@ const report: {
     | ProxyReport
     | SoakReport
     | ClusterReport
+    | ServeSummary
     | ScenarioReport
     | FanoutReport
     | HoldReport
@@ -324,6 +351,14 @@ for (const name of requested) {
       });
       report.load.push(result);
       print(formatCluster(result));
+    } else if (name === SERVE_SCENARIO) {
+      const result = await runServeCommand(serveOptions!, {
+        inProcess: settings.inProcess,
+        quiet: values.json,
+        onStep: step,
+      });
+      report.load.push(result);
+      print(formatServe(result));
     } else if (name === 'audio') {
       const result = await runAudioBench({
         requests: Math.round(positive('requests', values.requests ?? '10', 1000)),
