@@ -107,7 +107,7 @@ test('input items: ids, cursor pages in both orders', async () => {
   );
   // The SDK's auto-pagination walks every page.
   const seen: string[] = [];
-  for await (const item of client.responses.inputItems.list(created.id, { limit: 2 })) seen.push(item.id!);
+  for await (const item of client.responses.inputItems.list(created.id, { limit: 2 })) seen.push(item.id);
   assert.is(seen.length, 5);
   const bad = await server.request('GET', `/v1/responses/${created.id}/input_items?after=msg_nope`, {
     token: account.token,

@@ -21,6 +21,10 @@ export interface ResourceIds {
   sessionCompletionId: string;
   /** A recent plain completion (still in the registry). */
   completionId: string;
+  /** A stored response (reads, input items); never offered to DELETE. */
+  responseId: string;
+  /** Stored responses that DELETE may take. */
+  responsesToDelete: string[];
   /** A file that reads may use; never offered to DELETE. */
   fileId: string;
   /** Files that DELETE may take. */
@@ -138,6 +142,14 @@ async function createResources(sender: Sender, account: FuzzAccount, pools: numb
   const upload = async () =>
     (await call(sender, 'POST', '/v1/files/uploads', { auth, body: { filename: 'parts.bin', bytes: 16 }, expect: 200 }))
       .id as string;
+  const response = async () =>
+    (
+      await call(sender, 'POST', '/v1/responses', {
+        auth,
+        body: { model: 'pro-1', input: 'Say hello', max_output_tokens: 32 },
+        expect: 200,
+      })
+    ).id as string;
   const done = await session({});
   const completion = await call(sender, 'POST', '/v1/chat/completions', {
     auth,
@@ -150,6 +162,8 @@ async function createResources(sender: Sender, account: FuzzAccount, pools: numb
     sessionsToDelete: (await times(pools, () => session({}))).map((s) => s.id),
     sessionCompletionId: done.completion_id,
     completionId: completion.id,
+    responseId: await response(),
+    responsesToDelete: await times(pools, response),
     fileId: await file(),
     filesToDelete: await times(pools, file),
     uploads: await times(pools, upload),

@@ -73,6 +73,15 @@ function idsFor(param: string, route: FuzzRoute, fx: FuzzFixtures): Labelled<str
         label(foreign.completionId, "another account's completion"),
         label(foreign.sessionCompletionId, "another account's session completion"),
       ];
+    case 'response_id': {
+      const theirs = [
+        label(foreign.responseId, "another account's response"),
+        label(own.completionId, 'own completion id in a response slot'),
+      ];
+      return route.method === 'DELETE'
+        ? [...each(own.responsesToDelete, 'own response to delete'), ...theirs]
+        : [label(own.responseId, 'own response'), ...theirs];
+    }
     case 'file_id': {
       const theirs = [
         label(foreign.fileId, "another account's file"),
@@ -211,7 +220,13 @@ function headersFor(
 /** How often a route is aimed at after the first pass: bodies are where validation lives. */
 function routeWeight(route: FuzzRoute): number {
   if (route.method === 'GET' || route.method === 'DELETE') return 2;
-  if (route.path === '/v1/chat/completions' || route.path === '/v1/chat/sessions' || route.path === '/v1/estimate')
+  const { path } = route;
+  if (
+    path === '/v1/chat/completions' ||
+    path === '/v1/chat/sessions' ||
+    path === '/v1/estimate' ||
+    path === '/v1/responses'
+  )
     return 8;
   return 4;
 }

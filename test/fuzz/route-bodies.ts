@@ -12,6 +12,31 @@ export interface BodyBase {
   base: Record<string, JsonLike> | null;
 }
 
+/** A valid-looking Responses request: text or items, sometimes tools, a format, a chain or a stream. */
+function baseResponse(rng: Rng): Record<string, JsonLike> {
+  const text = `Say something about ${rng.chars(6)}`;
+  return bareObject({
+    model: 'pro-1',
+    input: rng.chance(0.5)
+      ? text
+      : [
+          { role: 'user', content: [{ type: 'input_text', text }] },
+          { type: 'function_call', call_id: 'call_fuzz', name: 'lookup', arguments: '{"q":"x"}' },
+          { type: 'function_call_output', call_id: 'call_fuzz', output: 'found' },
+        ],
+    instructions: rng.pick<JsonLike>([null, 'Be brief.']),
+    max_output_tokens: rng.int(1, 64),
+    tools: rng.pick<JsonLike>([
+      [],
+      [{ type: 'function', name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string' } } } }],
+      [{ type: 'file_search', vector_store_ids: ['vs_fuzz'] }],
+    ]),
+    text: rng.pick<JsonLike>([{ format: { type: 'text' } }, { format: { type: 'json_object' } }]),
+    store: rng.chance(0.5),
+    stream: rng.chance(0.3),
+  });
+}
+
 const email = (rng: Rng) => `fuzz-${rng.chars(10).toLowerCase()}@example.com`;
 
 /** Valid-looking bodies by `METHOD path`; a route missing here gets generic junk, so new routes are still covered. */
@@ -48,6 +73,7 @@ const BASES: Record<string, (rng: Rng, fx: FuzzFixtures) => BodyBase> = {
   }),
   'POST /v1/estimate': (rng) => ({ kind: 'chat', base: baseChat(rng) }),
   'POST /v1/chat/completions': (rng) => ({ kind: 'chat', base: baseChat(rng) }),
+  'POST /v1/responses': (rng) => ({ kind: 'json', base: baseResponse(rng) }),
   'POST /v1/chat/sessions': (rng) => ({
     kind: 'chat',
     base: Object.assign(baseChat(rng), { require_approval: rng.chance(0.5) }),
