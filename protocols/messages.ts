@@ -89,7 +89,7 @@ const ToolChoiceSchema = z.discriminatedUnion('type', [
 export type MessagesToolChoice = z.infer<typeof ToolChoiceSchema>;
 
 /** The body both routes share: what the model reads (count_tokens takes no `max_tokens`). */
-export const MessagesPromptSchema = z.looseObject({
+const MessagesPromptSchema = z.looseObject({
   model: z.string().min(1),
   system: z.union([z.string(), z.array(TextBlock).max(4096)]).optional(),
   messages: z.array(MessagesMessageSchema).min(1, 'must contain at least one message').max(4096),

@@ -33,6 +33,37 @@ function envelopeProblems(status: number, body: any, requestId: string | undefin
   return problems;
 }
 
+const ANTHROPIC_TYPES = new Set([
+  'invalid_request_error',
+  'authentication_error',
+  'billing_error',
+  'permission_error',
+  'not_found_error',
+  'request_too_large',
+  'rate_limit_error',
+  'api_error',
+  'timeout_error',
+  'overloaded_error',
+]);
+
+/** The Messages API's routes answer Anthropic's envelope (`{type:"error", error:{type, message}, request_id}`). */
+function anthropicEnvelopeProblems(status: number, body: any, requestId: string | undefined): string[] {
+  const problems: string[] = [];
+  if (body?.type !== 'error') problems.push('Messages API error body without type "error"');
+  const error = body?.error;
+  if (!error || typeof error !== 'object') return [...problems, 'error body has no `error` object'];
+  if (typeof error.message !== 'string' || error.message.length === 0)
+    problems.push('error.message is not a non-empty string');
+  if (!ANTHROPIC_TYPES.has(error.type)) problems.push(`error.type ${JSON.stringify(error.type)} is not Anthropic's`);
+  if (status === 422) problems.push('a 422 on the Messages API (validation is its 400 invalid_request_error)');
+  if (body.request_id !== requestId)
+    problems.push(`request_id ${String(body.request_id)} differs from X-Request-ID ${requestId}`);
+  return problems;
+}
+
+/** Whether a target is on the Messages API (its own error envelope). */
+const isMessagesTarget = (target: string | undefined) => target !== undefined && / \/v1\/messages(\/|$)/.test(target);
+
 /** Why a 422 body lacks the HTTPValidationError `detail` list; empty when it has one. */
 function detailProblems(body: any): string[] {
   const detail = body?.detail;
@@ -86,7 +117,7 @@ export interface Secrets {
  * small JSON envelope (with `detail` on 422) whose code matches the status. Returns the problems
  * found; an empty list means the response is fine.
  */
-export function checkResponse(res: WireResponse, secrets: Secrets, method = 'GET'): string[] {
+export function checkResponse(res: WireResponse, secrets: Secrets, method = 'GET', target?: string): string[] {
   if (res.status === null && res.error?.startsWith('client refused'))
     return [`the generator made a request node:http cannot send (${res.error})`];
   if (res.status === null) return [`no response: ${res.error ?? 'unknown'}`];
@@ -131,6 +162,7 @@ export function checkResponse(res: WireResponse, secrets: Secrets, method = 'GET
     } catch {
       return [...problems, 'error body is not JSON'];
     }
+    if (isMessagesTarget(target)) return [...problems, ...anthropicEnvelopeProblems(res.status, body, id)];
     problems.push(...envelopeProblems(res.status, body, id));
     if (res.status === 422) problems.push(...detailProblems(body));
     if (res.status === 405 && !res.headers.allow) problems.push('405 without an Allow header');

@@ -75,7 +75,7 @@ export async function runCampaign(options: CampaignOptions): Promise<FuzzResult>
     bump(result.byStatus, status);
     if (!result.statusByTarget.has(request.target)) result.statusByTarget.set(request.target, new Map());
     bump(result.statusByTarget.get(request.target)!, status);
-    const problems = checkResponse(response, secrets, request.wire.method);
+    const problems = checkResponse(response, secrets, request.wire.method, request.target);
     if (problems.length > 0) result.failures.push({ seed: plan.seed, request, response, problems });
     options.onResponse?.(result.sent, indexes.length);
   };

@@ -217,6 +217,17 @@ function headersFor(
   return headers;
 }
 
+/** The Messages API's own headers: mostly a valid `anthropic-version`, sometimes the token as `x-api-key`. */
+function anthropicHeaders(rng: Rng, headers: Record<string, string | string[]>, notes: string[]): void {
+  headers['anthropic-version'] = rng.chance(0.85) ? '2023-06-01' : rng.pick(['', 'latest', 'x'.repeat(300)]);
+  if (headers['anthropic-version'] !== '2023-06-01') notes.push('odd anthropic-version');
+  if (typeof headers.authorization === 'string' && rng.chance(0.4)) {
+    headers['x-api-key'] = headers.authorization.replace(/^Bearer /, '');
+    delete headers.authorization;
+    notes.push('token as x-api-key');
+  }
+}
+
 /** How often a route is aimed at after the first pass: bodies are where validation lives. */
 function routeWeight(route: FuzzRoute): number {
   if (route.method === 'GET' || route.method === 'DELETE') return 2;
@@ -228,6 +239,7 @@ function routeWeight(route: FuzzRoute): number {
     path === '/v1/responses'
   )
     return 8;
+  if (route.path === '/v1/messages') return 6;
   return 4;
 }
 
@@ -330,5 +342,6 @@ export function buildRequest(plan: FuzzPlan, index: number): FuzzRequest {
     ...((route.path.endsWith('/events') || route.path.endsWith('/stream')) && { openEnded: true }),
     tag: index,
   };
+  if (route.path.startsWith('/v1/messages')) anthropicHeaders(rng, wire.headers, notes);
   return { index, target, wire, notes: describe(body.label, auth, notes) };
 }

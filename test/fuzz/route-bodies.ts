@@ -78,6 +78,23 @@ const BASES: Record<string, (rng: Rng, fx: FuzzFixtures) => BodyBase> = {
     kind: 'chat',
     base: Object.assign(baseChat(rng), { require_approval: rng.chance(0.5) }),
   }),
+  'POST /v1/messages': (rng) => ({
+    kind: 'json',
+    base: bareObject({
+      model: 'pro-1',
+      max_tokens: rng.int(1, 64),
+      system: rng.pick<JsonLike>(['Be brief.', [{ type: 'text', text: 'Be brief.' }]]),
+      messages: [
+        { role: 'user', content: rng.pick<JsonLike>([`Hello ${rng.chars(6)}`, [{ type: 'text', text: 'Hi' }]]) },
+      ],
+      stream: rng.chance(0.3),
+      stop_sequences: rng.pick<JsonLike>([[], ['.']]),
+    }),
+  }),
+  'POST /v1/messages/count_tokens': (rng) => ({
+    kind: 'json',
+    base: bareObject({ model: 'pro-1', messages: [{ role: 'user', content: `Count ${rng.chars(6)}` }] }),
+  }),
   'POST /v1/chat/completions/:completion_id/live-input': (rng) => ({
     kind: 'json',
     base: bareObject({ content: `also consider ${rng.chars(6)}`, source: 'fuzz', modality: 'text' }),
