@@ -124,6 +124,8 @@ export interface TranscribeInput {
   callId: string;
   audioKeys: string[];
   language: string | null;
+  /** Guides the transcriber (`audio.input.transcription.prompt`); absent in inputs from before it. */
+  prompt?: string | null;
 }
 
 /** Input of the `respond` effect: everything one response needs, as plain data. */

@@ -148,6 +148,7 @@ export class CallEffects {
           audio,
           format: 'pcm16',
           language: input.language,
+          prompt: input.prompt ?? null,
           signal: AbortSignal.any([signal, AbortSignal.timeout(TRANSCRIBE_TIMEOUT_MS)]),
         });
         results.push({ ok: true, text: transcript.text, durationSeconds: transcript.durationSeconds });

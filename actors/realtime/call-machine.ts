@@ -462,6 +462,7 @@ export const realtimeCallMachine = setup({
               callId: context.id,
               audioKeys: audioKeysOf(context.turn?.job),
               language: context.session.transcription?.language ?? null,
+              prompt: context.session.transcription?.prompt ?? null,
             }),
             onDone: [
               {

@@ -69,6 +69,7 @@ export function sessionView(callId: string, session: CallSession): SessionView {
         transcription: session.transcription && {
           model: session.transcription.model,
           language: session.transcription.language,
+          prompt: session.transcription.prompt ?? null,
         },
       },
       output: { format, voice: session.voice, speed: session.speed },
@@ -200,7 +201,14 @@ export function renderEmitted(event: CallEmitted): UnstampedEvent[] {
     case 'itemDone':
       return [{ type: 'conversation.item.done', previous_item_id: event.previousItemId, item: itemView(event.item) }];
     case 'transcriptionCompleted':
+      // Our transcribers do not stream: the whole transcript is one delta before `completed`.
       return [
+        {
+          type: 'conversation.item.input_audio_transcription.delta',
+          item_id: event.itemId,
+          content_index: 0,
+          delta: event.transcript,
+        },
         {
           type: 'conversation.item.input_audio_transcription.completed',
           item_id: event.itemId,
