@@ -193,6 +193,15 @@ export const ServerEventSchema = z.discriminatedUnion('type', [
   }),
   z.strictObject({
     event_id: eventId,
+    type: z.literal('conversation.item.truncated'),
+    item_id: z.string(),
+    content_index: z.number().int(),
+    audio_end_ms: z.number().int(),
+  }),
+  z.strictObject({ event_id: eventId, type: z.literal('conversation.item.deleted'), item_id: z.string() }),
+  z.strictObject({ event_id: eventId, type: z.literal('conversation.item.retrieved'), item: ItemViewSchema }),
+  z.strictObject({
+    event_id: eventId,
     type: z.literal('conversation.item.input_audio_transcription.delta'),
     item_id: z.string(),
     content_index: z.number().int(),

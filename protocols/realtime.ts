@@ -166,6 +166,23 @@ export const ClientEventSchema = z.discriminatedUnion('type', [
       })
       .optional(),
   }),
+  z.object({
+    type: z.literal('conversation.item.truncate'),
+    event_id: z.string().optional(),
+    item_id: z.string().min(1).max(64),
+    content_index: z.number().int().min(0).max(31),
+    audio_end_ms: z.number().int().min(0),
+  }),
+  z.object({
+    type: z.literal('conversation.item.delete'),
+    event_id: z.string().optional(),
+    item_id: z.string().min(1).max(64),
+  }),
+  z.object({
+    type: z.literal('conversation.item.retrieve'),
+    event_id: z.string().optional(),
+    item_id: z.string().min(1).max(64),
+  }),
   z.object({ type: z.literal('response.cancel'), event_id: z.string().optional(), response_id: z.string().optional() }),
   z.object({ type: z.literal('svc.realtime.end_ack'), event_id: z.string().optional() }),
 ]);

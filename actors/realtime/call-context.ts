@@ -179,6 +179,8 @@ export type ResponseFinished = {
   toolCalls: ResponseToolCall[];
   usage: ResponseUsage;
   failure: string | null;
+  /** Audio the client had played when the response was cut (ms since its first frame was sent, at most what was sent); null without audio. */
+  playedMs?: number | null;
   at: number;
 };
 
@@ -192,6 +194,16 @@ export type CallEvent =
   | { type: 'ITEM_CREATE'; item: ItemDraft; clientEventId: string | null; at: number }
   | { type: 'RESPONSE_CREATE'; request: ResponseRequest; clientEventId: string | null; at: number }
   | { type: 'RESPONSE_CANCEL'; responseId: string | null; clientEventId: string | null; at: number }
+  | {
+      type: 'ITEM_TRUNCATE';
+      itemId: string;
+      contentIndex: number;
+      audioEndMs: number;
+      clientEventId: string | null;
+      at: number;
+    }
+  | { type: 'ITEM_DELETE'; itemId: string; clientEventId: string | null; at: number }
+  | { type: 'ITEM_RETRIEVE'; itemId: string; clientEventId: string | null }
   | { type: 'END_ACK'; clientEventId: string | null; at: number }
   | { type: 'DISCONNECT'; at: number }
   | ResponseFinished

@@ -102,6 +102,18 @@ function toCommand(event: ClientEvent, clientEventId: string | null): CallComman
         clientEventId,
       };
     }
+    case 'conversation.item.truncate':
+      return {
+        type: 'truncateItem',
+        itemId: event.item_id,
+        contentIndex: event.content_index,
+        audioEndMs: event.audio_end_ms,
+        clientEventId,
+      };
+    case 'conversation.item.delete':
+      return { type: 'deleteItem', itemId: event.item_id, clientEventId };
+    case 'conversation.item.retrieve':
+      return { type: 'retrieveItem', itemId: event.item_id, clientEventId };
     case 'response.cancel':
       return { type: 'cancelResponse', responseId: event.response_id || null, clientEventId };
     case 'svc.realtime.end_ack':

@@ -200,6 +200,19 @@ export function renderEmitted(event: CallEmitted): UnstampedEvent[] {
       ];
     case 'itemDone':
       return [{ type: 'conversation.item.done', previous_item_id: event.previousItemId, item: itemView(event.item) }];
+    case 'itemTruncated':
+      return [
+        {
+          type: 'conversation.item.truncated',
+          item_id: event.itemId,
+          content_index: event.contentIndex,
+          audio_end_ms: event.audioEndMs,
+        },
+      ];
+    case 'itemDeleted':
+      return [{ type: 'conversation.item.deleted', item_id: event.itemId }];
+    case 'itemRetrieved':
+      return [{ type: 'conversation.item.retrieved', item: itemView(event.item) }];
     case 'transcriptionCompleted':
       // Our transcribers do not stream: the whole transcript is one delta before `completed`.
       return [
