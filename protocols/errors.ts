@@ -80,6 +80,7 @@ export const ERROR_CATALOGUE = {
   conversation_already_has_active_response: { status: 409, type: 'invalid_request_error' },
   response_cancel_not_active: { status: 409, type: 'invalid_request_error' },
   end_ack_unexpected: { status: 409, type: 'invalid_request_error' },
+  item_not_found: { status: 404, type: 'invalid_request_error' },
   transcription_failed: { status: 502, type: 'transcription_error' },
 } as const satisfies Record<string, { status: number; type: string; retry?: false }>;
 

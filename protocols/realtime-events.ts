@@ -30,7 +30,9 @@ export const SessionViewSchema = z.strictObject({
           interrupt_response: z.boolean(),
         })
         .nullable(),
-      transcription: z.strictObject({ model: z.string(), language: z.string().nullable() }).nullable(),
+      transcription: z
+        .strictObject({ model: z.string(), language: z.string().nullable(), prompt: z.string().nullable() })
+        .nullable(),
     }),
     output: z.strictObject({ format: PcmFormatViewSchema, voice: z.string(), speed: z.number() }),
   }),
@@ -188,6 +190,22 @@ export const ServerEventSchema = z.discriminatedUnion('type', [
     type: z.literal('conversation.item.done'),
     previous_item_id: z.string().nullable(),
     item: ItemViewSchema,
+  }),
+  z.strictObject({
+    event_id: eventId,
+    type: z.literal('conversation.item.truncated'),
+    item_id: z.string(),
+    content_index: z.number().int(),
+    audio_end_ms: z.number().int(),
+  }),
+  z.strictObject({ event_id: eventId, type: z.literal('conversation.item.deleted'), item_id: z.string() }),
+  z.strictObject({ event_id: eventId, type: z.literal('conversation.item.retrieved'), item: ItemViewSchema }),
+  z.strictObject({
+    event_id: eventId,
+    type: z.literal('conversation.item.input_audio_transcription.delta'),
+    item_id: z.string(),
+    content_index: z.number().int(),
+    delta: z.string(),
   }),
   z.strictObject({
     event_id: eventId,

@@ -11,14 +11,28 @@ export const PcmFormatSchema = z.object({
 });
 
 /** Server VAD settings; `null` turns it off (the client commits turns itself). */
+const ServerVadSchema = z.object({
+  type: z.literal('server_vad'),
+  threshold: z.number().min(0).max(1).optional(),
+  prefix_padding_ms: z.number().int().min(0).max(5_000).optional(),
+  silence_duration_ms: z.number().int().min(50).max(10_000).optional(),
+  create_response: z.boolean().optional(),
+  interrupt_response: z.boolean().optional(),
+  idle_timeout_ms: z.number().int().nullable().optional(),
+});
+
+/** OpenAI's `semantic_vad`, as the Agents SDK asks for it: served by our VAD, `eagerness` setting the silence it waits for. */
+const SemanticVadSchema = z.object({
+  type: z.literal('semantic_vad'),
+  eagerness: z.enum(['low', 'medium', 'high', 'auto']).optional(),
+  create_response: z.boolean().optional(),
+  interrupt_response: z.boolean().optional(),
+});
+
+/** Turn detection: `server_vad`, `semantic_vad` (served by the same VAD), or `null` (the client commits). */
 export const TurnDetectionSchema = z
-  .object({
-    type: z.literal('server_vad', { message: 'only server_vad is supported' }),
-    threshold: z.number().min(0).max(1).optional(),
-    prefix_padding_ms: z.number().int().min(0).max(5_000).optional(),
-    silence_duration_ms: z.number().int().min(50).max(10_000).optional(),
-    create_response: z.boolean().optional(),
-    interrupt_response: z.boolean().optional(),
+  .discriminatedUnion('type', [ServerVadSchema, SemanticVadSchema], {
+    message: 'turn_detection.type must be server_vad or semantic_vad',
   })
   .nullable();
 
@@ -62,7 +76,11 @@ export const SessionUpdateSchema = z.object({
           format: PcmFormatSchema.optional(),
           turn_detection: TurnDetectionSchema.optional(),
           transcription: z
-            .object({ model: z.string().max(200).optional(), language: z.string().min(2).max(12).optional() })
+            .object({
+              model: z.string().max(200).optional(),
+              language: z.string().min(2).max(12).optional(),
+              prompt: z.string().max(10_000).optional(),
+            })
             .nullable()
             .optional(),
         })
@@ -147,6 +165,23 @@ export const ClientEventSchema = z.discriminatedUnion('type', [
         tool_choice: RealtimeToolChoiceSchema.optional(),
       })
       .optional(),
+  }),
+  z.object({
+    type: z.literal('conversation.item.truncate'),
+    event_id: z.string().optional(),
+    item_id: z.string().min(1).max(64),
+    content_index: z.number().int().min(0).max(31),
+    audio_end_ms: z.number().int().min(0),
+  }),
+  z.object({
+    type: z.literal('conversation.item.delete'),
+    event_id: z.string().optional(),
+    item_id: z.string().min(1).max(64),
+  }),
+  z.object({
+    type: z.literal('conversation.item.retrieve'),
+    event_id: z.string().optional(),
+    item_id: z.string().min(1).max(64),
   }),
   z.object({ type: z.literal('response.cancel'), event_id: z.string().optional(), response_id: z.string().optional() }),
   z.object({ type: z.literal('svc.realtime.end_ack'), event_id: z.string().optional() }),

@@ -108,6 +108,12 @@ const SAMPLES: CallEmitted[] = [
     param: null,
     clientEventId: 'evt_2',
   },
+  { type: 'itemTruncated', itemId: 'item_3', contentIndex: 0, audioEndMs: 700 },
+  { type: 'itemDeleted', itemId: 'item_2' },
+  {
+    type: 'itemRetrieved',
+    item: { id: 'item_3', role: 'assistant', content: [{ type: 'output_audio', transcript: 'Par' }] },
+  },
   { type: 'ending', reason: 'farewell', language: 'es' },
   { type: 'endReady', graceMs: 3000 },
 ];

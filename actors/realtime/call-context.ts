@@ -124,6 +124,8 @@ export interface TranscribeInput {
   callId: string;
   audioKeys: string[];
   language: string | null;
+  /** Guides the transcriber (`audio.input.transcription.prompt`); absent in inputs from before it. */
+  prompt?: string | null;
 }
 
 /** Input of the `respond` effect: everything one response needs, as plain data. */
@@ -177,6 +179,8 @@ export type ResponseFinished = {
   toolCalls: ResponseToolCall[];
   usage: ResponseUsage;
   failure: string | null;
+  /** Audio the client had played when the response was cut (ms since its first frame was sent, at most what was sent); null without audio. */
+  playedMs?: number | null;
   at: number;
 };
 
@@ -190,6 +194,16 @@ export type CallEvent =
   | { type: 'ITEM_CREATE'; item: ItemDraft; clientEventId: string | null; at: number }
   | { type: 'RESPONSE_CREATE'; request: ResponseRequest; clientEventId: string | null; at: number }
   | { type: 'RESPONSE_CANCEL'; responseId: string | null; clientEventId: string | null; at: number }
+  | {
+      type: 'ITEM_TRUNCATE';
+      itemId: string;
+      contentIndex: number;
+      audioEndMs: number;
+      clientEventId: string | null;
+      at: number;
+    }
+  | { type: 'ITEM_DELETE'; itemId: string; clientEventId: string | null; at: number }
+  | { type: 'ITEM_RETRIEVE'; itemId: string; clientEventId: string | null }
   | { type: 'END_ACK'; clientEventId: string | null; at: number }
   | { type: 'DISCONNECT'; at: number }
   | ResponseFinished

@@ -148,6 +148,7 @@ export class CallEffects {
           audio,
           format: 'pcm16',
           language: input.language,
+          prompt: input.prompt ?? null,
           signal: AbortSignal.any([signal, AbortSignal.timeout(TRANSCRIBE_TIMEOUT_MS)]),
         });
         results.push({ ok: true, text: transcript.text, durationSeconds: transcript.durationSeconds });
@@ -180,9 +181,15 @@ export class CallEffects {
       toolCalls: status === 'completed' ? calls.filter(Boolean).map((call) => ({ ...call })) : [],
       usage,
       failure,
+      playedMs:
+        firstAudioAt === null ? null : Math.min(audioMs(audioBytes), (cutAt ?? this.ports.clock.now()) - firstAudioAt),
       at: this.ports.clock.now(),
     });
     const calls: ResponseToolCall[] = [];
+    // What the client has played, assuming it plays from the first frame on, in real time.
+    let firstAudioAt: number | null = null;
+    let cutAt: number | null = null;
+    signal.addEventListener('abort', () => (cutAt = this.ports.clock.now()), { once: true });
     if (!line) {
       await Promise.resolve();
       return finished('cancelled', '', { promptTokens: 0, completionTokens: 0, audioOutMs: 0 }, null);
@@ -196,6 +203,7 @@ export class CallEffects {
         line.stream({ type: 'responseText', responseId, itemId, delta });
       },
       audio: (frame) => {
+        firstAudioAt ??= this.ports.clock.now();
         audioBytes += frame.length;
         line.stream({ type: 'responseAudio', responseId, itemId, audio: frame });
       },

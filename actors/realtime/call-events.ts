@@ -15,6 +15,8 @@ export interface CallMessage {
   text: string;
   /** Length of the audio the text came from (user turns) or was spoken as (assistant), in ms. */
   audioMs: number;
+  /** An assistant item cut short (truncated): the audio it had before, up to which a later cut is accepted. */
+  producedMs?: number;
 }
 
 /** A function call: the model's (from a response) or one the client replays. */
@@ -68,7 +70,9 @@ export type Modality = 'text' | 'audio';
 
 /** One content part of an item as it is announced (the audio itself is never repeated). */
 export type ItemContent =
-  { type: 'input_text' | 'output_text' | 'text'; text: string } | { type: 'input_audio'; transcript: string | null };
+  | { type: 'input_text' | 'output_text' | 'text'; text: string }
+  | { type: 'input_audio'; transcript: string | null }
+  | { type: 'output_audio'; transcript: string };
 
 /** An item as `itemAdded` / `itemDone` announce it: a message, or a function call or its output. */
 export type ItemView =
@@ -121,6 +125,10 @@ export type CallEmitted =
       toolCalls: ResponseToolCall[];
       usage: ResponseUsage;
     }
+  /** An assistant audio item cut at `audioEndMs` (by the client, or by a barge-in): its text was cut to match. */
+  | { type: 'itemTruncated'; itemId: string; contentIndex: number; audioEndMs: number }
+  | { type: 'itemDeleted'; itemId: string }
+  | { type: 'itemRetrieved'; item: ItemView }
   | { type: 'holdRaised'; holdMicros: number }
   | Rejection
   | { type: 'ending'; reason: EndingReason; language: string | null }

@@ -1,7 +1,7 @@
 import { assign, emit, enqueueActions, fromCallback, fromPromise, setup, type SnapshotFrom } from 'xstate';
 import { findModel } from '../../protocols/models.js';
 import { effectError, effectOutput } from '../effect-results.js';
-import type { CallEmitted, CallItem, CancelReason, CloseReason } from './call-events.js';
+import type { CallEmitted, CallItem, CallMessage, CancelReason, CloseReason } from './call-events.js';
 import type {
   CallContext,
   CallEvent,
@@ -21,6 +21,10 @@ import {
   audioKeysOf,
   cancelled,
   clientEventIdOf,
+  deleteEdit,
+  retrieveEdit,
+  truncated,
+  truncateEdit,
   isStreaming,
   MAX_ITEMS,
   nextJob,
@@ -195,6 +199,21 @@ export const realtimeCallMachine = setup({
       enqueue.assign({ response: cut });
       enqueue.sendTo('respond', { type: 'CANCEL' });
     }),
+    // Conversation editing: truncate, delete, retrieve. A refusal is an emitted rejection.
+    editItem: enqueueActions(({ enqueue, context, event }) => {
+      const { items } = context;
+      const edit =
+        event.type === 'ITEM_TRUNCATE'
+          ? truncateEdit(items, event)
+          : event.type === 'ITEM_DELETE'
+            ? deleteEdit(items, event.itemId, event.clientEventId)
+            : event.type === 'ITEM_RETRIEVE'
+              ? retrieveEdit(items, event.itemId, event.clientEventId)
+              : null;
+      if (!edit) return;
+      if (edit.items) enqueue.assign({ items: edit.items });
+      enqueue.emit(edit.emitted);
+    }),
     requestClose: assign(({ context }, params: { reason: CloseReason }) => ({
       closeReason: context.closeReason ?? params.reason,
       deadlines: {},
@@ -265,9 +284,18 @@ export const realtimeCallMachine = setup({
     finishResponse: enqueueActions(({ enqueue, context, event }) => {
       if (event.type !== 'RESPONSE_FINISHED' || !context.response) return;
       const response = context.response;
-      const item: CallItem | null = event.text
-        ? { id: response.itemId, role: 'assistant', text: event.text, audioMs: event.usage.audioOutMs }
-        : null;
+      const spoken: CallMessage = {
+        id: response.itemId,
+        role: 'assistant',
+        text: event.text,
+        audioMs: event.usage.audioOutMs,
+      };
+      // Barge-in: the caller heard only what was played before speaking; the conversation keeps that.
+      const cutAt =
+        event.status === 'cancelled' && response.cancelReason === 'turn_detected' && event.playedMs != null
+          ? Math.min(event.playedMs, spoken.audioMs)
+          : null;
+      const item: CallItem | null = event.text ? (cutAt === null ? spoken : truncated(spoken, cutAt)) : null;
       const calls = event.toolCalls.map((call): CallItem => ({
         type: 'function_call',
         id: call.itemId,
@@ -294,6 +322,8 @@ export const realtimeCallMachine = setup({
         toolCalls: event.toolCalls,
         usage: event.usage,
       });
+      if (item && cutAt !== null && cutAt < spoken.audioMs)
+        enqueue.emit({ type: 'itemTruncated', itemId: item.id, contentIndex: 0, audioEndMs: cutAt });
       if (event.status === 'failed')
         enqueue.emit(
           rejection('upstream_unavailable', `The model backend failed: ${event.failure ?? 'unknown error'}`),
@@ -409,6 +439,9 @@ export const realtimeCallMachine = setup({
           },
           { actions: ['touch', 'enqueueResponse'] },
         ],
+        ITEM_TRUNCATE: { actions: ['touch', 'editItem'] },
+        ITEM_DELETE: { actions: ['touch', 'editItem'] },
+        ITEM_RETRIEVE: { actions: 'editItem' },
         RESPONSE_CANCEL: [
           {
             guard: 'cancellable',
@@ -462,6 +495,7 @@ export const realtimeCallMachine = setup({
               callId: context.id,
               audioKeys: audioKeysOf(context.turn?.job),
               language: context.session.transcription?.language ?? null,
+              prompt: context.session.transcription?.prompt ?? null,
             }),
             onDone: [
               {

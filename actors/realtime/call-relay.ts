@@ -5,7 +5,13 @@ import type { CallEmitted } from './call-events.js';
  * response or the charge. Everything else (speech signals, refusals, a response's opening) is a
  * signal the client wants at once, and losing it in a crash loses nothing.
  */
-const DURABLE_FIRST: ReadonlySet<CallEmitted['type']> = new Set(['itemDone', 'responseDone', 'closed']);
+const DURABLE_FIRST: ReadonlySet<CallEmitted['type']> = new Set([
+  'itemDone',
+  'itemTruncated',
+  'itemDeleted',
+  'responseDone',
+  'closed',
+]);
 
 /**
  * Signals that need not wait behind anything: a new turn's audio committed (speech stopped) is

@@ -42,6 +42,9 @@ export type CallCommand =
     }
   | { type: 'createResponse'; request: ResponseRequest; clientEventId: string | null }
   | { type: 'cancelResponse'; responseId: string | null; clientEventId: string | null }
+  | { type: 'truncateItem'; itemId: string; contentIndex: number; audioEndMs: number; clientEventId: string | null }
+  | { type: 'deleteItem'; itemId: string; clientEventId: string | null }
+  | { type: 'retrieveItem'; itemId: string; clientEventId: string | null }
   | { type: 'acknowledgeEnd'; clientEventId: string | null };
 
 /** Where a call's output goes: its durable events in order, its streams, and its end. */
@@ -235,6 +238,14 @@ export class CallRuntime {
         return send({ type: 'RESPONSE_CREATE', request: command.request, clientEventId, at });
       case 'cancelResponse':
         return send({ type: 'RESPONSE_CANCEL', responseId: command.responseId, clientEventId, at });
+      case 'truncateItem': {
+        const { itemId, contentIndex, audioEndMs } = command;
+        return send({ type: 'ITEM_TRUNCATE', itemId, contentIndex, audioEndMs, clientEventId, at });
+      }
+      case 'deleteItem':
+        return send({ type: 'ITEM_DELETE', itemId: command.itemId, clientEventId, at });
+      case 'retrieveItem':
+        return send({ type: 'ITEM_RETRIEVE', itemId: command.itemId, clientEventId });
       case 'acknowledgeEnd':
         return send({ type: 'END_ACK', clientEventId, at });
     }

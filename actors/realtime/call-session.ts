@@ -25,7 +25,8 @@ export interface CallSession {
   instructions: string;
   maxOutputTokens: number | 'inf';
   turnDetection: TurnDetection | null;
-  transcription: { model: string; language: string | null } | null;
+  /** Input transcription settings; `prompt` guides the transcriber (absent in sessions from before it). */
+  transcription: { model: string; language: string | null; prompt?: string | null } | null;
   voice: string;
   speed: number;
   /** Functions the model may call, and whether it must (`tools`, `tool_choice`). */
@@ -43,12 +44,18 @@ export interface SessionChange {
   /** `null` turns server VAD off; fields absent keep their values (or the defaults when it was off). */
   turnDetection?: Partial<TurnDetection> | null;
   /** `null` turns input transcription settings off. */
-  transcription?: { model?: string; language?: string } | null;
+  transcription?: { model?: string; language?: string; prompt?: string } | null;
   voice?: string;
   speed?: number;
   tools?: ToolDefinition[];
   toolChoice?: ToolChoice;
 }
+
+/**
+ * The silence our VAD waits for when a client asks for `semantic_vad`, by `eagerness`: we have no
+ * model of whether the caller finished a thought, so a less eager setting waits longer.
+ */
+export const SEMANTIC_VAD_SILENCE_MS = { low: 1_200, medium: 700, auto: 700, high: 350 } as const;
 
 /** Server VAD as a call starts with it. */
 export const DEFAULT_TURN_DETECTION: TurnDetection = {
@@ -88,6 +95,7 @@ export function applySessionChange(session: CallSession, change: SessionChange):
     transcription = {
       model: change.transcription.model ?? transcription?.model ?? 'sim',
       language: change.transcription.language ?? transcription?.language ?? null,
+      prompt: change.transcription.prompt ?? transcription?.prompt ?? null,
     };
   }
   return {

@@ -1,5 +1,5 @@
 import type { CallCommand } from '../../actors/realtime/call-runtime.js';
-import type { SessionChange } from '../../actors/realtime/call-session.js';
+import { SEMANTIC_VAD_SILENCE_MS, type SessionChange } from '../../actors/realtime/call-session.js';
 import { MAX_JSON_DEPTH, pathBeyondDepth } from '../../protocols/json-bounds.js';
 import {
   ClientEventSchema,
@@ -102,6 +102,18 @@ function toCommand(event: ClientEvent, clientEventId: string | null): CallComman
         clientEventId,
       };
     }
+    case 'conversation.item.truncate':
+      return {
+        type: 'truncateItem',
+        itemId: event.item_id,
+        contentIndex: event.content_index,
+        audioEndMs: event.audio_end_ms,
+        clientEventId,
+      };
+    case 'conversation.item.delete':
+      return { type: 'deleteItem', itemId: event.item_id, clientEventId };
+    case 'conversation.item.retrieve':
+      return { type: 'retrieveItem', itemId: event.item_id, clientEventId };
     case 'response.cancel':
       return { type: 'cancelResponse', responseId: event.response_id || null, clientEventId };
     case 'svc.realtime.end_ack':
@@ -121,7 +133,13 @@ function sessionChange(update: SessionUpdate): SessionChange {
   if (update.instructions !== undefined) change.instructions = update.instructions;
   if (update.max_output_tokens !== undefined) change.maxOutputTokens = update.max_output_tokens;
   if (detection === null) change.turnDetection = null;
-  else if (detection !== undefined) {
+  else if (detection?.type === 'semantic_vad') {
+    change.turnDetection = {
+      silenceDurationMs: SEMANTIC_VAD_SILENCE_MS[detection.eagerness ?? 'auto'],
+      createResponse: detection.create_response,
+      interruptResponse: detection.interrupt_response,
+    };
+  } else if (detection !== undefined) {
     change.turnDetection = {
       threshold: detection.threshold,
       prefixPaddingMs: detection.prefix_padding_ms,
@@ -132,7 +150,11 @@ function sessionChange(update: SessionUpdate): SessionChange {
   }
   if (input?.transcription === null) change.transcription = null;
   else if (input?.transcription !== undefined)
-    change.transcription = { model: input.transcription.model, language: input.transcription.language };
+    change.transcription = {
+      model: input.transcription.model,
+      language: input.transcription.language,
+      prompt: input.transcription.prompt,
+    };
   if (update.tools !== undefined) change.tools = toolDefinitions(update.tools);
   if (update.tool_choice !== undefined) change.toolChoice = toolChoice(update.tool_choice);
   if (output?.voice !== undefined) change.voice = output.voice;

@@ -69,6 +69,7 @@ export function sessionView(callId: string, session: CallSession): SessionView {
         transcription: session.transcription && {
           model: session.transcription.model,
           language: session.transcription.language,
+          prompt: session.transcription.prompt ?? null,
         },
       },
       output: { format, voice: session.voice, speed: session.speed },
@@ -199,8 +200,28 @@ export function renderEmitted(event: CallEmitted): UnstampedEvent[] {
       ];
     case 'itemDone':
       return [{ type: 'conversation.item.done', previous_item_id: event.previousItemId, item: itemView(event.item) }];
-    case 'transcriptionCompleted':
+    case 'itemTruncated':
       return [
+        {
+          type: 'conversation.item.truncated',
+          item_id: event.itemId,
+          content_index: event.contentIndex,
+          audio_end_ms: event.audioEndMs,
+        },
+      ];
+    case 'itemDeleted':
+      return [{ type: 'conversation.item.deleted', item_id: event.itemId }];
+    case 'itemRetrieved':
+      return [{ type: 'conversation.item.retrieved', item: itemView(event.item) }];
+    case 'transcriptionCompleted':
+      // Our transcribers do not stream: the whole transcript is one delta before `completed`.
+      return [
+        {
+          type: 'conversation.item.input_audio_transcription.delta',
+          item_id: event.itemId,
+          content_index: 0,
+          delta: event.transcript,
+        },
         {
           type: 'conversation.item.input_audio_transcription.completed',
           item_id: event.itemId,
