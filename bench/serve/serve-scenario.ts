@@ -90,6 +90,8 @@ export async function runServeSweep(
       extra.onStep?.(`serve: ${label}`);
       const requests = options.requests ?? (options.durationMs === null ? defaultRequests(options.mode, x) : null);
       pointStartsS.push(Math.round(performance.now() - sweepStart) / 1000);
+      // A reading at each point's start and end, so even a point shorter than the interval has its own.
+      sampler?.take();
       const before = sampler?.samples.length ?? 0;
       const run = await runPoint({
         label,
@@ -107,6 +109,7 @@ export async function runServeSweep(
         ...(extra.onProgress && { onProgress: extra.onProgress }),
       });
       used += run.timings.length;
+      sampler?.take();
       const pointWarnings: string[] = [];
       if (run.client.eventLoopUtilization > CLIENT_BUSY_WARNING)
         pointWarnings.push(
