@@ -53,8 +53,8 @@ export async function runPoint(options: {
   let issued = 0;
   let errors = 0;
   const one = async () => {
-    const index = issued++;
-    const timing = await timeRequest(target, options.prompts(options.firstIndex + index), index, origin);
+    const index = options.firstIndex + issued++;
+    const timing = await timeRequest(target, options.prompts(index), index, origin);
     timings.push(timing);
     if (timing.error) errors += 1;
     options.onProgress?.({

@@ -67,6 +67,7 @@ export function serveOptionsFromArgs(args: ServeArgs): ServeOptions {
     slo: args.slo ? parseSlo(args.slo) : {},
     timeoutMs: bounded('timeout', args.timeout ?? '120', 0.1, 3600) * 1000,
     seed: Math.round(bounded('seed', args.seed ?? '1', 0, 2 ** 31)),
+    warmupRequests: 1,
   };
 }
 

@@ -41,6 +41,8 @@ export interface ServeOptions {
   slo: ServiceLevel;
   timeoutMs: number;
   seed: number;
+  /** Requests sent one at a time before the sweep and not counted (connections opened, code warm; a failure stops the run). */
+  warmupRequests: number;
 }
 
 /** Parses `1,4,16,64` into positive numbers. */

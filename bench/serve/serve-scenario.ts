@@ -5,7 +5,7 @@ import { runPoint, type ClientLoad, type PointProgress } from './run-point.js';
 import { pointFigures, type PointFigures } from './serve-figures.js';
 import type { ServeOptions } from './serve-options.js';
 import { sampleServer, type ServerSample } from './server-series.js';
-import type { RequestTiming } from './stream-request.js';
+import { timeRequest, type RequestTiming } from './stream-request.js';
 
 /** The scenario's name on the command line. */
 export const SERVE_SCENARIO = 'serve';
@@ -80,11 +80,18 @@ export async function runServeSweep(
   const warnings: string[] = [];
   let used = 0;
   try {
+    // As vLLM's initial test run: a wrong token, model or URL stops here with the server's answer.
+    for (; used < options.warmupRequests; used++) {
+      const probe = await timeRequest(target, prompts(used), used, performance.now());
+      if (probe.error) throw new Error(`the warm-up request failed (${probe.error}): ${probe.detail ?? ''}`);
+    }
     for (const x of options.points) {
       const label = options.mode === 'concurrency' ? `concurrency ${x}` : `rate ${x}/s`;
       extra.onStep?.(`serve: ${label}`);
       const requests = options.requests ?? (options.durationMs === null ? defaultRequests(options.mode, x) : null);
       pointStartsS.push(Math.round(performance.now() - sweepStart) / 1000);
+      // A reading at each point's start and end, so even a point shorter than the interval has its own.
+      sampler?.take();
       const before = sampler?.samples.length ?? 0;
       const run = await runPoint({
         label,
@@ -102,6 +109,7 @@ export async function runServeSweep(
         ...(extra.onProgress && { onProgress: extra.onProgress }),
       });
       used += run.timings.length;
+      sampler?.take();
       const pointWarnings: string[] = [];
       if (run.client.eventLoopUtilization > CLIENT_BUSY_WARNING)
         pointWarnings.push(

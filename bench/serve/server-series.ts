@@ -11,7 +11,10 @@ export interface ServerSample {
  * Samples a local server's CPU and RSS every `everyMs` over a whole sweep (a pid read from /proc,
  * or 'self' when the server runs in this process, where the client's CPU is counted too).
  */
-export function sampleServer(pid: number | 'self', everyMs = 500): { samples: ServerSample[]; stop(): ServerSample[] } {
+export function sampleServer(
+  pid: number | 'self',
+  everyMs = 500,
+): { samples: ServerSample[]; take: () => void; stop: () => ServerSample[] } {
   const read = () => (pid === 'self' ? readSelf() : readProcess(pid));
   const samples: ServerSample[] = [];
   const origin = performance.now();
@@ -20,7 +23,8 @@ export function sampleServer(pid: number | 'self', everyMs = 500): { samples: Se
   const take = () => {
     const reading = read();
     const now = performance.now();
-    if (!reading || !last) return;
+    // Readings closer than 50 ms apart would turn clock-tick rounding into 0 % or 200 % spikes.
+    if (!reading || !last || now - lastAt < 50) return;
     samples.push({
       tS: Math.round(now - origin) / 1000,
       cpuPercent: Math.round(((reading.cpuMs - last.cpuMs) / Math.max(1, now - lastAt)) * 1000) / 10,
@@ -33,7 +37,8 @@ export function sampleServer(pid: number | 'self', everyMs = 500): { samples: Se
   timer.unref();
   return {
     samples,
-    stop() {
+    take,
+    stop: () => {
       clearInterval(timer);
       take();
       return samples;

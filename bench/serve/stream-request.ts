@@ -5,9 +5,12 @@ import type { ServeApi } from './serve-options.js';
 
 /** Every timing of one request, in ms (relative to the sweep point's start where a time, else durations). */
 export interface RequestTiming {
+  /** The prompt's number in the run (points continue the count; the warm-up request is 0). */
   index: number;
   /** When the request was sent, from the point's start. */
   startMs: number;
+  /** When the request was sent on the wall clock (ms since the epoch, fractional): to line up with server logs. */
+  sentAt: number;
   /** Sent → first chunk carrying output text (null: none arrived). */
   ttftMs: number | null;
   /** Sent → the stream's end. */
@@ -113,6 +116,7 @@ export async function timeRequest(
   const timing: RequestTiming = {
     index,
     startMs: sent - origin,
+    sentAt: performance.timeOrigin + sent,
     ttftMs: null,
     e2elMs: 0,
     itlMs: [],
@@ -159,10 +163,19 @@ export async function timeRequest(
       timing.error = `http_${res.statusCode}`;
       timing.detail = (await res.body.text()).slice(0, 300);
     } else {
-      for await (const chunk of res.body as AsyncIterable<Buffer>) {
-        now = performance.now();
-        decoder.push(chunk);
-      }
+      // 'data' listeners rather than an async iterator: no promise per chunk on the client's hot path.
+      await new Promise<void>((resolve, reject) => {
+        res.body.on('data', (chunk: Buffer) => {
+          now = performance.now();
+          try {
+            decoder.push(chunk);
+          } catch (err) {
+            res.body.destroy(err as Error); // an event that is not JSON: reported as bad_event
+          }
+        });
+        res.body.once('end', resolve);
+        res.body.once('error', reject);
+      });
       if (streamError) {
         timing.error = 'stream_error';
         timing.detail = String(streamError).slice(0, 300);
