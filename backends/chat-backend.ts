@@ -35,6 +35,8 @@ export interface ChatBackendRequest {
    * backend may then produce it in one piece. The events are the same either way. Default true.
    */
   stream?: boolean;
+  /** W3C trace context headers (`traceparent`) to send upstream; set only while tracing is on. */
+  traceHeaders?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -45,7 +47,7 @@ export interface ChatBackendRequest {
 export type ChatBackendEvent =
   | { type: 'delta'; text: string }
   | { type: 'tool_call'; index: number; id?: string; name?: string; arguments: string }
-  | { type: 'done'; finishReason: 'stop' | 'length' | 'tool_calls'; usage: TokenUsage };
+  | { type: 'done'; finishReason: 'stop' | 'length' | 'tool_calls'; usage: TokenUsage; responseId?: string };
 
 /** One chat backend (sim, an OpenAI-compatible upstream, …); throws TerminalError or RetryableError. */
 export interface ChatBackend {
