@@ -35,6 +35,8 @@ export interface ChatBackendRequest {
    * backend may then produce it in one piece. The events are the same either way. Default true.
    */
   stream?: boolean;
+  /** W3C trace context headers (`traceparent`) to send upstream; set only while tracing is on. */
+  traceHeaders?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -51,6 +53,8 @@ export type ChatBackendEvent =
       usage: TokenUsage;
       /** The stop sequence that ended the answer, when the backend knows (finish reason `stop`). */
       stopSequence?: string;
+      /** The upstream's id of the answer (traces name it as gen_ai.response.id). */
+      responseId?: string;
     };
 
 /** One chat backend (sim, an OpenAI-compatible upstream, …); throws TerminalError or RetryableError. */

@@ -1,6 +1,7 @@
 import { systemClock, type Clock } from '../runtime/clock.js';
 import type { Cluster } from '../runtime/cluster/start-cluster.js';
 import type { Config } from '../runtime/config.js';
+import type { Tracing } from '../runtime/tracing.js';
 import type { ActorRetention } from '../runtime/host/actor-retention.js';
 import { createLogger, type Logger } from '../runtime/logger.js';
 import type { AppDeps } from './app-deps.js';
@@ -32,11 +33,15 @@ export interface App {
  * the request path (`createRequestHandler`) and the realtime socket on one uWS app, and the
  * lifecycle (`serveApp`).
  */
-export function buildApp(config: Config, options: { clock?: Clock; logger?: Logger; cluster?: Cluster } = {}): App {
+export function buildApp(
+  config: Config,
+  options: { clock?: Clock; logger?: Logger; cluster?: Cluster; tracing?: Tracing } = {},
+): App {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger(config.SVC_LOG_LEVEL);
   const cluster = options.cluster ?? null;
-  const services = wireServices(config, { clock, logger, cluster });
+  const tracer = options.tracing?.tracer ?? null;
+  const services = wireServices(config, { clock, logger, cluster, tracer });
   const { deps } = services;
   const booted = bootActors({ host: deps.host, calls: deps.realtime.calls, cluster, clock, logger });
   const router = new Router<RouteDef>();
@@ -50,6 +55,7 @@ export function buildApp(config: Config, options: { clock?: Clock; logger?: Logg
     logger,
     cluster,
     readiness: deps.readiness,
+    tracer,
   });
   const app = createUwsApp(config).any('/*', requests.handle);
   const realtimeSockets = serveRealtime(app, {

@@ -3,6 +3,7 @@ import { ApiError, ensureError, errorBody, quoted } from '../protocols/errors.js
 import { MAX_JSON_DEPTH, pathBeyondDepth } from '../protocols/json-bounds.js';
 import { fieldError, parseOrThrow } from '../protocols/validation.js';
 import type { Logger } from '../runtime/logger.js';
+import { requestScope } from '../runtime/request-scope.js';
 import type { Exchange } from './exchange.js';
 import type { Perimeter } from './perimeter.js';
 import type { Principal, RequestContext, RouteDef, RouteDialect } from './route.js';
@@ -128,6 +129,8 @@ export async function dispatch(
       route.auth,
       dialect ? dialect.authorization(ex.headers) : ex.headers.authorization,
     );
+    const scope = requestScope.getStore();
+    if (scope && principal.account) scope.accountId = principal.account.id;
     assertPlausibleParams(match.params);
     const limit = route.maxBodyBytes ?? deps.maxBodyBytes;
     const ctx: RequestContext = {

@@ -33,7 +33,11 @@ async function main(): Promise<void> {
       process.exit(3);
     };
   }
-  const app = buildApp(config, { logger, cluster });
+  // Tracing only when an OTLP endpoint is set: off, the SDK is never loaded.
+  const tracing = config.OTEL_EXPORTER_OTLP_ENDPOINT
+    ? (await import('../runtime/trace-export.js')).startTracing(config)
+    : undefined;
+  const app = buildApp(config, { logger, cluster, tracing });
   const port = await app.listen();
   logger.info('listening', {
     url: `http://${config.HOST}:${port}`,
@@ -53,6 +57,7 @@ async function main(): Promise<void> {
     app.close().then(
       async () => {
         await cluster?.close();
+        await tracing?.shutdown().catch((err: unknown) => logger.warn('trace export at exit failed', { err }));
         process.exit(0);
       },
       (err: unknown) => {

@@ -10,7 +10,9 @@ import { ApiError } from '../protocols/errors.js';
 import type { Readiness } from '../runtime/readiness.js';
 import { InFlight } from './in-flight.js';
 import type { Metrics } from '../runtime/metrics.js';
-import { requestScope } from '../runtime/request-scope.js';
+import { requestScope, type RequestScope } from '../runtime/request-scope.js';
+import type { Tracer } from '@opentelemetry/api';
+import { withServerSpan } from './server-span.js';
 import { Perimeter } from './perimeter.js';
 import type { RouteDef } from './route.js';
 import type { Router } from './router.js';
@@ -52,9 +54,11 @@ export function createRequestHandler(
     logger: Logger;
     cluster: Cluster | null;
     readiness: Readiness;
+    /** Set while tracing is on: each request gets a server span. */
+    tracer: Tracer | null;
   },
 ): RequestHandler {
-  const { router, auth, metrics, logger, cluster, readiness } = parts;
+  const { router, auth, metrics, logger, cluster, readiness, tracer } = parts;
   const perimeter = new Perimeter(auth, config.SVC_ADMIN_KEY);
   const dispatchDeps = { router, perimeter, logger, maxBodyBytes: config.SVC_MAX_BODY_BYTES };
   const forwarder = cluster
@@ -79,12 +83,13 @@ export function createRequestHandler(
     const gate = perimeter.forRequest(ex, client);
     const started = performance.now();
     inFlight.enter();
-    // Every line logged while this request is answered carries its id (runtime/logger.ts).
-    const answered = requestScope.run({ requestId: ex.requestId, client }, () =>
+    const run = () =>
       forwarder
         ? forwardOrDispatch(ex, forwarder, { ...dispatchDeps, perimeter: gate })
-        : dispatch(ex, { ...dispatchDeps, perimeter: gate }),
-    );
+        : dispatch(ex, { ...dispatchDeps, perimeter: gate });
+    // Every line logged while this request is answered carries its id (runtime/logger.ts).
+    const scope: RequestScope = { requestId: ex.requestId, client };
+    const answered = requestScope.run(scope, tracer ? () => withServerSpan(tracer, ex, scope, run) : run);
     void answered
       .then((route) =>
         metrics.request(route ?? '(unmatched)', ex.method, ex.status, (performance.now() - started) / 1000),

@@ -82,6 +82,10 @@ export const ConfigSchema = z.object({
   SVC_TLS_CERT_FILE: z.string().min(1).optional(),
   SVC_TLS_KEY_FILE: z.string().min(1).optional(),
   SVC_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  // OpenTelemetry traces (the standard variables): off unless the endpoint is set; OTLP over HTTP.
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
+  OTEL_EXPORTER_OTLP_PROTOCOL: z.enum(['http/protobuf', 'http/json']).default('http/protobuf'),
+  OTEL_SERVICE_NAME: z.string().min(1).default('svc'),
   // Reverse proxies whose X-Forwarded-For / Forwarded are believed (addresses or CIDRs, comma-separated).
   SVC_TRUSTED_PROXIES: z
     .string()

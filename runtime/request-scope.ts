@@ -5,6 +5,8 @@ export interface RequestScope {
   readonly requestId: string;
   /** The client's address (through trusted proxies, see http/client-address.ts). */
   readonly client: string;
+  /** The caller's account once authenticated (for the server span). */
+  accountId?: string;
   /** The W3C trace id of the request's server span (set only while tracing is on). */
   traceId?: string;
 }

@@ -99,7 +99,13 @@ test('deltas are relayed in order and usage is the upstream one', async () => {
     { type: 'delta', text: 'Hel' },
     { type: 'delta', text: 'lo ' },
     { type: 'delta', text: 'there' },
-    { type: 'done', finishReason: 'stop', usage: { promptTokens: 11, completionTokens: 3 } },
+    // The upstream's answer id comes along for the trace (gen_ai.response.id).
+    {
+      type: 'done',
+      finishReason: 'stop',
+      usage: { promptTokens: 11, completionTokens: 3 },
+      responseId: 'chatcmpl-fake',
+    },
   ]);
   const [sent] = upstream.requests;
   assert.is(sent?.method, 'POST');
@@ -254,7 +260,12 @@ test('tool-call fragments are relayed as they arrive', async () => {
     { type: 'tool_call', index: 0, arguments: '{"city":' },
     { type: 'tool_call', index: 0, arguments: '"Paris"}' },
     { type: 'tool_call', index: 1, id: 'call_2', name: 'get_time', arguments: '{}' },
-    { type: 'done', finishReason: 'tool_calls', usage: { promptTokens: 11, completionTokens: 3 } },
+    {
+      type: 'done',
+      finishReason: 'tool_calls',
+      usage: { promptTokens: 11, completionTokens: 3 },
+      responseId: 'chatcmpl-fake',
+    },
   ]);
 });
 
@@ -285,6 +296,7 @@ test('without upstream usage, usage is counted by the shared rule however the te
     type: 'done',
     finishReason: 'stop',
     usage: { promptTokens: countPromptTokens(request.messages), completionTokens: countTokens(pieces.join('')) },
+    responseId: 'chatcmpl-fake',
   });
 });
 

@@ -1,3 +1,4 @@
+import { trace } from '@opentelemetry/api';
 import { ensureError } from '../../protocols/errors.js';
 import type { Billing } from './billing.js';
 import type { Hold } from './ledger.js';
@@ -77,6 +78,8 @@ export class OpenCharge {
   settle(bill: Bill, terms?: SettleTerms): Promise<Charged> {
     if (this.ended) return this.ended;
     const { accountId, tokenId, requestId } = this.payer;
+    // The request's span (tracing on), named now: the settle resolves outside its context.
+    const span = trace.getActiveSpan();
     this.ended = this.billing
       .settle(this.holds, {
         charge: bill.charge,
@@ -90,7 +93,11 @@ export class OpenCharge {
         ref: terms?.ref,
         cap: terms?.cap,
       })
-      .then((entry) => (entry ? { micros: -entry.amount, entryId: entry.id } : NOTHING));
+      .then((entry) => {
+        const charged = entry ? { micros: -entry.amount, entryId: entry.id } : NOTHING;
+        span?.setAttribute('svc.charge_micro_usd', charged.micros);
+        return charged;
+      });
     return this.ended;
   }
 

@@ -48,6 +48,8 @@ export class UpstreamAnswer {
   readonly #text = new TokenTally();
   readonly #toolText = new TokenTally();
   #toolNameTokens = 0;
+  /** The upstream's id for its answer (`chatcmpl-…`), for the trace. */
+  #responseId: string | null = null;
 
   /** Whether the upstream has said why it stopped. */
   get finished(): boolean {
@@ -57,6 +59,7 @@ export class UpstreamAnswer {
   /** Appends the events of one stream chunk to `out`; only choice 0 is read (we never ask for `n`). */
   applyChunk(chunk: UpstreamChunk, out: ChatBackendEvent[]): void {
     this.#applyUsage(chunk.usage);
+    this.#responseId ??= chunk.id ?? null;
     const choice = chunk.choices.find((c) => (c.index ?? 0) === 0);
     if (!choice) return;
     const delta = choice.delta;
@@ -82,6 +85,7 @@ export class UpstreamAnswer {
   /** Appends the events of a whole (non-streamed) completion to `out`. */
   applyCompletion(completion: UpstreamCompletion, out: ChatBackendEvent[]): void {
     this.#applyUsage(completion.usage);
+    this.#responseId ??= completion.id ?? null;
     const [choice] = completion.choices;
     if (!choice) return;
     const message = choice.message;
@@ -104,7 +108,13 @@ export class UpstreamAnswer {
       promptTokens: countPromptTokens(messages),
       completionTokens: this.#text.total() + this.#toolText.total() + this.#toolNameTokens,
     };
-    return { type: 'done', finishReason: mapFinishReason(this.#finishReason, this.#sawToolCall), usage };
+    const done: ChatBackendEvent = {
+      type: 'done',
+      finishReason: mapFinishReason(this.#finishReason, this.#sawToolCall),
+      usage,
+    };
+    if (this.#responseId) done.responseId = this.#responseId;
+    return done;
   }
 
   #toolCall(event: ToolCallEvent): ToolCallEvent {

@@ -153,7 +153,9 @@ export class UpstreamCall {
       return await this.#settings.pool.request({
         path: this.#settings.path,
         method: 'POST',
-        headers: this.#settings.headers,
+        headers: this.#request.traceHeaders
+          ? { ...this.#settings.headers, ...this.#request.traceHeaders }
+          : this.#settings.headers,
         body,
         signal: this.#controller.signal,
       });

@@ -12,6 +12,7 @@ const Usage = z.looseObject({
 
 /** One `chat.completion.chunk` of a streamed answer; `choices` may be empty (the usage chunk). */
 export const UpstreamChunkSchema = z.looseObject({
+  id: z.string().nullish(),
   choices: z.array(
     z.looseObject({
       index: z.number().int().nullish(),
@@ -41,6 +42,7 @@ export type UpstreamChunk = z.output<typeof UpstreamChunkSchema>;
 
 /** A whole `chat.completion`, for upstreams that answer JSON despite `stream: true`. */
 export const UpstreamCompletionSchema = z.looseObject({
+  id: z.string().nullish(),
   choices: z
     .array(
       z.looseObject({

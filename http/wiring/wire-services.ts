@@ -18,6 +18,8 @@ import { UploadRuntime } from '../../actors/uploads/upload-runtime.js';
 import { UploadService } from '../../actors/uploads/upload-service.js';
 import { upstreamVoiceOptions } from '../../backends/create-audio-backends.js';
 import { createChatBackend } from '../../backends/create-chat-backend.js';
+import type { Tracer } from '@opentelemetry/api';
+import { traceChatBackend } from '../../actors/chat/traced-chat-backend.js';
 import { createMediaAnalysisBackends } from '../../backends/create-media-analysis.js';
 import { createSpeechBackend, createTranscriptionBackend } from '../../backends/create-voice-backends.js';
 import { createLocalTextExtractor } from '../../backends/text-extraction/local-text-extractor.js';
@@ -57,7 +59,7 @@ export interface WiredServices {
  */
 export function wireServices(
   config: Config,
-  options: { clock: Clock; logger: Logger; cluster: Cluster | null },
+  options: { clock: Clock; logger: Logger; cluster: Cluster | null; tracer?: Tracer | null },
 ): WiredServices {
   const { clock, logger, cluster } = options;
   const store: Store = cluster?.store ?? LmdbStore.open(config.SVC_DATA_DIR);
@@ -74,9 +76,16 @@ export function wireServices(
     retentionMs: config.SVC_ACTOR_RETENTION_S * 1000,
     everyMs: config.SVC_ACTOR_RETENTION_SWEEP_S * 1000,
   });
-  const chat = meterChatBackend(createChatBackend(config), (backend, kind, failed) =>
-    inspection.metrics.upstream(backend, kind, failed),
-  );
+  const backend = createChatBackend(config);
+  // Tracing on: each backend call is a client span (GenAI conventions) under the request's span.
+  const traced = options.tracer
+    ? traceChatBackend(
+        backend,
+        options.tracer,
+        config.SVC_BACKEND === 'sim' ? null : (config.SVC_UPSTREAM_MODEL ?? null),
+      )
+    : backend;
+  const chat = meterChatBackend(traced, (backend, kind, failed) => inspection.metrics.upstream(backend, kind, failed));
   // Cluster mode keeps blobs on a path every node shares (SVC_BLOB_DIR).
   const blobs = new BlobStore(config.SVC_BLOB_DIR ?? config.SVC_DATA_DIR);
   blobs.openSync();
