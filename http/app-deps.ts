@@ -7,6 +7,7 @@ import type { BenchmarkService } from '../actors/benchmarks/benchmark-service.js
 import type { MediaEstimates } from '../actors/billing/media-estimates.js';
 import type { ChatService } from '../actors/chat/chat-service.js';
 import type { FileService } from '../actors/files/file-service.js';
+import type { BackgroundResponses } from '../actors/responses/background-responses.js';
 import type { ResponseService } from '../actors/responses/response-service.js';
 import type { ImageService } from '../actors/images/image-service.js';
 import type { MediaLinks } from '../actors/images/media-links.js';
@@ -50,6 +51,8 @@ export interface AppDeps {
   completions: ChatService;
   /** The Responses API over chat completions: create, stored responses, their input items. */
   responses: ResponseService;
+  /** Background responses: durable actors, cancel, their live events. */
+  backgroundResponses: BackgroundResponses;
   /** The durable actor host (sessions and, later, uploads, calls and jobs). */
   host: ActorHost;
   /** Chat sessions: create, read, events, follow, approve, live input, cancel, acknowledge, delete. */

@@ -131,6 +131,8 @@ export interface ChargedWorkTerms<T> {
    * mid-work); by default nothing: a failure releases the hold.
    */
   billFailure?(err: unknown): Bill | null;
+  /** Settles once per ref across restarts (durable work that re-runs after a crash); none by default. */
+  ref?: string;
 }
 
 /** What charged work produced, and what it was charged. */
@@ -159,16 +161,16 @@ export function chargedWork<T>(
     running = Promise.reject(ensureError(err));
   }
   return running.then(
-    async (result) => ({ result, micros: await end(charge, () => terms.bill(result)) }),
+    async (result) => ({ result, micros: await end(charge, () => terms.bill(result), terms.ref) }),
     async (err: unknown) => {
-      await end(charge, () => terms.billFailure?.(err) ?? null);
+      await end(charge, () => terms.billFailure?.(err) ?? null, terms.ref);
       throw err;
     },
   );
 }
 
 /** Ends `charge` with what `bill` says is owed: settles it, or releases the hold when nothing is (or `bill` throws). */
-async function end(charge: OpenCharge, bill: () => Bill | null): Promise<number> {
+async function end(charge: OpenCharge, bill: () => Bill | null, ref: string | undefined): Promise<number> {
   let owed: Bill | null;
   try {
     owed = bill();
@@ -180,7 +182,7 @@ async function end(charge: OpenCharge, bill: () => Bill | null): Promise<number>
     charge.release();
     return 0;
   }
-  return (await charge.settle(owed)).micros;
+  return (await charge.settle(owed, ref === undefined ? undefined : { ref })).micros;
 }
 
 /**

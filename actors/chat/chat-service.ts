@@ -31,6 +31,11 @@ export interface ChatCall {
   model: ModelCard;
   /** Aborting it cancels the run (billing what was processed), as a client disconnect does. */
   signal: AbortSignal;
+  /**
+   * Charges once per ref across restarts: durable work (a background response) that re-runs after
+   * a crash. Such a run skips the cache, whose hit would be charged a second time.
+   */
+  settleRef?: string;
 }
 
 /** What a streaming caller is handed as the run produces it: answer fragments, phases, live input. */
@@ -143,7 +148,7 @@ export class ChatService {
       legacyFunctions: !request.tools && Boolean(request.functions),
     };
     const { cache } = this.options;
-    const cacheKey = cache.keyOf(call.accountId, request);
+    const cacheKey = call.settleRef === undefined ? cache.keyOf(call.accountId, request) : null;
     const hit = cacheKey ? cache.get(cacheKey) : undefined;
     const sink = sinkFor ? sinkFor(head) : null;
     if (hit) return this.answerFromCache(call, head, hit, sink);
@@ -190,6 +195,7 @@ export class ChatService {
       ready: sink ? () => sink.ready() : () => null,
       onEmit: sink ? (event) => sink.event(event) : undefined,
       streaming: sink !== null,
+      ...(call.settleRef !== undefined && { settleRef: call.settleRef }),
     });
     return { plan, done };
   }

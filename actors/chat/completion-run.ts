@@ -113,6 +113,8 @@ export interface CompletionStart {
   onEmit?: (event: CompletionEmitted | AnswerFragment) => void;
   /** The client reads the answer as it comes (a non-streaming one lets backends answer in one piece). */
   streaming: boolean;
+  /** Settles once per ref, across restarts (a background response re-run after a crash). */
+  settleRef?: string;
 }
 
 /** One way a completion runs: the live parts of its handle, and the run itself, ending in an unpriced outcome. */
@@ -135,7 +137,12 @@ export function startCompletion(input: CompletionStart): CompletionHandle {
   const how = { model: input.request.model, depth: plan.depth };
   const charged = chargedWork(
     input.billing,
-    { payer: input, hold: chatPriceMicros(plan.worstCase), bill: (outcome) => completionBill(outcome, how) },
+    {
+      payer: input,
+      hold: chatPriceMicros(plan.worstCase),
+      bill: (outcome) => completionBill(outcome, how),
+      ...(input.settleRef !== undefined && { ref: input.settleRef }),
+    },
     () => run.start(),
   );
   const onAbort = () => run.cancel('client disconnected');

@@ -32,6 +32,12 @@ export interface ResponseResult {
   priceMicros: number;
 }
 
+/** How a run that is not a plain request starts: its head already chosen, its charge settled by reference. */
+export interface CreateOptions {
+  head?: ResponseHead;
+  settleRef?: string;
+}
+
 /** What the Responses feature runs on: chat completions, the stored responses, the file search. */
 export interface ResponseServiceOptions {
   completions: ChatService;
@@ -65,19 +71,18 @@ export class ResponseService {
   constructor(private readonly options: ResponseServiceOptions) {}
 
   /** Runs a response to its end; with an emitter, its events are streamed as it runs. */
-  async create(call: ResponseCall, emitter: ResponseEmitter | null): Promise<ResponseResult> {
+  async create(
+    call: ResponseCall,
+    emitter: ResponseEmitter | null,
+    options: CreateOptions = {},
+  ): Promise<ResponseResult> {
     const { request, accountId } = call;
     const { store } = this.options;
     const earlier = request.previous_response_id ? store.context(accountId, request.previous_response_id) : [];
     if (!earlier) throw notFound(request.previous_response_id!, 'previous_response_id');
     const turn = inputMessages(request.input);
     if (turn.length === 0) throw fieldError(['body', 'input'], 'Field required', 'missing');
-    const head: ResponseHead = {
-      id: `resp_${randomBase62(32)}`,
-      createdAt: Math.floor(this.options.clock.now() / 1000),
-      model: call.model.id,
-      request,
-    };
+    const head = options.head ?? this.head(call);
     const recorder = emitter && request.store ? new RecordingEmitter(emitter) : null;
     const assembler = new ResponseAssembler(head, recorder ?? emitter);
     const query = fileSearchQuery(request, turn);
@@ -94,6 +99,7 @@ export class ResponseService {
       request: chatRequestOf(request, [...instructions, ...earlier, ...turn], call.model.id),
       model: call.model,
       signal: call.signal,
+      ...(options.settleRef !== undefined && { settleRef: options.settleRef }),
     };
     const stored = (response: ResponseObject, last: ResponseStreamEvent | null): StoredResponse => ({
       accountId,
@@ -128,6 +134,16 @@ export class ResponseService {
     if (request.store) await store.save(stored(response, last));
     assembler.deliver(last);
     return { response, priceMicros: result.outcome.priceMicros };
+  }
+
+  /** A new response's id, creation time and model. */
+  head(call: Pick<ResponseCall, 'model' | 'request'>): ResponseHead {
+    return {
+      id: `resp_${randomBase62(32)}`,
+      createdAt: Math.floor(this.options.clock.now() / 1000),
+      model: call.model.id,
+      request: call.request,
+    };
   }
 
   /** The response object of a settled run: `incomplete` when it hit max_output_tokens or was cancelled. */

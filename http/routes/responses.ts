@@ -65,11 +65,12 @@ class SseResponseEmitter implements ResponseEmitter {
 }
 
 /** The Responses API: create (JSON or SSE), retrieve (or replay its events), delete, and list input items. */
-export function responseRoutes({ responses }: AppDeps): RouteDef[] {
+export function responseRoutes({ responses, backgroundResponses }: AppDeps): RouteDef[] {
   const callOf = async (ctx: RequestContext): Promise<ResponseCall> => {
     const request = await ctx.json(ResponseCreateRequestSchema);
     const model = requireModel(request.model);
-    if (request.background) throw fieldError(['body', 'background'], 'background mode is not served yet');
+    if (request.background && !request.store)
+      throw fieldError(['body', 'store'], 'a background response is stored: store must not be false');
     return {
       accountId: accountOf(ctx.principal).id,
       tokenId: ctx.principal.token?.id ?? null,
@@ -93,6 +94,35 @@ export function responseRoutes({ responses }: AppDeps): RouteDef[] {
     return undefined;
   };
 
+  /** Streams a background response's events after `after` as they come, until it ends or the client leaves. */
+  const follow = async (ctx: RequestContext, id: string, after: number): Promise<undefined> => {
+    const writer = new SseWriter(ctx.ex);
+    writer.open({ 'x-response-id': id });
+    await new Promise<void>((resolve) => {
+      const stop = backgroundResponses.follow(id, after, {
+        emit: (event) => writer.push(sseNamed(event.type, event)),
+        end: resolve,
+      });
+      if (stop === false) {
+        // Not running here (it ended between the read and now): the stored events.
+        const events = responses.get(accountOf(ctx.principal).id, id).events ?? [];
+        for (const event of events) if (event.sequence_number > after) writer.push(sseNamed(event.type, event));
+        resolve();
+        return;
+      }
+      ctx.ex.signal.addEventListener(
+        'abort',
+        () => {
+          stop();
+          resolve();
+        },
+        { once: true },
+      );
+    });
+    writer.end();
+    return undefined;
+  };
+
   return [
     {
       method: 'POST',
@@ -106,6 +136,12 @@ export function responseRoutes({ responses }: AppDeps): RouteDef[] {
       },
       async handler(ctx) {
         const call = await callOf(ctx);
+        if (call.request.background) {
+          // The run belongs to its actor, not to this request: leaving does not cancel it.
+          const queued = await backgroundResponses.start({ ...call, signal: new AbortController().signal });
+          if (!call.request.stream) return json(queued);
+          return follow(ctx, queued.id, -1);
+        }
         if (call.request.stream) return stream(ctx, call);
         const { response, priceMicros } = await responses.create(call, null);
         return json(response, 200, { 'x-svc-price-usd': microsToUsd(priceMicros).toFixed(6) });
@@ -125,16 +161,28 @@ export function responseRoutes({ responses }: AppDeps): RouteDef[] {
         const query = ctx.query(RetrieveQuerySchema);
         const record = responses.get(accountOf(ctx.principal).id, ctx.params.response_id!);
         if (query.stream !== 'true') return json(record.response);
-        if (!record.events)
+        if (!record.events && record.response.status !== 'queued' && record.response.status !== 'in_progress')
           throw new ApiError('conflict', 'This response was not streamed, so it has no events to replay.', {
             param: 'stream',
           });
         const after = query.starting_after ?? -1;
+        if (record.response.status === 'queued' || record.response.status === 'in_progress')
+          return follow(ctx, record.response.id, after);
         const writer = new SseWriter(ctx.ex);
         writer.open({ 'x-response-id': record.response.id });
-        for (const event of record.events) if (event.sequence_number > after) writer.push(sseNamed(event.type, event));
+        for (const event of record.events ?? [])
+          if (event.sequence_number > after) writer.push(sseNamed(event.type, event));
         writer.end();
         return undefined;
+      },
+    },
+    {
+      method: 'POST',
+      path: '/v1/responses/:response_id/cancel',
+      auth: 'token',
+      schema: { summary: 'Cancel a background response', response: ResponseObjectSchema },
+      async handler(ctx) {
+        return json(await backgroundResponses.cancel(accountOf(ctx.principal).id, ctx.params.response_id!));
       },
     },
     {

@@ -9,6 +9,7 @@ import { createPartResolverOptions } from '../../actors/chat/parts/part-context.
 import { ResponseCache } from '../../actors/chat/response-cache.js';
 import { FileLibrary } from '../../actors/files/file-library.js';
 import { FileService } from '../../actors/files/file-service.js';
+import { BackgroundResponses } from '../../actors/responses/background-responses.js';
 import { ResponseService } from '../../actors/responses/response-service.js';
 import { ResponseStore } from '../../actors/responses/response-store.js';
 import { OrderService } from '../../actors/marketplace/order-service.js';
@@ -138,12 +139,15 @@ export function wireServices(
     logger,
     linked: sessions,
   });
+  const responseStore = new ResponseStore(store);
   const responses = new ResponseService({
     completions,
-    store: new ResponseStore(store),
+    store: responseStore,
     search: (accountId, query, maxHits) => files.search(accountId, { query, file_id: null, max_hits: maxHits }),
     clock,
   });
+  const backgroundResponses = new BackgroundResponses({ host, responses, store: responseStore, logger });
+  host.register(backgroundResponses.hosted());
   const media = wireMedia(config, {
     store,
     blobs,
@@ -190,6 +194,7 @@ export function wireServices(
     actors: host.registry,
     completions,
     responses,
+    backgroundResponses,
     host,
     sessions,
     files,
