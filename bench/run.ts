@@ -19,7 +19,7 @@
 //   serve (LLM-serving figures for any OpenAI-compatible endpoint; bench/README.md): --target URL --token T --model M
 //     --api chat|responses  --concurrency 1,4,16,64 | --rate 2,5,10 [--burstiness 1] [--max-concurrency N]
 //     --requests N | --duration S (per point)  --input-tokens MEAN,SD (256,64)  --output-tokens MEAN,SD (64,16)
-//     --prompts FILE.jsonl  --ignore-eos  --slo ttft=MS,tpot=MS,e2el=MS  --seed N (1)
+//     --prompts FILE.jsonl  --ignore-eos  --slo ttft=MS,tpot=MS,e2el=MS  --timeout S (120, per request)  --seed N (1)
 import { execSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -70,7 +70,7 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '1' },
     rate: { type: 'string' },
     rounds: { type: 'string', default: '1' },
-    timeout: { type: 'string', default: '10' },
+    timeout: { type: 'string' },
     baselines: { type: 'string', default: 'all' },
     target: { type: 'string' },
     token: { type: 'string' },
@@ -185,7 +185,7 @@ const settings: LoadSettings = {
   warmupMs: Number(values.warmup) >= 0 ? Number(values.warmup) * 1000 : fail('--warmup must be ≥ 0'),
   rate: positive('rate', values.rate ?? '100', 1_000_000),
   rounds: Math.round(positive('rounds', values.rounds, 20)),
-  timeoutMs: positive('timeout', values.timeout, 600) * 1000,
+  timeoutMs: positive('timeout', values.timeout ?? '10', 600) * 1000,
   target: values.target ? { url: values.target, token: values.token! } : null,
   inProcess: values['in-process'],
   repeatPrompt: values['repeat-prompt'],
