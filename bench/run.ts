@@ -9,7 +9,7 @@
 //   --duration S (5; sse-hold and realtime-idle: hold, 10; realtime-active: measured after the ramp, 10)  --warmup S (1)  --rate R (*-latency: paced, 100 req/s)
 //   --rounds N (1: interleaved runs, median kept)  --timeout S (10, per request)
 //   --baselines all | none | uws,node-http,uws-sse,uws-fanout,uws-sink,uws-ws-idle,uws-ws-audio,uws-sse-hold   --in-process   --time MS (micro and host, 1000)
-//   --client-threads N (realtime-*: client worker threads; 1 on two cores, else 2)
+//   --client-threads N (realtime-*: client worker threads; 1 on two cores, else 2; serve: 1)
 //   --repeat-prompt (same prompt every request: measures the response-cache hit path)
 //   --rehydrate N (host: parked sessions written then rehydrated, 100000; 0 skips)
 //   --inputs N (session-fanout: live inputs sent while the followers watch, 50)

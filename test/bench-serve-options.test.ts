@@ -47,6 +47,7 @@ test('bad values are refused with what was wrong', () => {
     [{ burstiness: '0' }, /--burstiness must be a number/],
     [{ requests: 'many' }, /--requests must be a number/],
     [{ prompts: '/nonexistent/prompts.jsonl' }, /no file/],
+    [{ 'client-threads': '0' }, /--client-threads must be a number/],
   ];
   for (const [args, message] of cases) assert.throws(() => serveOptionsFromArgs(args), message, JSON.stringify(args));
 });

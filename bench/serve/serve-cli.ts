@@ -24,6 +24,7 @@ export interface ServeArgs {
   slo?: string;
   timeout?: string;
   seed?: string;
+  'client-threads'?: string;
 }
 
 function bounded(name: string, text: string, min: number, max: number): number {
@@ -68,6 +69,7 @@ export function serveOptionsFromArgs(args: ServeArgs): ServeOptions {
     timeoutMs: bounded('timeout', args.timeout ?? '120', 0.1, 3600) * 1000,
     seed: Math.round(bounded('seed', args.seed ?? '1', 0, 2 ** 31)),
     warmupRequests: 1,
+    clientThreads: Math.round(bounded('client-threads', args['client-threads'] ?? '1', 1, 16)),
   };
 }
 
