@@ -165,6 +165,10 @@ for (const name of requested)
     fail(`unknown scenario ${name} (micro, accounts, host, ${LOAD.join(', ')}, load, all, ${ON_REQUEST.join(', ')})`);
 if (values.target && !values.token) fail('--target needs --token (an API token of an account with credit)');
 if (values.target && !/^https?:\/\//.test(values.target)) fail('--target must be an http(s) URL');
+// serve reads --rate, --duration, --timeout and --client-threads its own way (lists, longer bounds):
+// the other scenarios' checks of them apply only when another scenario runs too.
+const serveOnly = requested.every((name) => name === SERVE_SCENARIO);
+const shared = (name: string, text: string, max: number) => (serveOnly ? 1 : positive(name, text, max));
 const baselines: BaselineId[] | undefined =
   values.baselines === 'all'
     ? undefined
@@ -181,11 +185,11 @@ const settings: LoadSettings = {
       requested.some((name) => (SCENARIO_NAMES as readonly string[]).includes(name)) ? 10_000 : 100_000,
     ),
   ),
-  durationMs: positive('duration', values.duration ?? '5', 3600) * 1000,
+  durationMs: shared('duration', values.duration ?? '5', 3600) * 1000,
   warmupMs: Number(values.warmup) >= 0 ? Number(values.warmup) * 1000 : fail('--warmup must be ≥ 0'),
-  rate: positive('rate', values.rate ?? '100', 1_000_000),
+  rate: shared('rate', values.rate ?? '100', 1_000_000),
   rounds: Math.round(positive('rounds', values.rounds, 20)),
-  timeoutMs: positive('timeout', values.timeout ?? '10', 600) * 1000,
+  timeoutMs: shared('timeout', values.timeout ?? '10', 600) * 1000,
   target: values.target ? { url: values.target, token: values.token! } : null,
   inProcess: values['in-process'],
   repeatPrompt: values['repeat-prompt'],
@@ -206,10 +210,10 @@ const wantsActiveBaseline = !baselines || baselines.includes('uws-ws-audio');
 const wantsHoldBaseline = !baselines || baselines.includes('uws-sse-hold');
 // The client threads share the machine with the server: on two cores one client thread, beside one server core.
 const clientThreads = Math.round(
-  positive('client-threads', values['client-threads'] ?? (cpus().length >= 3 ? '2' : '1'), 8),
+  shared('client-threads', values['client-threads'] ?? (cpus().length >= 3 ? '2' : '1'), 8),
 );
 // The realtime scenarios and sse-hold default to a 10 s hold or window rather than 5 s.
-const realtimeDurationMs = positive('duration', values.duration ?? '10', 3600) * 1000;
+const realtimeDurationMs = shared('duration', values.duration ?? '10', 3600) * 1000;
 settings.onProgress = createProgressLine(settings);
 const followers = Math.round(positive('connections', values.connections ?? '1000', 100_000));
 const rehydrate = Number(values.rehydrate);
