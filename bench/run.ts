@@ -19,6 +19,7 @@
 //   serve (LLM-serving figures for any OpenAI-compatible endpoint; bench/README.md): --target URL --token T --model M
 //     --api chat|responses  --concurrency 1,4,16,64 | --rate 2,5,10 [--burstiness 1] [--max-concurrency N]
 //     --requests N | --duration S (per point)  --input-tokens MEAN,SD (256,64)  --output-tokens MEAN,SD (64,16)
+//     --server-pid PID (a --target on this machine: its CPU and RSS in the report)  --client-threads N (1)
 //     --prompts FILE.jsonl  --ignore-eos  --slo ttft=MS,tpot=MS,e2el=MS  --timeout S (120, per request)  --seed N (1)
 import { execSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -58,7 +59,13 @@ import { runMediaBench, type MediaReport } from './media/media-bench.js';
 import { formatMedia } from './media/media-table.js';
 import { CLUSTER_SCENARIO, runClusterScenario, type ClusterReport } from './cluster/cluster-scenario.js';
 import { formatCluster } from './cluster/cluster-table.js';
-import { formatServe, runServeCommand, serveOptionsFromArgs, type ServeSummary } from './serve/serve-cli.js';
+import {
+  formatServe,
+  runServeCommand,
+  serveOptionsFromArgs,
+  serverPidFromArgs,
+  type ServeSummary,
+} from './serve/serve-cli.js';
 import { SERVE_SCENARIO } from './serve/serve-scenario.js';
 import type { ServeOptions } from './serve/serve-options.js';
 
@@ -98,6 +105,7 @@ const { values } = parseArgs({
     'ignore-eos': { type: 'boolean', default: false },
     slo: { type: 'string' },
     seed: { type: 'string' },
+    'server-pid': { type: 'string' },
     json: { type: 'boolean', default: false },
   },
 });
@@ -196,9 +204,11 @@ const settings: LoadSettings = {
   baselines,
 };
 let serveOptions: ServeOptions | null = null;
+let serverPid: number | null = null;
 if (requested.includes(SERVE_SCENARIO)) {
   try {
     serveOptions = serveOptionsFromArgs(values);
+    serverPid = serverPidFromArgs(values);
   } catch (err) {
     fail(err instanceof Error ? err.message : String(err));
   }
@@ -359,6 +369,7 @@ for (const name of requested) {
       const result = await runServeCommand(serveOptions!, {
         inProcess: settings.inProcess,
         quiet: values.json,
+        serverPid,
         onStep: step,
       });
       report.load.push(result);

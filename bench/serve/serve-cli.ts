@@ -25,6 +25,7 @@ export interface ServeArgs {
   timeout?: string;
   seed?: string;
   'client-threads'?: string;
+  'server-pid'?: string;
 }
 
 function bounded(name: string, text: string, min: number, max: number): number {
@@ -32,6 +33,15 @@ function bounded(name: string, text: string, min: number, max: number): number {
   if (!Number.isFinite(value) || value < min || value > max)
     throw new Error(`--${name} must be a number in [${min}, ${max}], got ${text}`);
   return value;
+}
+
+/** `--server-pid`: a process on this machine to sample (it must exist), or null. */
+export function serverPidFromArgs(args: ServeArgs): number | null {
+  if (!args['server-pid']) return null;
+  const pid = Number(args['server-pid']);
+  if (!Number.isInteger(pid) || pid <= 0 || !existsSync(`/proc/${pid}/stat`))
+    throw new Error(`--server-pid must be the id of a running process on this machine, got ${args['server-pid']}`);
+  return pid;
 }
 
 /** Checks the `serve` options; throws an Error saying what is wrong (the run exits 2 before anything starts). */
@@ -82,7 +92,13 @@ export type ServeSummary = Omit<ServeReport, 'points'> & { points: Omit<ServePoi
  */
 export async function runServeCommand(
   options: ServeOptions,
-  settings: { inProcess: boolean; quiet: boolean; onStep: (text: string) => void },
+  settings: {
+    inProcess: boolean;
+    quiet: boolean;
+    /** A `--target` running on this machine whose CPU and RSS the report adds (`--server-pid`). */
+    serverPid: number | null;
+    onStep: (text: string) => void;
+  },
 ): Promise<ServeSummary> {
   const progress = settings.quiet ? null : createServeProgress();
   const local = options.url ? null : await startLocalSimGateway(settings.inProcess);
