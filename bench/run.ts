@@ -9,7 +9,7 @@
 //   --duration S (5; sse-hold and realtime-idle: hold, 10; realtime-active: measured after the ramp, 10)  --warmup S (1)  --rate R (*-latency: paced, 100 req/s)
 //   --rounds N (1: interleaved runs, median kept)  --timeout S (10, per request)
 //   --baselines all | none | uws,node-http,uws-sse,uws-fanout,uws-sink,uws-ws-idle,uws-ws-audio,uws-sse-hold   --in-process   --time MS (micro and host, 1000)
-//   --client-threads N (realtime-*: client worker threads; 1 on two cores, else 2)
+//   --client-threads N (realtime-*: client worker threads; 1 on two cores, else 2; serve: 1)
 //   --repeat-prompt (same prompt every request: measures the response-cache hit path)
 //   --rehydrate N (host: parked sessions written then rehydrated, 100000; 0 skips)
 //   --inputs N (session-fanout: live inputs sent while the followers watch, 50)
@@ -19,6 +19,7 @@
 //   serve (LLM-serving figures for any OpenAI-compatible endpoint; bench/README.md): --target URL --token T --model M
 //     --api chat|responses  --concurrency 1,4,16,64 | --rate 2,5,10 [--burstiness 1] [--max-concurrency N]
 //     --requests N | --duration S (per point)  --input-tokens MEAN,SD (256,64)  --output-tokens MEAN,SD (64,16)
+//     --server-pid PID (a --target on this machine: its CPU and RSS in the report)  --client-threads N (1)
 //     --prompts FILE.jsonl  --ignore-eos  --slo ttft=MS,tpot=MS,e2el=MS  --timeout S (120, per request)  --seed N (1)
 import { execSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -58,7 +59,13 @@ import { runMediaBench, type MediaReport } from './media/media-bench.js';
 import { formatMedia } from './media/media-table.js';
 import { CLUSTER_SCENARIO, runClusterScenario, type ClusterReport } from './cluster/cluster-scenario.js';
 import { formatCluster } from './cluster/cluster-table.js';
-import { formatServe, runServeCommand, serveOptionsFromArgs, type ServeSummary } from './serve/serve-cli.js';
+import {
+  formatServe,
+  runServeCommand,
+  serveOptionsFromArgs,
+  serverPidFromArgs,
+  type ServeSummary,
+} from './serve/serve-cli.js';
 import { SERVE_SCENARIO } from './serve/serve-scenario.js';
 import type { ServeOptions } from './serve/serve-options.js';
 
@@ -98,6 +105,7 @@ const { values } = parseArgs({
     'ignore-eos': { type: 'boolean', default: false },
     slo: { type: 'string' },
     seed: { type: 'string' },
+    'server-pid': { type: 'string' },
     json: { type: 'boolean', default: false },
   },
 });
@@ -165,6 +173,10 @@ for (const name of requested)
     fail(`unknown scenario ${name} (micro, accounts, host, ${LOAD.join(', ')}, load, all, ${ON_REQUEST.join(', ')})`);
 if (values.target && !values.token) fail('--target needs --token (an API token of an account with credit)');
 if (values.target && !/^https?:\/\//.test(values.target)) fail('--target must be an http(s) URL');
+// serve reads --rate, --duration, --timeout and --client-threads its own way (lists, longer bounds):
+// the other scenarios' checks of them apply only when another scenario runs too.
+const serveOnly = requested.every((name) => name === SERVE_SCENARIO);
+const shared = (name: string, text: string, max: number) => (serveOnly ? 1 : positive(name, text, max));
 const baselines: BaselineId[] | undefined =
   values.baselines === 'all'
     ? undefined
@@ -181,20 +193,22 @@ const settings: LoadSettings = {
       requested.some((name) => (SCENARIO_NAMES as readonly string[]).includes(name)) ? 10_000 : 100_000,
     ),
   ),
-  durationMs: positive('duration', values.duration ?? '5', 3600) * 1000,
+  durationMs: shared('duration', values.duration ?? '5', 3600) * 1000,
   warmupMs: Number(values.warmup) >= 0 ? Number(values.warmup) * 1000 : fail('--warmup must be ≥ 0'),
-  rate: positive('rate', values.rate ?? '100', 1_000_000),
+  rate: shared('rate', values.rate ?? '100', 1_000_000),
   rounds: Math.round(positive('rounds', values.rounds, 20)),
-  timeoutMs: positive('timeout', values.timeout ?? '10', 600) * 1000,
+  timeoutMs: shared('timeout', values.timeout ?? '10', 600) * 1000,
   target: values.target ? { url: values.target, token: values.token! } : null,
   inProcess: values['in-process'],
   repeatPrompt: values['repeat-prompt'],
   baselines,
 };
 let serveOptions: ServeOptions | null = null;
+let serverPid: number | null = null;
 if (requested.includes(SERVE_SCENARIO)) {
   try {
     serveOptions = serveOptionsFromArgs(values);
+    serverPid = serverPidFromArgs(values);
   } catch (err) {
     fail(err instanceof Error ? err.message : String(err));
   }
@@ -206,10 +220,10 @@ const wantsActiveBaseline = !baselines || baselines.includes('uws-ws-audio');
 const wantsHoldBaseline = !baselines || baselines.includes('uws-sse-hold');
 // The client threads share the machine with the server: on two cores one client thread, beside one server core.
 const clientThreads = Math.round(
-  positive('client-threads', values['client-threads'] ?? (cpus().length >= 3 ? '2' : '1'), 8),
+  shared('client-threads', values['client-threads'] ?? (cpus().length >= 3 ? '2' : '1'), 8),
 );
 // The realtime scenarios and sse-hold default to a 10 s hold or window rather than 5 s.
-const realtimeDurationMs = positive('duration', values.duration ?? '10', 3600) * 1000;
+const realtimeDurationMs = shared('duration', values.duration ?? '10', 3600) * 1000;
 settings.onProgress = createProgressLine(settings);
 const followers = Math.round(positive('connections', values.connections ?? '1000', 100_000));
 const rehydrate = Number(values.rehydrate);
@@ -355,6 +369,7 @@ for (const name of requested) {
       const result = await runServeCommand(serveOptions!, {
         inProcess: settings.inProcess,
         quiet: values.json,
+        serverPid,
         onStep: step,
       });
       report.load.push(result);

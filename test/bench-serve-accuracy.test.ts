@@ -39,6 +39,7 @@ function options(url: string, overrides: Partial<ServeOptions>): ServeOptions {
     seed: 7,
     // A few unmeasured requests first, so the code they run is compiled before the figures count.
     warmupRequests: 4,
+    clientThreads: 1,
     ...overrides,
   };
 }
@@ -80,41 +81,48 @@ function close(figure: string, measured: number, real: number): void {
   );
 }
 
-for (const api of ['chat', 'responses'] as const)
-  for (const [concurrency, requests] of [
-    [1, 8],
-    [64, 128],
-  ] as const)
-    test(`${api}: TTFT, ITL and output tokens/s within 5 % (or 1 ms) of the server's at concurrency ${concurrency}`, async () => {
-      const server = await startPacedWorker(PACING);
-      try {
-        const report = await runServeSweep(options(server.url, { api, points: [concurrency], requests }));
-        const [point] = report.points;
-        const f = point!.figures;
-        assert.is(f.completed, requests, JSON.stringify(f.errors));
-        assert.is(f.failed, 0);
-        assert.is(f.tokensEstimated, false, 'tokens came from the usage');
-        assert.is(f.totalOutputTokens, requests * PACING.tokens);
-        assert.is(f.totalInputTokens, requests * PACING.promptTokens);
-        // The warm-up requests (prompts 0–3) are served but not counted.
-        const served = (await server.served()).filter((s) => promptIndex(s) >= 4);
-        assert.is(served.length, requests);
-        const real = truth(served, point!.timings);
-        assert.ok(real.ttftMs >= PACING.ttftMs && real.itlMs > 0, 'the server kept its pace');
-        close('TTFT p50', f.ttftMs!.p50, real.ttftMs);
-        close('ITL p50', f.itlMs!.p50, real.itlMs);
-        // TPOT with one chunk per token is the gap after the first token, per request.
-        close('TPOT p50', f.tpotMs!.p50, real.itlMs);
-        close('output tokens/s', f.outputTokensPerS, real.outputTokensPerS);
-        const body = served[0]!.body as Record<string, unknown>;
-        if (api === 'chat') {
-          assert.equal(body.stream_options, { include_usage: true });
-          assert.is(body.max_tokens, 8);
-        } else assert.is(body.max_output_tokens, 8);
-      } finally {
-        await server.close();
-      }
-    });
+for (const [api, concurrency, requests, clientThreads] of [
+  ['chat', 1, 8, 1],
+  ['chat', 64, 128, 1],
+  ['responses', 1, 8, 1],
+  ['responses', 64, 128, 1],
+  ['chat', 64, 128, 2],
+] as const)
+  test(`${api}: TTFT, ITL and output tokens/s within 5 % (or 1 ms) of the server's at concurrency ${concurrency}${clientThreads > 1 ? `, ${clientThreads} client threads` : ''}`, async () => {
+    const server = await startPacedWorker(PACING);
+    try {
+      const report = await runServeSweep(options(server.url, { api, points: [concurrency], requests, clientThreads }));
+      const [point] = report.points;
+      const f = point!.figures;
+      assert.is(f.completed, requests, JSON.stringify(f.errors));
+      assert.is(f.failed, 0);
+      assert.is(f.tokensEstimated, false, 'tokens came from the usage');
+      assert.is(f.totalOutputTokens, requests * PACING.tokens);
+      assert.is(f.totalInputTokens, requests * PACING.promptTokens);
+      // The warm-up requests (prompts 0–3) are served but not counted.
+      const served = (await server.served()).filter((s) => promptIndex(s) >= 4);
+      assert.is(served.length, requests);
+      const real = truth(served, point!.timings);
+      assert.ok(real.ttftMs >= PACING.ttftMs && real.itlMs > 0, 'the server kept its pace');
+      close('TTFT p50', f.ttftMs!.p50, real.ttftMs);
+      close('ITL p50', f.itlMs!.p50, real.itlMs);
+      // TPOT with one chunk per token is the gap after the first token, per request.
+      close('TPOT p50', f.tpotMs!.p50, real.itlMs);
+      close('output tokens/s', f.outputTokensPerS, real.outputTokensPerS);
+      assert.equal(
+        point!.timings.map((t) => t.index),
+        Array.from({ length: requests }, (_, i) => i + 4),
+        'every prompt number once, after the warm-up',
+      );
+      const body = served[0]!.body as Record<string, unknown>;
+      if (api === 'chat') {
+        assert.equal(body.stream_options, { include_usage: true });
+        assert.is(body.max_tokens, 8);
+      } else assert.is(body.max_output_tokens, 8);
+    } finally {
+      await server.close();
+    }
+  });
 
 test('without usage from the server, tokens are counted from the chunks and marked as estimated', async () => {
   const server = await startPacedWorker({ ...PACING, usage: false });

@@ -7,7 +7,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { arrivalGaps } from '../bench/serve/arrivals.js';
 import { filePrompts, seededRandom, syntheticPrompts } from '../bench/serve/prompt-source.js';
-import { serveOptionsFromArgs } from '../bench/serve/serve-cli.js';
+import { serveOptionsFromArgs, serverPidFromArgs } from '../bench/serve/serve-cli.js';
 import { requestBody } from '../bench/serve/stream-request.js';
 
 const test = suite('bench serve: options, prompts and arrivals');
@@ -47,8 +47,16 @@ test('bad values are refused with what was wrong', () => {
     [{ burstiness: '0' }, /--burstiness must be a number/],
     [{ requests: 'many' }, /--requests must be a number/],
     [{ prompts: '/nonexistent/prompts.jsonl' }, /no file/],
+    [{ 'client-threads': '0' }, /--client-threads must be a number/],
   ];
   for (const [args, message] of cases) assert.throws(() => serveOptionsFromArgs(args), message, JSON.stringify(args));
+});
+
+test('--server-pid names a running process on this machine', () => {
+  assert.is(serverPidFromArgs({}), null);
+  assert.is(serverPidFromArgs({ 'server-pid': String(process.pid) }), process.pid);
+  for (const bad of ['0', 'abc', '1.5', '999999999'])
+    assert.throws(() => serverPidFromArgs({ 'server-pid': bad }), /--server-pid must be the id of a running process/);
 });
 
 test('prompts from JSONL: strings, prompt or messages, an output length per line or drawn', () => {

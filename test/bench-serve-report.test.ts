@@ -46,6 +46,7 @@ function options(overrides: Partial<ServeOptions>): ServeOptions {
     timeoutMs: 20_000,
     seed: 3,
     warmupRequests: 1,
+    clientThreads: 1,
     ...overrides,
   };
 }

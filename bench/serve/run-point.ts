@@ -40,6 +40,8 @@ export async function runPoint(options: {
   prompts: (index: number) => BenchPrompt;
   /** Prompts already used by earlier points: each point continues the sequence, so none repeats. */
   firstIndex: number;
+  /** Distance between this client's prompt numbers (client threads interleave theirs; 1 alone). */
+  stride?: number;
   load: PointLoad;
   onProgress?: (progress: PointProgress) => void;
 }): Promise<{ timings: RequestTiming[]; client: ClientLoad }> {
@@ -53,7 +55,7 @@ export async function runPoint(options: {
   let issued = 0;
   let errors = 0;
   const one = async () => {
-    const index = options.firstIndex + issued++;
+    const index = options.firstIndex + issued++ * (options.stride ?? 1);
     const timing = await timeRequest(target, options.prompts(index), index, origin);
     timings.push(timing);
     if (timing.error) errors += 1;

@@ -24,6 +24,8 @@ export interface ServeArgs {
   slo?: string;
   timeout?: string;
   seed?: string;
+  'client-threads'?: string;
+  'server-pid'?: string;
 }
 
 function bounded(name: string, text: string, min: number, max: number): number {
@@ -31,6 +33,15 @@ function bounded(name: string, text: string, min: number, max: number): number {
   if (!Number.isFinite(value) || value < min || value > max)
     throw new Error(`--${name} must be a number in [${min}, ${max}], got ${text}`);
   return value;
+}
+
+/** `--server-pid`: a process on this machine to sample (it must exist), or null. */
+export function serverPidFromArgs(args: ServeArgs): number | null {
+  if (!args['server-pid']) return null;
+  const pid = Number(args['server-pid']);
+  if (!Number.isInteger(pid) || pid <= 0 || !existsSync(`/proc/${pid}/stat`))
+    throw new Error(`--server-pid must be the id of a running process on this machine, got ${args['server-pid']}`);
+  return pid;
 }
 
 /** Checks the `serve` options; throws an Error saying what is wrong (the run exits 2 before anything starts). */
@@ -68,6 +79,7 @@ export function serveOptionsFromArgs(args: ServeArgs): ServeOptions {
     timeoutMs: bounded('timeout', args.timeout ?? '120', 0.1, 3600) * 1000,
     seed: Math.round(bounded('seed', args.seed ?? '1', 0, 2 ** 31)),
     warmupRequests: 1,
+    clientThreads: Math.round(bounded('client-threads', args['client-threads'] ?? '1', 1, 16)),
   };
 }
 
@@ -80,7 +92,13 @@ export type ServeSummary = Omit<ServeReport, 'points'> & { points: Omit<ServePoi
  */
 export async function runServeCommand(
   options: ServeOptions,
-  settings: { inProcess: boolean; quiet: boolean; onStep: (text: string) => void },
+  settings: {
+    inProcess: boolean;
+    quiet: boolean;
+    /** A `--target` running on this machine whose CPU and RSS the report adds (`--server-pid`). */
+    serverPid: number | null;
+    onStep: (text: string) => void;
+  },
 ): Promise<ServeSummary> {
   const progress = settings.quiet ? null : createServeProgress();
   const local = options.url ? null : await startLocalSimGateway(settings.inProcess);

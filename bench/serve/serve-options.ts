@@ -41,6 +41,8 @@ export interface ServeOptions {
   slo: ServiceLevel;
   timeoutMs: number;
   seed: number;
+  /** Client worker threads sharing each point's load (1: the main thread alone). */
+  clientThreads: number;
   /** Requests sent one at a time before the sweep and not counted (connections opened, code warm; a failure stops the run). */
   warmupRequests: number;
 }

@@ -1,5 +1,6 @@
 import { Agent } from 'undici';
 import { startGateway, type ServerUnderTest } from '../load/servers.js';
+import { ClientThreads } from './client-threads.js';
 import { filePrompts, seededRandom, syntheticPrompts } from './prompt-source.js';
 import { runPoint, type ClientLoad, type PointProgress } from './run-point.js';
 import { pointFigures, type PointFigures } from './serve-figures.js';
@@ -79,12 +80,14 @@ export async function runServeSweep(
   const pointStartsS: number[] = [];
   const warnings: string[] = [];
   let used = 0;
+  let threads: ClientThreads | null = null;
   try {
     // As vLLM's initial test run: a wrong token, model or URL stops here with the server's answer.
     for (; used < options.warmupRequests; used++) {
       const probe = await timeRequest(target, prompts(used), used, performance.now());
       if (probe.error) throw new Error(`the warm-up request failed (${probe.error}): ${probe.detail ?? ''}`);
     }
+    if (options.clientThreads > 1) threads = await ClientThreads.start(options, options.clientThreads);
     for (const x of options.points) {
       const label = options.mode === 'concurrency' ? `concurrency ${x}` : `rate ${x}/s`;
       extra.onStep?.(`serve: ${label}`);
@@ -93,27 +96,23 @@ export async function runServeSweep(
       // A reading at each point's start and end, so even a point shorter than the interval has its own.
       sampler?.take();
       const before = sampler?.samples.length ?? 0;
-      const run = await runPoint({
-        label,
-        target,
-        prompts,
-        firstIndex: used,
-        load: {
-          ...(options.mode === 'concurrency' ? { concurrency: x } : { rate: x }),
-          burstiness: options.burstiness,
-          maxConcurrency: options.maxConcurrency,
-          requests,
-          durationMs: options.durationMs,
-          random,
-        },
-        ...(extra.onProgress && { onProgress: extra.onProgress }),
-      });
-      used += run.timings.length;
+      const load = {
+        ...(options.mode === 'concurrency' ? { concurrency: x } : { rate: x }),
+        burstiness: options.burstiness,
+        maxConcurrency: options.maxConcurrency,
+        requests,
+        durationMs: options.durationMs,
+      };
+      const progress = extra.onProgress && { onProgress: extra.onProgress };
+      const run = threads
+        ? await threads.runPoint({ label, load, firstIndex: used, ...progress })
+        : await runPoint({ label, target, prompts, firstIndex: used, load: { ...load, random }, ...progress });
+      used = Math.max(used, ...run.timings.map((t) => t.index + 1));
       sampler?.take();
       const pointWarnings: string[] = [];
       if (run.client.eventLoopUtilization > CLIENT_BUSY_WARNING)
         pointWarnings.push(
-          `${label}: the client's event loop was ${Math.round(run.client.eventLoopUtilization * 100)} % busy: its own delay is in these timings (run the client on another machine or load less)`,
+          `${label}: the client's event loop was ${Math.round(run.client.eventLoopUtilization * 100)} % busy: its own delay is in these timings (more --client-threads, the client on another machine, or less load)`,
         );
       const figures = pointFigures(run.timings, options.slo);
       if (figures.completed === 0) pointWarnings.push(`${label}: no request completed`);
@@ -135,6 +134,7 @@ export async function runServeSweep(
       });
     }
   } finally {
+    await threads?.close();
     await dispatcher.close();
   }
   const asked: Partial<ServeOptions> = { ...options };
