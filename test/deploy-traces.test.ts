@@ -1,6 +1,7 @@
 import { rmSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { stateOf, type SessionSnapshot } from '../actors/sessions/session-record.js';
 import { buildApp } from '../http/app.js';
 import { loadConfig } from '../runtime/config.js';
 import { createLogger } from '../runtime/logger.js';
@@ -71,8 +72,20 @@ async function streamedChat(receiver: OtlpReceiver, protocol: 'http/protobuf' | 
     const text = await res.text();
     assert.is(res.status, 200);
     assert.ok(text.includes('Hello'));
+    // A session: its steps run in the actor host after the request that started it answered.
+    const session = await fetch(`${url}/v1/chat/sessions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'pro-1', max_tokens: 20, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    assert.is(session.status, 201);
+    const sessionId = ((await session.json()) as { id: string }).id;
+    await app.deps.host.waitFor(
+      sessionId,
+      (snapshot) => stateOf(snapshot as unknown as SessionSnapshot).state === 'completed',
+    );
     await tracing.flush();
-    return { token, requestId: res.headers.get('x-request-id')! };
+    return { token, requestId: res.headers.get('x-request-id')!, sessionId };
   } finally {
     await app.close();
     await tracing.shutdown();
@@ -108,20 +121,34 @@ function checkTrace(receiver: OtlpReceiver, token: string, requestId: string): v
   assert.equal(c.attributes['gen_ai.response.finish_reasons'], ['stop']);
 
   // The upstream got the client span's context.
-  const sent = upstream.requests.at(-1)!.headers.traceparent;
-  assert.is(sent, `00-${CLIENT_TRACE}-${c.spanId}-01`);
+  const sent = upstream.requests.map((request) => request.headers.traceparent);
+  assert.ok(sent.includes(`00-${CLIENT_TRACE}-${c.spanId}-01`), `traceparents sent upstream: ${sent.join(', ')}`);
 
   const exported = Buffer.concat(receiver.raw).toString('latin1');
   for (const secret of [token, ADMIN_KEY, UPSTREAM_KEY, 'correct horse battery'])
     assert.not.ok(exported.includes(secret), 'a secret was exported in a span');
 }
 
+/** The session's steps are spans of their own, each linked to the request that created the session. */
+function checkSessionSteps(receiver: OtlpReceiver, sessionId: string): void {
+  const created = receiver.spans.find((span) => span.name === 'POST /v1/chat/sessions');
+  assert.ok(created, 'the creating request has its server span');
+  const steps = receiver.spans.filter((span) => span.attributes['svc.actor.id'] === sessionId);
+  assert.ok(steps.length >= 2, `several steps of the session: ${steps.length}`);
+  for (const step of steps) {
+    assert.match(step.name, /^actor\.step /);
+    assert.equal(step.links, [`${created.traceId}:${created.spanId}`]);
+  }
+  assert.ok(steps.some((step) => step.attributes['svc.actor.cause'] === 'xstate.init'));
+}
+
 test('protobuf (the default): a server span continuing the client trace and a GenAI client span under it', async () => {
   const receiver = await startOtlpReceiver();
   try {
-    const { token, requestId } = await streamedChat(receiver, 'http/protobuf');
+    const { token, requestId, sessionId } = await streamedChat(receiver, 'http/protobuf');
     assert.ok(receiver.contentTypes.every((type) => type.startsWith('application/x-protobuf')));
     checkTrace(receiver, token, requestId);
+    checkSessionSteps(receiver, sessionId);
   } finally {
     await receiver.close();
   }
@@ -130,9 +157,10 @@ test('protobuf (the default): a server span continuing the client trace and a Ge
 test('http/json when asked: the same spans, as OTLP JSON', async () => {
   const receiver = await startOtlpReceiver();
   try {
-    const { token, requestId } = await streamedChat(receiver, 'http/json');
+    const { token, requestId, sessionId } = await streamedChat(receiver, 'http/json');
     assert.ok(receiver.contentTypes.every((type) => type.startsWith('application/json')));
     checkTrace(receiver, token, requestId);
+    checkSessionSteps(receiver, sessionId);
   } finally {
     await receiver.close();
   }

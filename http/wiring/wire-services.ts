@@ -70,6 +70,7 @@ export function wireServices(
   const host = new ActorHost(store, clock, logger, {
     history: Boolean(config.SVC_ADMIN_KEY),
     ...(cluster && { serves: servedHere(cluster.node) }),
+    tracer: options.tracer ?? null,
   });
   const inspection = createInspection(host, clock, { withPage: Boolean(config.SVC_ADMIN_KEY) });
   services.ledger.meter = (op, micros) => inspection.metrics.billing(op, micros);

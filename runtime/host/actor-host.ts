@@ -3,6 +3,8 @@ import type { Bus } from '../bus/bus.js';
 import { LocalBus } from '../bus/local-bus.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
+import { StepSpans } from './step-spans.js';
+import type { Tracer } from '@opentelemetry/api';
 import type { Store } from '../store/store.js';
 import type { LogEvent } from './actor-log.js';
 import { ActorRegistry } from './actor-registry.js';
@@ -47,6 +49,8 @@ export class ActorHost {
   private readonly observers = new Set<(transition: CommittedTransition) => void>();
   private readonly now: () => number;
   private readonly history: boolean;
+  /** Tracing on only: a span per committed step, linked to the request that spawned the actor. */
+  private readonly stepSpans: StepSpans | null;
   /** Committed transitions per machine since start (the metrics read it; a counter costs nothing to keep). */
   readonly transitions = new Map<string, number>();
   /** The directory of live actors this host shares with non-durable ones (completions). */
@@ -56,8 +60,9 @@ export class ActorHost {
     store: Store,
     clock: Clock,
     private readonly logger: Logger,
-    options: { bus?: Bus; registry?: ActorRegistry; history?: boolean; serves?: Serves } = {},
+    options: { bus?: Bus; registry?: ActorRegistry; history?: boolean; serves?: Serves; tracer?: Tracer | null } = {},
   ) {
+    this.stepSpans = options.tracer ? new StepSpans(options.tracer) : null;
     this.stored = new ActorStore(store);
     this.parking = new IdleParking(
       (live) => this.live.get(live.record.id) === live,
@@ -125,6 +130,7 @@ export class ActorHost {
     this.stored.index(record);
     const live = this.attach(record, createActor(machine.logic, { input: input.input, id: input.id }));
     live.cause = 'xstate.init';
+    this.stepSpans?.noteStart(input.id);
     live.actor.start();
     await live.lastCommit;
     if (live.failed) {
@@ -190,11 +196,16 @@ export class ActorHost {
       updatedAt: this.now(),
     };
     const step = this.history ? historyStep(live, record, snapshot.status) : null;
+    const span = this.stepSpans?.step(record.id, record.machine, live.cause, (snapshot as { value?: unknown }).value);
+    if (done) this.stepSpans?.forget(record.id);
     live.cause = null;
     live.pending++;
     live.lastCommit = this.stored
       .commit(record, events, step ?? undefined, indexChange(live, record, this.machines.get(record.machine)))
-      .finally(() => live.pending--)
+      .finally(() => {
+        live.pending--;
+        span?.end();
+      })
       .then(() => {
         if (live.failed) return;
         live.record = record;
