@@ -10,6 +10,7 @@ import { subscriptionMachine } from '../actors/payments/subscription-machine.js'
 import { VIDEO_JOB_MACHINE, videoJobMachine } from '../actors/video/video-job-machine.js';
 import { VIDEO_NODE_MACHINE, videoNodeMachine } from '../actors/video/video-node-machine.js';
 import { ORDER_MACHINE, orderMachine } from '../actors/marketplace/order-machine.js';
+import { BACKGROUND_RESPONSE_MACHINE, backgroundResponseMachine } from '../actors/responses/background-machine.js';
 import { machineDefinition, toMarkdown } from '../runtime/host/machine-diagram.js';
 
 /** Every machine the service runs, by the name it is hosted (and inspected) under. */
@@ -22,6 +23,7 @@ export const DOCUMENTED_MACHINES: readonly [string, AnyStateMachine][] = [
   [VIDEO_JOB_MACHINE, videoJobMachine],
   [VIDEO_NODE_MACHINE, videoNodeMachine],
   [ORDER_MACHINE, orderMachine],
+  [BACKGROUND_RESPONSE_MACHINE, backgroundResponseMachine],
 ];
 
 /** The whole of docs/machines.md. */

@@ -1,6 +1,9 @@
 import { assign, fromPromise, setup } from 'xstate';
 import type { ResponseCreateRequest } from '../../protocols/responses.js';
 
+/** The name background responses are registered under in the actor host. */
+export const BACKGROUND_RESPONSE_MACHINE = 'response-background';
+
 /** What a background response is started with: everything its run needs, after a restart too. */
 export interface BackgroundInput {
   id: string;

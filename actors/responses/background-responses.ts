@@ -4,15 +4,17 @@ import { requireModel } from '../../protocols/models.js';
 import type { ResponseObject } from '../../protocols/responses.js';
 import type { ActorHost, HostedMachine } from '../../runtime/host/actor-host.js';
 import type { Logger } from '../../runtime/logger.js';
-import { backgroundResponseMachine, type BackgroundInput, type BackgroundOutcome } from './background-machine.js';
+import {
+  BACKGROUND_RESPONSE_MACHINE,
+  backgroundResponseMachine,
+  type BackgroundInput,
+  type BackgroundOutcome,
+} from './background-machine.js';
 import { LiveEventLog, type EventFollower } from './live-event-log.js';
 import { storedInputItems } from './response-input.js';
 import { responseObject, type ResponseHead } from './response-object.js';
 import type { ResponseCall, ResponseService } from './response-service.js';
 import type { ResponseStore } from './response-store.js';
-
-/** The name background responses are registered under in the actor host. */
-export const BACKGROUND_RESPONSE_MACHINE = 'response-background';
 
 /** What background responses run on. */
 export interface BackgroundResponsesOptions {

@@ -83,7 +83,9 @@ export class ResponseService {
     const turn = inputMessages(request.input);
     if (turn.length === 0) throw fieldError(['body', 'input'], 'Field required', 'missing');
     const head = options.head ?? this.head(call);
-    const recorder = emitter && request.store ? new RecordingEmitter(emitter) : null;
+    // Only a background response's events are kept (resumable, as on OpenAI): a foreground stream's
+    // would cost every streamed request a copy and a larger write for a replay nobody can ask for.
+    const recorder = emitter && request.background ? new RecordingEmitter(emitter) : null;
     const assembler = new ResponseAssembler(head, recorder ?? emitter);
     const query = fileSearchQuery(request, turn);
     if (query !== null) {

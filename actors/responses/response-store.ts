@@ -10,7 +10,7 @@ export interface StoredResponse {
   inputItems: StoredInputItem[];
   /** This turn's input as the model read it (file search results included, instructions not). */
   turn: ChatMessage[];
-  /** The events a streamed or background response emitted, for GET …?stream=true. */
+  /** The events a background response emitted, for GET …?stream=true (null for the others). */
   events: ResponseStreamEvent[] | null;
 }
 

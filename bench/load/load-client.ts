@@ -11,7 +11,7 @@ export interface LoadOptions {
   headers: Record<string, string>;
   /** The JSON body; a UNIQUE_MARKER in it is replaced per request (see there). */
   body: string;
-  /** `json`: one JSON response per request; `sse`: an event stream ending with `data: [DONE]`. */
+  /** `json`: one JSON response per request; `sse`: an event stream ending with `data: [DONE]` or `response.completed`. */
   mode: 'json' | 'sse';
   /** Keep-alive connections, each with one request in flight (no pipelining). */
   connections: number;

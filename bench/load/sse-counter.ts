@@ -3,7 +3,7 @@ import { SseDecoder } from '../../protocols/sse-decoder.js';
 /** What one SSE stream looked like once it ended. */
 export interface SseStreamResult {
   events: number;
-  /** The last event was `data: [DONE]`. */
+  /** The stream ended as it should: `data: [DONE]` (chat) or a `response.completed` event (Responses API). */
   done: boolean;
   /** A `data:` payload (other than [DONE]) that was not JSON, if any. */
   badPayload: string | null;
@@ -20,6 +20,7 @@ export class SseCounter {
   private events = 0;
   private lastData: string | null = null;
   private badPayload: string | null = null;
+  private completed = false;
 
   constructor(private readonly onEvent: (at: number) => void) {}
 
@@ -32,7 +33,8 @@ export class SseCounter {
   /** Ends the stream and reports what it carried. */
   finish(): SseStreamResult {
     if (!this.decoder.end()) this.badPayload ??= 'unterminated event at the end of the stream';
-    return { events: this.events, done: this.lastData === '[DONE]', badPayload: this.badPayload };
+    const done = this.lastData === '[DONE]' || this.completed;
+    return { events: this.events, done, badPayload: this.badPayload };
   }
 
   private event(data: string): void {
@@ -40,7 +42,7 @@ export class SseCounter {
     this.lastData = data;
     if (data !== '[DONE]' && this.badPayload === null) {
       try {
-        JSON.parse(data);
+        this.completed = (JSON.parse(data) as { type?: unknown } | null)?.type === 'response.completed';
       } catch {
         this.badPayload = data.slice(0, 60);
       }

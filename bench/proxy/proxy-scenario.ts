@@ -1,6 +1,7 @@
 // The proxy scenario (issue 14): the gateway proxying through its openai-compatible backend to an
 // instant node:http upstream (auth, holds and billing on, response cache off), and the same load
-// sent to the upstream directly, in one run. Figures: gateway CPU per request (from /proc),
+// sent to the upstream directly, in one run; the Responses API (`/v1/responses`) through the same
+// gateway and upstream beside chat completions. Figures: gateway CPU per request (from /proc),
 // added latency at one connection, added time to first byte for streams, throughput at 50.
 import { loadavg } from 'node:os';
 import type { LoadProgress } from '../load/load-client.js';
@@ -20,8 +21,12 @@ export interface ProxySettings {
   onProgress?: (label: string, progress: LoadProgress) => void;
 }
 
-/** One case: a mode and a connection count, through the gateway and direct. */
+/** Which wire format a case sends to the gateway (the upstream is always called with chat completions). */
+export type ProxyWire = 'chat' | 'responses';
+
+/** One case: a wire format, a mode and a connection count, through the gateway and direct. */
 export interface ProxyCase {
+  wire: ProxyWire;
   mode: 'json' | 'sse';
   connections: number;
   gateway: TargetResult;
@@ -37,18 +42,29 @@ export interface ProxyReport {
   cases: ProxyCase[];
 }
 
-const body = (stream: boolean) =>
-  JSON.stringify({
-    model: 'pro-1',
-    messages: [{ role: 'user', content: `Proxy probe ${UNIQUE_MARKER}` }],
-    max_tokens: 64,
-    ...(stream && { stream: true, stream_options: { include_usage: true } }),
-  });
+const body = (wire: ProxyWire, stream: boolean) =>
+  wire === 'chat'
+    ? JSON.stringify({
+        model: 'pro-1',
+        messages: [{ role: 'user', content: `Proxy probe ${UNIQUE_MARKER}` }],
+        max_tokens: 64,
+        ...(stream && { stream: true, stream_options: { include_usage: true } }),
+      })
+    : JSON.stringify({
+        model: 'pro-1',
+        input: `Proxy probe ${UNIQUE_MARKER}`,
+        max_output_tokens: 64,
+        // Stored, as by default: the LMDB write is part of what the wire format costs.
+        ...(stream && { stream: true }),
+      });
+
+const PATHS: Record<ProxyWire, string> = { chat: '/v1/chat/completions', responses: '/v1/responses' };
 
 async function measure(
   server: ServerUnderTest,
   label: string,
   role: 'ours' | 'baseline',
+  wire: ProxyWire,
   mode: 'json' | 'sse',
   connections: number,
   settings: ProxySettings,
@@ -58,9 +74,9 @@ async function measure(
   let resources: ReturnType<ResourceSampler['stop']> = null;
   const stats = await runLoadInWorker(
     {
-      url: `${server.url}/v1/chat/completions`,
+      url: `${server.url}${PATHS[wire]}`,
       headers: server.token ? { authorization: `Bearer ${server.token}` } : {},
-      body: body(mode === 'sse'),
+      body: body(wire, mode === 'sse'),
       mode,
       connections,
       durationMs: settings.durationMs,
@@ -98,35 +114,44 @@ export async function runProxyScenario(settings: ProxySettings): Promise<ProxyRe
   });
   const cases: ProxyCase[] = [];
   try {
-    for (const [mode, connections] of [
-      ['json', settings.connections],
-      ['json', 1],
-      ['sse', settings.connections],
-      ['sse', 1],
+    for (const [wire, mode, connections] of [
+      ['chat', 'json', settings.connections],
+      ['responses', 'json', settings.connections],
+      ['chat', 'json', 1],
+      ['chat', 'sse', settings.connections],
+      ['responses', 'sse', settings.connections],
+      ['chat', 'sse', 1],
     ] as const) {
       const through = await measure(
         gateway,
-        `svc gateway (${mode}, ${connections} conn.)`,
+        `svc gateway ${wire} (${mode}, ${connections} conn.)`,
         'ours',
+        wire,
         mode,
         connections,
         settings,
         gateway.sample === 'self' ? null : gateway.sample,
       );
-      const straight = await measure(
-        direct,
-        `upstream direct (${mode}, ${connections} conn.)`,
-        'baseline',
-        mode,
-        connections,
-        settings,
-        null,
-      );
+      // The upstream speaks chat only: a Responses row shares the chat row's direct baseline.
+      const shared = wire === 'responses' && cases.find((c) => c.mode === mode && c.connections === connections);
+      const straight = shared
+        ? shared.direct
+        : await measure(
+            direct,
+            `upstream direct (${mode}, ${connections} conn.)`,
+            'baseline',
+            'chat',
+            mode,
+            connections,
+            settings,
+            null,
+          );
       const cpu =
         through.server && through.requests > 0
           ? ((through.server.cpuPercent / 100) * through.windowMs) / through.requests
           : null;
       cases.push({
+        wire,
         mode,
         connections,
         gateway: through,
@@ -157,21 +182,25 @@ export function formatProxy(report: ProxyReport): string {
     const added50 = c.gateway.latencyMs.p50 - c.direct.latencyMs.p50;
     const added99 = c.gateway.latencyMs.p99 - c.direct.latencyMs.p99;
     const ttfb = c.gateway.sse && c.direct.sse ? fmt(c.gateway.sse.ttfbMs.p50 - c.direct.sse.ttfbMs.p50, 3) : '–';
-    return `| ${c.mode} | ${c.connections} | ${fmt(c.direct.requestsPerSecond, 0)} | ${fmt(c.gateway.requestsPerSecond, 0)} | ${c.gatewayCpuMsPerRequest ?? '–'} | ${fmt(added50, 3)} / ${fmt(added99, 3)} | ${ttfb} | ${c.gateway.server ? `${c.gateway.server.rssMbStart} → ${c.gateway.server.rssMbMax}` : '–'} | ${Object.keys(c.gateway.errors).length ? JSON.stringify(c.gateway.errors) : 0} |`;
+    return `| ${c.wire} | ${c.mode} | ${c.connections} | ${fmt(c.direct.requestsPerSecond, 0)} | ${fmt(c.gateway.requestsPerSecond, 0)} | ${c.gatewayCpuMsPerRequest ?? '–'} | ${fmt(added50, 3)} / ${fmt(added99, 3)} | ${ttfb} | ${c.gateway.server ? `${c.gateway.server.rssMbStart} → ${c.gateway.server.rssMbMax}` : '–'} | ${Object.keys(c.gateway.errors).length ? JSON.stringify(c.gateway.errors) : 0} |`;
   });
-  const pick = (mode: string, connections: number) =>
-    report.cases.find((c) => c.mode === mode && c.connections === connections);
+  const pick = (mode: string, connections: number, wire: ProxyWire = 'chat') =>
+    report.cases.find((c) => c.wire === wire && c.mode === mode && c.connections === connections);
   const json50 = pick('json', report.settings.connections);
   const json1 = pick('json', 1);
   const sse50 = pick('sse', report.settings.connections);
   const sse1 = pick('sse', 1);
+  const ratio = (chat: ProxyCase | undefined, responses: ProxyCase | undefined) =>
+    chat?.gatewayCpuMsPerRequest && responses?.gatewayCpuMsPerRequest
+      ? (responses.gatewayCpuMsPerRequest / chat.gatewayCpuMsPerRequest - 1) * 100
+      : null;
   const check = (label: string, value: number | null | undefined, target: number, unit: string) =>
     `| ${label} | ${value === null || value === undefined ? '–' : `${fmt(value, 3)} ${unit}`} | ≤ ${target} ${unit} (${value !== null && value !== undefined && value <= target ? 'met' : 'missed'}) |`;
   return [
     `### proxy: gateway → instant node:http upstream vs the upstream direct (${report.settings.durationS} s per row after ${report.settings.warmupS} s warm-up)`,
     '',
-    '| mode | connections | direct req/s | gateway req/s | gateway CPU ms / request | added latency p50 / p99 ms | added first byte p50 ms | gateway RSS MB | errors |',
-    '|---|---|---|---|---|---|---|---|---|',
+    '| wire | mode | connections | direct req/s | gateway req/s | gateway CPU ms / request | added latency p50 / p99 ms | added first byte p50 ms | gateway RSS MB | errors |',
+    '|---|---|---|---|---|---|---|---|---|---|',
     ...rows,
     '',
     '| figure | measured | target |',
@@ -205,6 +234,18 @@ export function formatProxy(report: ProxyReport): string {
       sse1?.gateway.sse && sse1.direct.sse ? sse1.gateway.sse.ttfbMs.p50 - sse1.direct.sse.ttfbMs.p50 : null,
       0.5,
       'ms',
+    ),
+    check(
+      `Responses API CPU per request over chat, JSON (${report.settings.connections} conn.)`,
+      ratio(json50, pick('json', report.settings.connections, 'responses')),
+      10,
+      '%',
+    ),
+    check(
+      `Responses API CPU per stream over chat, SSE (${report.settings.connections} conn.)`,
+      ratio(sse50, pick('sse', report.settings.connections, 'responses')),
+      10,
+      '%',
     ),
     '',
   ].join('\n');

@@ -162,7 +162,7 @@ export function responseRoutes({ responses, backgroundResponses }: AppDeps): Rou
         const record = responses.get(accountOf(ctx.principal).id, ctx.params.response_id!);
         if (query.stream !== 'true') return json(record.response);
         if (!record.events && record.response.status !== 'queued' && record.response.status !== 'in_progress')
-          throw new ApiError('conflict', 'This response was not streamed, so it has no events to replay.', {
+          throw new ApiError('conflict', 'Only background responses keep their events to stream again.', {
             param: 'stream',
           });
         const after = query.starting_after ?? -1;
