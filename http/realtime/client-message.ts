@@ -10,6 +10,7 @@ import {
   type SessionUpdate,
 } from '../../protocols/realtime.js';
 import type { ToolChoice, ToolDefinition } from '../../backends/chat-backend.js';
+import type { AudioFormat } from '../../actors/realtime/telephony-audio.js';
 import type { UnstampedEvent } from '../../protocols/realtime-events.js';
 import { errorEvent } from './server-events.js';
 
@@ -121,7 +122,7 @@ function toCommand(event: ClientEvent, clientEventId: string | null): CallComman
   }
 }
 
-/** A `session.update` session as a change to the call's session (formats are validated, never changed). */
+/** A `session.update` session as a change to the call's session. */
 function sessionChange(update: SessionUpdate): SessionChange {
   const input = update.audio?.input;
   const output = update.audio?.output;
@@ -155,11 +156,18 @@ function sessionChange(update: SessionUpdate): SessionChange {
       language: input.transcription.language,
       prompt: input.transcription.prompt,
     };
+  if (input?.format) change.inputFormat = formatOf(input.format.type);
+  if (output?.format) change.outputFormat = formatOf(output.format.type);
   if (update.tools !== undefined) change.tools = toolDefinitions(update.tools);
   if (update.tool_choice !== undefined) change.toolChoice = toolChoice(update.tool_choice);
   if (output?.voice !== undefined) change.voice = output.voice;
   if (output?.speed !== undefined) change.speed = output.speed;
   return change;
+}
+
+/** A wire format's type as the call's. */
+function formatOf(type: 'audio/pcm' | 'audio/pcmu' | 'audio/pcma'): AudioFormat {
+  return type === 'audio/pcm' ? 'pcm' : type === 'audio/pcmu' ? 'pcmu' : 'pcma';
 }
 
 /** Wire tools as the chat backends' tool definitions. */
