@@ -5,7 +5,10 @@ import { TokenTariffSchema } from './chat-response.js';
 // (`svc.realtime.*`): one schema per event type, so the renderers in http/realtime return exactly
 // these shapes (their types are the schemas' outputs) and a test holds samples of each to them.
 
-const PcmFormatViewSchema = z.strictObject({ type: z.literal('audio/pcm'), rate: z.literal(24_000) });
+const PcmFormatViewSchema = z.union([
+  z.strictObject({ type: z.literal('audio/pcm'), rate: z.literal(24_000) }),
+  z.strictObject({ type: z.enum(['audio/pcmu', 'audio/pcma']) }),
+]);
 const ModalitySchema = z.enum(['text', 'audio']);
 
 /** The session as `session.created` / `session.updated` show it. */

@@ -4,11 +4,22 @@ import { MetadataSchema } from './json-bounds.js';
 // The realtime WebSocket's client messages, after OpenAI's Realtime API (GA). Fields we do not act
 // on (tracing, noise reduction, …) are accepted and ignored, so OpenAI's clients work.
 
-/** The only audio format served: 16-bit little-endian mono PCM at 24 kHz. */
-export const PcmFormatSchema = z.object({
-  type: z.literal('audio/pcm', { message: 'only audio/pcm is supported' }),
-  rate: z.literal(24_000, { message: 'only 24000 Hz is supported' }).optional(),
-});
+/**
+ * The audio formats served, per direction: 16-bit little-endian mono PCM at 24 kHz, or G.711
+ * µ-law (`audio/pcmu`) or A-law (`audio/pcma`) at 8 kHz for telephony.
+ */
+export const AudioFormatSchema = z.discriminatedUnion(
+  'type',
+  [
+    z.object({
+      type: z.literal('audio/pcm'),
+      rate: z.literal(24_000, { message: 'audio/pcm is served at 24000 Hz only' }).optional(),
+    }),
+    z.object({ type: z.literal('audio/pcmu'), rate: z.literal(8_000).optional() }),
+    z.object({ type: z.literal('audio/pcma'), rate: z.literal(8_000).optional() }),
+  ],
+  { message: 'format.type must be audio/pcm, audio/pcmu or audio/pcma' },
+);
 
 /** Server VAD settings; `null` turns it off (the client commits turns itself). */
 const ServerVadSchema = z.object({
@@ -73,7 +84,7 @@ export const SessionUpdateSchema = z.object({
     .object({
       input: z
         .object({
-          format: PcmFormatSchema.optional(),
+          format: AudioFormatSchema.optional(),
           turn_detection: TurnDetectionSchema.optional(),
           transcription: z
             .object({
@@ -87,7 +98,7 @@ export const SessionUpdateSchema = z.object({
         .optional(),
       output: z
         .object({
-          format: PcmFormatSchema.optional(),
+          format: AudioFormatSchema.optional(),
           voice: z.string().min(1).max(64).optional(),
           speed: z.number().min(0.25).max(4).optional(),
         })

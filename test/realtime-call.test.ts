@@ -79,7 +79,7 @@ test('malformed and unknown messages get an error event naming the problem, and 
   client.send({
     type: 'session.update',
     event_id: 'evt_1',
-    session: { audio: { input: { format: { type: 'audio/pcmu' } } } },
+    session: { audio: { input: { format: { type: 'audio/g729' } } } },
   });
   const format = await client.next('error');
   assert.is(format.error.code, 'invalid_value');

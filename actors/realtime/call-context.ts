@@ -15,6 +15,7 @@ import type {
   ResponseUsage,
 } from './call-events.js';
 import type { CallSession, SessionChange } from './call-session.js';
+import type { AudioFormat } from './telephony-audio.js';
 import type { FarewellVerdict } from './farewell.js';
 
 // The call machine's data: what a call starts with and keeps between events, the work it queues,
@@ -135,6 +136,8 @@ export interface RespondInput {
   itemId: string;
   modalities: Modality[];
   voice: string;
+  /** The wire format of the audio sent (absent in inputs from before telephony: PCM). */
+  audioFormat?: AudioFormat;
   language: string | null;
   /** The fixed line to say, or null for a model answer to `request`. */
   line: string | null;

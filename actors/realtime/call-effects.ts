@@ -20,6 +20,7 @@ import type {
   TranscribeInput,
   TranscriptionResult,
 } from './call-context.js';
+import { encodeTelephony } from './telephony-audio.js';
 import { runFixedLine, runResponse, type ResponseResult, type ResponseSink } from './respond.js';
 import { conversationMessages } from './turn-plan.js';
 
@@ -195,7 +196,9 @@ export class CallEffects {
       return finished('cancelled', '', { promptTokens: 0, completionTokens: 0, audioOutMs: 0 }, null);
     }
     let text = '';
+    // PCM bytes produced: usage counts audio time, whatever the wire format.
     let audioBytes = 0;
+    const audioFormat = input.audioFormat ?? 'pcm';
     const { responseId, itemId } = input;
     const sink: ResponseSink = {
       text: (delta) => {
@@ -205,7 +208,7 @@ export class CallEffects {
       audio: (frame) => {
         firstAudioAt ??= this.ports.clock.now();
         audioBytes += frame.length;
-        line.stream({ type: 'responseAudio', responseId, itemId, audio: frame });
+        line.stream({ type: 'responseAudio', responseId, itemId, audio: encodeTelephony(frame, audioFormat) });
       },
       toolCall: (fragment) => {
         let call = calls[fragment.index];

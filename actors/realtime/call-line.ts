@@ -6,6 +6,7 @@ import type { CallEvent } from './call-context.js';
 import { isListening, type CallSnapshot } from './call-machine.js';
 import type { CallSession } from './call-session.js';
 import { contextItems } from './turn-plan.js';
+import { TelephonyDecoder } from './telephony-audio.js';
 import { EnergyVad, pcmDurationMs } from './vad.js';
 
 /** A committed turn shorter than this is refused, as OpenAI does. */
@@ -47,6 +48,8 @@ export class CallLine {
   private manual: Buffer[] = [];
   private manualBytes = 0;
   private readonly parked = new Map<string, Buffer>();
+  /** Telephony input as PCM16 24 kHz (keeps the last sample, so frames join smoothly). */
+  private readonly decoder = new TelephonyDecoder();
   private parkedCount = 0;
 
   constructor(
@@ -57,13 +60,15 @@ export class CallLine {
     readonly stream: (event: CallStreamEvent) => void,
   ) {}
 
-  /** Appended PCM16: run through the VAD (or kept for a manual commit) while the call listens. */
-  append(pcm: Buffer, clientEventId: string | null): void {
-    if (pcm.length % 2 !== 0)
-      return this.reject('invalid_audio', 'Audio must be 16-bit PCM: an even number of bytes.', 'audio', clientEventId);
+  /** Appended audio in the session's input format, as PCM16 24 kHz: through the VAD (or kept for a manual commit) while the call listens. */
+  append(audio: Buffer, clientEventId: string | null): void {
     // Once the call is ending nothing said can change it: audio is accepted and ignored.
     const snapshot = this.listening();
-    if (!snapshot || pcm.length === 0) return;
+    const format = snapshot?.context.session.inputFormat ?? 'pcm';
+    if (format === 'pcm' && audio.length % 2 !== 0)
+      return this.reject('invalid_audio', 'Audio must be 16-bit PCM: an even number of bytes.', 'audio', clientEventId);
+    if (!snapshot || audio.length === 0) return;
+    const pcm = this.decoder.decode(audio, format);
     const vad = this.configure(snapshot.context.session);
     if (!vad) {
       if (this.manualBytes + pcm.length > MAX_MANUAL_BYTES)
@@ -155,6 +160,11 @@ export class CallLine {
   /** The call's conversation as it is now (the newest items a response sees). */
   conversation(): readonly CallItem[] {
     return contextItems(this.actor.snapshot()?.context.items ?? []);
+  }
+
+  /** An item's audio (`input_audio`, in the session's input format) as PCM16 24 kHz. */
+  itemAudio(audio: Buffer): Buffer {
+    return new TelephonyDecoder().decode(audio, this.actor.snapshot()?.context.session.inputFormat ?? 'pcm');
   }
 
   /** Keeps `audio` until the `transcribe` effect takes it; returns its key. */

@@ -220,11 +220,12 @@ export class CallRuntime {
         // Audio parts wait on the line for their transcription; the machine sees keys and lengths.
         const content = command.item.content.map((part): DraftContent => {
           if (part.type !== 'input_audio') return part;
+          const pcm = line.itemAudio(part.audio);
           return {
             type: 'input_audio',
             transcript: part.transcript,
-            audioMs: audioMs(part.audio.length),
-            audioKey: part.transcript === null ? line.park(part.audio) : null,
+            audioMs: audioMs(pcm.length),
+            audioKey: part.transcript === null ? line.park(pcm) : null,
           };
         });
         return send({

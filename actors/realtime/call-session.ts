@@ -1,4 +1,5 @@
 import type { ToolChoice, ToolDefinition } from '../../backends/chat-backend.js';
+import type { AudioFormat } from './telephony-audio.js';
 
 /** Server VAD settings of a call; `null` in the session means the client commits turns itself. */
 export interface TurnDetection {
@@ -15,7 +16,7 @@ export interface TurnDetection {
 /**
  * A call's session as the machine keeps it (domain shape, camelCase): what the call does with
  * turns, and how it answers. The wire shows it as OpenAI's `session` object (rendered at the edge).
- * Audio formats are fixed (PCM16, 24 kHz, mono) and so not part of it.
+ * Inside, audio is always PCM16 at 24 kHz mono; the wire formats only change the edge.
  */
 export interface CallSession {
   /** `transcription` only transcribes turns: nothing is answered and nothing said ends the call. */
@@ -29,6 +30,9 @@ export interface CallSession {
   transcription: { model: string; language: string | null; prompt?: string | null } | null;
   voice: string;
   speed: number;
+  /** Wire audio formats (absent in sessions from before telephony: PCM); converted at the edge of the call. */
+  inputFormat?: AudioFormat;
+  outputFormat?: AudioFormat;
   /** Functions the model may call, and whether it must (`tools`, `tool_choice`). */
   tools: ToolDefinition[];
   toolChoice: ToolChoice;
@@ -49,6 +53,8 @@ export interface SessionChange {
   speed?: number;
   tools?: ToolDefinition[];
   toolChoice?: ToolChoice;
+  inputFormat?: AudioFormat;
+  outputFormat?: AudioFormat;
 }
 
 /**
@@ -80,6 +86,8 @@ export function defaultCallSession(model: string): CallSession {
     speed: 1,
     tools: [],
     toolChoice: 'auto',
+    inputFormat: 'pcm',
+    outputFormat: 'pcm',
   };
 }
 
@@ -111,6 +119,8 @@ export function applySessionChange(session: CallSession, change: SessionChange):
     // Sessions persisted before tools existed have none.
     tools: change.tools ?? session.tools ?? [],
     toolChoice: change.toolChoice ?? session.toolChoice ?? 'auto',
+    inputFormat: change.inputFormat ?? session.inputFormat ?? 'pcm',
+    outputFormat: change.outputFormat ?? session.outputFormat ?? 'pcm',
   };
 }
 

@@ -341,6 +341,7 @@ export function respondInput(context: CallContext): RespondInput {
     itemId: response.itemId,
     modalities: response.modalities,
     voice: context.session.voice,
+    audioFormat: context.session.outputFormat ?? 'pcm',
     language: response.language,
     line: response.line,
     request:

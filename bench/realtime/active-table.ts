@@ -38,6 +38,15 @@ function mainTable(report: ActiveReport): string[] {
   return lines;
 }
 
+/**
+ * Server CPU in the window over the input frames it took, in µs: everything the server did
+ * (answers, output frames, timers) is charged to the frames, so this bounds the per-frame cost from above.
+ */
+export function cpuUsPerInputFrame(row: ActiveRow): number | null {
+  if (!row.server || row.framesInPerSecond <= 0) return null;
+  return Math.round(((row.server.cpuPercent / 100) * 1_000_000) / row.framesInPerSecond);
+}
+
 function figureLines(report: ActiveReport): string[] {
   const ours = report.rows.find((row) => row.role === 'ours');
   if (!ours) return [];
@@ -53,6 +62,14 @@ function figureLines(report: ActiveReport): string[] {
     `| input frames sent per second (calls × ${1000 / INPUT_FRAME_MS} due) | ${int(ours.framesInPerSecond)} of ${int((ours.configured * 1000) / INPUT_FRAME_MS)} | – |`,
   );
   lines.push(`| output frames dropped by the server (slow client) | ${int(ours.droppedFrames)} | 0 |`);
+  const perFrame = cpuUsPerInputFrame(ours);
+  lines.push(
+    `| server CPU µs per input frame (all server CPU in the window ÷ frames in) | ${perFrame === null ? '–' : int(perFrame)} | ≤ 20 |`,
+  );
+  if (ours.server && ours.configured > 0)
+    lines.push(
+      `| server CPU per call (% of one core) | ${(ours.server.cpuPercent / ours.configured).toFixed(3)} | – |`,
+    );
   return lines;
 }
 

@@ -1,5 +1,6 @@
 import type { CallCommand } from '../../actors/realtime/call-runtime.js';
 import { SEMANTIC_VAD_SILENCE_MS, type SessionChange } from '../../actors/realtime/call-session.js';
+import { decodeBase64Strict } from '../../protocols/base64.js';
 import { MAX_JSON_DEPTH, pathBeyondDepth } from '../../protocols/json-bounds.js';
 import {
   ClientEventSchema,
@@ -10,6 +11,7 @@ import {
   type SessionUpdate,
 } from '../../protocols/realtime.js';
 import type { ToolChoice, ToolDefinition } from '../../backends/chat-backend.js';
+import type { AudioFormat } from '../../actors/realtime/telephony-audio.js';
 import type { UnstampedEvent } from '../../protocols/realtime-events.js';
 import { errorEvent } from './server-events.js';
 
@@ -24,6 +26,10 @@ export function parseClientMessage(text: string): ParsedMessage {
   } catch {
     return { error: errorEvent('invalid_json', 'The message is not valid JSON.') };
   }
+  // The hot path (one append every 20 ms per call): a flat envelope is checked by hand, the audio
+  // decoded strictly without a regex, and neither the depth walk nor the schema runs over it.
+  const append = fastAppend(raw);
+  if (append) return append;
   if (pathBeyondDepth(raw, MAX_JSON_DEPTH))
     return { error: errorEvent('invalid_value', `The message is nested more than ${MAX_JSON_DEPTH} levels deep.`) };
   const object = typeof raw === 'object' && raw !== null ? (raw as { type?: unknown; event_id?: unknown }) : {};
@@ -50,6 +56,30 @@ export function parseClientMessage(text: string): ParsedMessage {
     };
   }
   return { command: toCommand(parsed.data, eventId) };
+}
+
+/** An `input_audio_buffer.append` with only `type`, `audio` and `event_id` as strings, as a command; else null (the general path decides). */
+function fastAppend(raw: unknown): ParsedMessage | null {
+  if (typeof raw !== 'object' || raw === null) return null;
+  const message = raw as Record<string, unknown>;
+  if (message.type !== 'input_audio_buffer.append' || typeof message.audio !== 'string') return null;
+  let keys = 0;
+  for (const key in message) {
+    if (key !== 'type' && key !== 'audio' && key !== 'event_id') return null;
+    keys++;
+  }
+  const eventId = message.event_id;
+  if (keys === 3 && typeof eventId !== 'string') return null;
+  const clientEventId = typeof eventId === 'string' ? eventId : null;
+  const audio = decodeBase64Strict(message.audio);
+  if (!audio)
+    return {
+      error: errorEvent('invalid_value', 'Invalid input_audio_buffer.append at audio: must be base64', {
+        param: 'audio',
+        eventId: clientEventId,
+      }),
+    };
+  return { command: { type: 'appendAudio', audio, clientEventId } };
 }
 
 /** The command a parsed client message asks for: wire names and base64 become the domain's. */
@@ -121,7 +151,7 @@ function toCommand(event: ClientEvent, clientEventId: string | null): CallComman
   }
 }
 
-/** A `session.update` session as a change to the call's session (formats are validated, never changed). */
+/** A `session.update` session as a change to the call's session. */
 function sessionChange(update: SessionUpdate): SessionChange {
   const input = update.audio?.input;
   const output = update.audio?.output;
@@ -155,11 +185,18 @@ function sessionChange(update: SessionUpdate): SessionChange {
       language: input.transcription.language,
       prompt: input.transcription.prompt,
     };
+  if (input?.format) change.inputFormat = formatOf(input.format.type);
+  if (output?.format) change.outputFormat = formatOf(output.format.type);
   if (update.tools !== undefined) change.tools = toolDefinitions(update.tools);
   if (update.tool_choice !== undefined) change.toolChoice = toolChoice(update.tool_choice);
   if (output?.voice !== undefined) change.voice = output.voice;
   if (output?.speed !== undefined) change.speed = output.speed;
   return change;
+}
+
+/** A wire format's type as the call's. */
+function formatOf(type: 'audio/pcm' | 'audio/pcmu' | 'audio/pcma'): AudioFormat {
+  return type === 'audio/pcm' ? 'pcm' : type === 'audio/pcmu' ? 'pcmu' : 'pcma';
 }
 
 /** Wire tools as the chat backends' tool definitions. */

@@ -5,6 +5,7 @@ import type {
   ResponseUsage,
 } from '../../actors/realtime/call-events.js';
 import type { CallSession } from '../../actors/realtime/call-session.js';
+import type { AudioFormat } from '../../actors/realtime/telephony-audio.js';
 import { ERROR_CATALOGUE, type ErrorCode } from '../../protocols/errors.js';
 import { microsToUsd } from '../../protocols/money.js';
 import { svcBlock } from '../../protocols/pricing.js';
@@ -46,7 +47,10 @@ export function errorEvent(
 /** The session as OpenAI shows it. */
 export function sessionView(callId: string, session: CallSession): SessionView {
   const detection = session.turnDetection;
-  const format = { type: 'audio/pcm', rate: 24_000 } as const;
+  const formatView = (format: AudioFormat | undefined) =>
+    format === 'pcmu' || format === 'pcma'
+      ? ({ type: `audio/${format}` } as const)
+      : ({ type: 'audio/pcm', rate: 24_000 } as const);
   return {
     object: 'realtime.session',
     id: callId,
@@ -57,7 +61,7 @@ export function sessionView(callId: string, session: CallSession): SessionView {
     max_output_tokens: session.maxOutputTokens,
     audio: {
       input: {
-        format,
+        format: formatView(session.inputFormat),
         turn_detection: detection && {
           type: 'server_vad',
           threshold: detection.threshold,
@@ -72,7 +76,7 @@ export function sessionView(callId: string, session: CallSession): SessionView {
           prompt: session.transcription.prompt ?? null,
         },
       },
-      output: { format, voice: session.voice, speed: session.speed },
+      output: { format: formatView(session.outputFormat), voice: session.voice, speed: session.speed },
     },
     tools: (session.tools ?? []).map((tool) => ({
       type: 'function' as const,

@@ -1,0 +1,54 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { parseClientMessage } from '../http/realtime/client-message.js';
+import { decodeBase64Strict } from '../protocols/base64.js';
+
+const test = suite('realtime appends: strict base64 without a regex, and the flat-envelope fast path');
+
+test('valid base64 decodes as Node decodes it; anything else is refused', () => {
+  for (const bytes of [0, 1, 2, 3, 4, 959, 960, 4800]) {
+    const buffer = Buffer.from(Array.from({ length: bytes }, (_, i) => (i * 37 + bytes) % 256));
+    assert.equal(decodeBase64Strict(buffer.toString('base64')), buffer, `${bytes} bytes`);
+  }
+  for (const bad of ['###', 'abc', 'ab=c', 'YQ=', '====', 'YW-_', 'YW Jj', 'YWJj\n', 'Y===', 'é===', 'YWJ\u0000']) {
+    assert.is(decodeBase64Strict(bad), null, JSON.stringify(bad));
+  }
+});
+
+test('an append is parsed to the same command by the fast path and refused with the same error', () => {
+  const audio = Buffer.from([1, 2, 3, 4]);
+  const plain = parseClientMessage(
+    JSON.stringify({ type: 'input_audio_buffer.append', audio: audio.toString('base64') }),
+  );
+  assert.equal(plain, { command: { type: 'appendAudio', audio, clientEventId: null } });
+  const withId = parseClientMessage(
+    JSON.stringify({ event_id: 'e1', type: 'input_audio_buffer.append', audio: audio.toString('base64') }),
+  );
+  assert.equal(withId, { command: { type: 'appendAudio', audio, clientEventId: 'e1' } });
+  // Other fields take the general path (the schema accepts and drops them): the same command.
+  const extra = parseClientMessage(
+    JSON.stringify({ type: 'input_audio_buffer.append', audio: audio.toString('base64'), x: { y: 1 } }),
+  );
+  assert.equal(extra, plain);
+  for (const message of [
+    { type: 'input_audio_buffer.append', audio: '###', event_id: 'e2' },
+    { type: 'input_audio_buffer.append', audio: 'abc' },
+  ]) {
+    const parsed = parseClientMessage(JSON.stringify(message));
+    assert.ok('error' in parsed);
+    if ('error' in parsed) {
+      assert.is(parsed.error.error.code, 'invalid_value');
+      assert.is(parsed.error.error.param, 'audio');
+      assert.is(parsed.error.error.event_id, message.event_id ?? null);
+      assert.match(parsed.error.error.message, /base64/);
+    }
+  }
+  const numberId = parseClientMessage(
+    JSON.stringify({ type: 'input_audio_buffer.append', audio: 'AAAA', event_id: 5 }),
+  );
+  assert.ok('error' in numberId, 'a non-string event_id is the schema’s to refuse');
+  const noAudio = parseClientMessage(JSON.stringify({ type: 'input_audio_buffer.append' }));
+  assert.ok('error' in noAudio);
+});
+
+test.run();
