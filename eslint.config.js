@@ -4,7 +4,17 @@ import { layerRules } from './eslint.layers.js';
 
 export default tseslint.config(
   // http/inspector/ holds the inspector page's browser ES modules, shipped as they are (no build step).
-  { ignores: ['node_modules/', 'dist/', 'data/', 'bench/results/', 'eslint.config.js', 'eslint.layers.js', 'http/inspector/'] },
+  {
+    ignores: [
+      'node_modules/',
+      'dist/',
+      'data/',
+      'bench/results/',
+      'eslint.config.js',
+      'eslint.layers.js',
+      'http/inspector/',
+    ],
+  },
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
