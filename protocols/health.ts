@@ -18,5 +18,3 @@ export const ReadinessObjectSchema = z.strictObject({
     nats_connected: z.boolean().nullable(),
   }),
 });
-/** The readiness answer. */
-export type ReadinessObject = z.output<typeof ReadinessObjectSchema>;
