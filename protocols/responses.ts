@@ -114,7 +114,6 @@ export const TextFormatSchema = z.discriminatedUnion('type', [
     strict: z.boolean().nullish(),
   }),
 ]);
-export type TextFormat = z.output<typeof TextFormatSchema>;
 
 /** What `include` may ask for; the others OpenAI lists have nothing to add here and are accepted. */
 export const INCLUDABLE = [
@@ -183,7 +182,6 @@ const OutputTextContentSchema = z.strictObject({
   annotations: z.array(z.unknown()),
   logprobs: z.array(z.unknown()),
 });
-export type OutputTextContent = z.output<typeof OutputTextContentSchema>;
 
 const ItemStatusSchema = z.enum(['in_progress', 'completed', 'incomplete']);
 
@@ -227,7 +225,6 @@ export type OutputItem = z.output<typeof OutputItemSchema>;
 export type OutputMessage = z.output<typeof OutputMessageSchema>;
 export type FunctionCallOutput = z.output<typeof FunctionCallOutputSchema>;
 export type FileSearchCall = z.output<typeof FileSearchCallSchema>;
-export type FileSearchResult = z.output<typeof FileSearchResultSchema>;
 
 /** `usage` of a response, with the details OpenAI's SDKs read. */
 export const ResponseUsageSchema = z.strictObject({

@@ -74,6 +74,7 @@ const BASES: Record<string, (rng: Rng, fx: FuzzFixtures) => BodyBase> = {
   'POST /v1/estimate': (rng) => ({ kind: 'chat', base: baseChat(rng) }),
   'POST /v1/chat/completions': (rng) => ({ kind: 'chat', base: baseChat(rng) }),
   'POST /v1/responses': (rng) => ({ kind: 'json', base: baseResponse(rng) }),
+  'POST /v1/responses/:response_id/cancel': () => ({ kind: 'none', base: null }),
   'POST /v1/chat/sessions': (rng) => ({
     kind: 'chat',
     base: Object.assign(baseChat(rng), { require_approval: rng.chance(0.5) }),
