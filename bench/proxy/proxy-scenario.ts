@@ -35,11 +35,57 @@ export interface ProxyCase {
   gatewayCpuMsPerRequest: number | null;
 }
 
+/** Another wire format over the same completion, measured non-streaming beside chat in the same run. */
+export interface WireFormatCase {
+  route: string;
+  /** The round with the median throughput. */
+  gateway: TargetResult;
+  /** Median over the rounds. */
+  gatewayCpuMsPerRequest: number | null;
+  /** Each round's CPU per request, ms. */
+  rounds: number[];
+}
+
+/** Interleaved rounds of chat and the other wire formats. */
+const WIRE_ROUNDS = 3;
+
+function medianOf(values: number[]): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[sorted.length >> 1]!;
+}
+
 /** What the proxy scenario measured. */
 export interface ProxyReport {
   scenario: 'proxy';
   settings: { durationS: number; warmupS: number; connections: number };
   cases: ProxyCase[];
+  /** `/v1/responses` and `/v1/messages` through the same gateway and upstream, interleaved with chat. */
+  wireFormats?: WireFormatCase[];
+}
+
+/** The wire formats measured beside chat: the same prompt and cap in each format's own request. */
+const WIRE_FORMATS: { route: string; headers: Record<string, string>; body: string }[] = [
+  {
+    route: '/v1/responses',
+    headers: {},
+    body: JSON.stringify({ model: 'pro-1', max_output_tokens: 64, input: `Proxy probe ${UNIQUE_MARKER}` }),
+  },
+  {
+    route: '/v1/messages',
+    headers: { 'anthropic-version': '2023-06-01' },
+    body: JSON.stringify({
+      model: 'pro-1',
+      max_tokens: 64,
+      messages: [{ role: 'user', content: `Proxy probe ${UNIQUE_MARKER}` }],
+    }),
+  },
+];
+
+/** Gateway CPU per completed request, ms (null without a sample of the gateway). */
+function cpuPerRequest(row: TargetResult): number | null {
+  if (!row.server || row.requests === 0) return null;
+  return Math.round((((row.server.cpuPercent / 100) * row.windowMs) / row.requests) * 1000) / 1000;
 }
 
 const body = (wire: ProxyWire, stream: boolean) =>
@@ -69,14 +115,15 @@ async function measure(
   connections: number,
   settings: ProxySettings,
   sampled: number | null,
+  format?: (typeof WIRE_FORMATS)[number],
 ): Promise<TargetResult> {
   const sampler = sampled === null ? null : new ResourceSampler(sampled);
   let resources: ReturnType<ResourceSampler['stop']> = null;
   const stats = await runLoadInWorker(
     {
-      url: `${server.url}${PATHS[wire]}`,
-      headers: server.token ? { authorization: `Bearer ${server.token}` } : {},
-      body: body(wire, mode === 'sse'),
+      url: `${server.url}${format?.route ?? PATHS[wire]}`,
+      headers: { ...format?.headers, ...(server.token && { authorization: `Bearer ${server.token}` }) },
+      body: format?.body ?? body(wire, mode === 'sse'),
       mode,
       connections,
       durationMs: settings.durationMs,
@@ -113,6 +160,7 @@ export async function runProxyScenario(settings: ProxySettings): Promise<ProxyRe
     },
   });
   const cases: ProxyCase[] = [];
+  const wireFormats: WireFormatCase[] = [];
   try {
     for (const [wire, mode, connections] of [
       ['chat', 'json', settings.connections],
@@ -146,18 +194,32 @@ export async function runProxyScenario(settings: ProxySettings): Promise<ProxyRe
             settings,
             null,
           );
-      const cpu =
-        through.server && through.requests > 0
-          ? ((through.server.cpuPercent / 100) * through.windowMs) / through.requests
-          : null;
       cases.push({
         wire,
         mode,
         connections,
         gateway: through,
         direct: straight,
-        gatewayCpuMsPerRequest: cpu === null ? null : Math.round(cpu * 1000) / 1000,
+        gatewayCpuMsPerRequest: cpuPerRequest(through),
       });
+      // The other wire formats right after chat's non-streaming row, interleaved with chat again for
+      // WIRE_ROUNDS rounds (a shared machine drifts between rows): medians of the same gateway and load.
+      if (wire === 'chat' && mode === 'json' && connections === settings.connections) {
+        const sampled = gateway.sample === 'self' ? null : gateway.sample;
+        const rounds = new Map<string, TargetResult[]>();
+        for (let round = 0; round < WIRE_ROUNDS; round++)
+          for (const format of [undefined, ...WIRE_FORMATS]) {
+            const route = format?.route ?? '/v1/chat/completions';
+            const label = `svc gateway ${route} (json, ${connections} conn., round ${round + 1})`;
+            const row = await measure(gateway, label, 'ours', 'chat', 'json', connections, settings, sampled, format);
+            rounds.set(route, [...(rounds.get(route) ?? []), row]);
+          }
+        for (const [route, rows] of rounds) {
+          const cpus = rows.map(cpuPerRequest).filter((cpu): cpu is number => cpu !== null);
+          const median = [...rows].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond)[rows.length >> 1]!;
+          wireFormats.push({ route, gateway: median, gatewayCpuMsPerRequest: medianOf(cpus), rounds: cpus });
+        }
+      }
     }
   } finally {
     await gateway.close();
@@ -171,6 +233,7 @@ export async function runProxyScenario(settings: ProxySettings): Promise<ProxyRe
       connections: settings.connections,
     },
     cases,
+    wireFormats,
   };
 }
 
@@ -248,5 +311,25 @@ export function formatProxy(report: ProxyReport): string {
       '%',
     ),
     '',
+    ...wireFormatRows(report),
   ].join('\n');
+}
+
+/** Each other wire format's CPU per request beside chat's (same run): at most 10 % more. */
+function wireFormatRows(report: ProxyReport): string[] {
+  const formats = report.wireFormats ?? [];
+  const chatCpu = formats.find((w) => w.route === '/v1/chat/completions')?.gatewayCpuMsPerRequest ?? null;
+  if (formats.length === 0) return [];
+  return [
+    `| wire format (non-streaming, ${report.settings.connections} conn., median of ${WIRE_ROUNDS} interleaved rounds) | gateway req/s | gateway CPU ms / request (each round) | ÷ chat completions | target |`,
+    '|---|---|---|---|---|',
+    ...formats.map((w) => {
+      const ratio = w.gatewayCpuMsPerRequest !== null && chatCpu ? w.gatewayCpuMsPerRequest / chatCpu : null;
+      const errors = Object.keys(w.gateway.errors).length ? ` (errors ${JSON.stringify(w.gateway.errors)})` : '';
+      const target =
+        w.route === '/v1/chat/completions' ? '' : `≤ 1.1 (${ratio !== null && ratio <= 1.1 ? 'met' : 'missed'})`;
+      return `| ${w.route} | ${fmt(w.gateway.requestsPerSecond, 0)}${errors} | ${w.gatewayCpuMsPerRequest ?? '–'} (${w.rounds.join(', ')}) | ${ratio === null ? '–' : fmt(ratio, 3)} | ${target} |`;
+    }),
+    '',
+  ];
 }
