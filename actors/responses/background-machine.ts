@@ -14,6 +14,11 @@ export interface BackgroundInput {
   request: ResponseCreateRequest;
 }
 
+/** What settling a cancel needs: whose response, and the reason. */
+export interface CancelInput extends BackgroundInput {
+  reason: string;
+}
+
 /** How a run ended, as the machine keeps it (the response itself is in the response store). */
 export interface BackgroundOutcome {
   status: string;
@@ -33,7 +38,9 @@ export type BackgroundEvent = { type: 'CANCEL'; reason: string };
  * A background response (`background: true`) as a durable actor: it runs without the client that
  * created it, and because its snapshot is persisted in `running`, a restart after kill -9 runs it
  * again; its charge settles by reference (`response:<id>`), so the re-run is charged once. CANCEL
- * leaves `running`, which stops the run (billing what it processed, as a disconnect does on chat).
+ * leaves `running`, which stops the run (billing what it processed, as a disconnect does on chat),
+ * and `cancelling` stores the cancelled response before the machine ends: a kill after the cancel
+ * was recorded finishes that step after restart instead of leaving the response `in_progress`.
  */
 export const backgroundResponseMachine = setup({
   types: {
@@ -44,6 +51,9 @@ export const backgroundResponseMachine = setup({
   actors: {
     runResponse: fromPromise<BackgroundOutcome, BackgroundInput>(() => {
       throw new Error('runResponse must be provided by the runtime');
+    }),
+    settleCancel: fromPromise<void, CancelInput>(() => {
+      throw new Error('settleCancel must be provided by the runtime');
     }),
   },
 }).createMachine({
@@ -66,7 +76,23 @@ export const backgroundResponseMachine = setup({
         onError: { target: 'finished', actions: assign({ outcome: () => ({ status: 'failed', priceMicros: 0 }) }) },
       },
       on: {
-        CANCEL: { target: 'cancelled', actions: assign({ cancelReason: ({ event }) => event.reason }) },
+        CANCEL: { target: 'cancelling', actions: assign({ cancelReason: ({ event }) => event.reason }) },
+      },
+    },
+    cancelling: {
+      invoke: {
+        src: 'settleCancel',
+        input: ({ context }) => ({
+          id: context.id,
+          accountId: context.accountId,
+          tokenId: context.tokenId,
+          model: context.model,
+          createdAt: context.createdAt,
+          request: context.request,
+          reason: context.cancelReason ?? 'cancelled',
+        }),
+        onDone: { target: 'cancelled' },
+        onError: { target: 'cancelled' },
       },
     },
     finished: { type: 'final' },

@@ -9,12 +9,30 @@ import {
   backgroundResponseMachine,
   type BackgroundInput,
   type BackgroundOutcome,
+  type CancelInput,
 } from './background-machine.js';
 import { LiveEventLog, type EventFollower } from './live-event-log.js';
 import { storedInputItems } from './response-input.js';
 import { responseObject, type ResponseHead } from './response-object.js';
 import type { ResponseCall, ResponseService } from './response-service.js';
 import type { ResponseStore } from './response-store.js';
+
+/** A start's wait for its run's first store (Promise.withResolvers is Node 22). */
+interface Recorded {
+  promise: Promise<void>;
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
+function recordedSignal(): Recorded {
+  let resolve!: () => void;
+  let reject!: (err: unknown) => void;
+  const promise = new Promise<void>((ok, fail) => {
+    resolve = ok;
+    reject = fail;
+  });
+  return { promise, resolve, reject };
+}
 
 /** What background responses run on. */
 export interface BackgroundResponsesOptions {
@@ -33,16 +51,21 @@ export interface BackgroundResponsesOptions {
 export class BackgroundResponses {
   private readonly logs = new Map<string, LiveEventLog>();
   private readonly runs = new Map<string, Promise<BackgroundOutcome>>();
+  /** Starts waiting for their run to store the response (see {@link start}). */
+  private readonly recording = new Map<string, Recorded>();
 
   constructor(private readonly options: BackgroundResponsesOptions) {}
 
-  /** Stores the response as queued and starts its actor; answers at once. */
+  /**
+   * Starts the response's actor and answers `queued` once its run has stored the response. The
+   * actor is persisted first and stores the record itself: a kill between the two leaves an actor
+   * that stores it after restart, never a stored response that no actor will run.
+   */
   async start(call: ResponseCall): Promise<ResponseObject> {
     const { request, accountId } = call;
     const head = this.options.responses.head(call);
-    const queued = responseObject(head, { status: 'queued', output: [], usage: null });
-    const inputItems = storedInputItems(request.input);
-    await this.options.store.save({ accountId, response: queued, inputItems, turn: [], events: null });
+    const recorded = recordedSignal();
+    this.recording.set(head.id, recorded);
     const input: BackgroundInput = {
       id: head.id,
       accountId,
@@ -51,8 +74,13 @@ export class BackgroundResponses {
       createdAt: head.createdAt,
       request,
     };
-    await this.options.host.spawn(BACKGROUND_RESPONSE_MACHINE, { id: head.id, ownerId: accountId, input });
-    return queued;
+    try {
+      await this.options.host.spawn(BACKGROUND_RESPONSE_MACHINE, { id: head.id, ownerId: accountId, input });
+      await recorded.promise;
+    } finally {
+      this.recording.delete(head.id);
+    }
+    return responseObject(head, { status: 'queued', output: [], usage: null });
   }
 
   /** The run the actor invokes: the response created with the given head, its events in a live log. */
@@ -83,10 +111,35 @@ export class BackgroundResponses {
     return running;
   }
 
+  /** Stores the response as in progress (creating the record on a first run); tells a waiting {@link start}. */
   private async markInProgress(head: ResponseHead, accountId: string): Promise<void> {
-    const record = this.options.store.get(accountId, head.id);
-    if (!record) return;
-    await this.options.store.save({ ...record, response: { ...record.response, status: 'in_progress' } });
+    const recorded = this.recording.get(head.id);
+    try {
+      const record = this.options.store.get(accountId, head.id);
+      const response = responseObject(head, { status: 'in_progress', output: [], usage: null });
+      await this.options.store.save(
+        record
+          ? { ...record, response: { ...record.response, status: 'in_progress' } }
+          : { accountId, response, inputItems: storedInputItems(head.request.input), turn: [], events: null },
+      );
+      recorded?.resolve();
+    } catch (err) {
+      recorded?.reject(err);
+      throw err;
+    }
+  }
+
+  /**
+   * Ends a cancelled response: waits for its run here to stop (it stores what it made), then stores
+   * it as cancelled if nothing did (the run was lost to a restart, or never stored its end).
+   */
+  private async settleCancel(input: CancelInput): Promise<void> {
+    await this.runs.get(input.id)?.catch(() => undefined);
+    const record = this.options.store.get(input.accountId, input.id);
+    if (!record || (record.response.status !== 'queued' && record.response.status !== 'in_progress')) return;
+    const head: ResponseHead = { id: input.id, createdAt: input.createdAt, model: input.model, request: input.request };
+    const response = responseObject(head, { status: 'cancelled', output: [], usage: null });
+    await this.options.store.save({ ...record, response });
   }
 
   /** A run refused before it produced anything (402, an upstream down): stored as failed, charged nothing. */
@@ -128,6 +181,7 @@ export class BackgroundResponses {
       logic: backgroundResponseMachine.provide({
         actors: {
           runResponse: fromPromise<BackgroundOutcome, BackgroundInput>(({ input, signal }) => this.run(input, signal)),
+          settleCancel: fromPromise<void, CancelInput>(({ input }) => this.settleCancel(input)),
         },
       }),
     };
