@@ -38,7 +38,13 @@ async function main(): Promise<void> {
     ? (await import('../runtime/trace-export.js')).startTracing(config)
     : undefined;
   const app = buildApp(config, { logger, cluster, tracing });
-  const port = await app.listen();
+  // The signal handlers are in place before the boot ends (a cluster node serves before its join
+  // returns): a SIGTERM then waits for the boot and drains, instead of killing the node outright.
+  let stopping = false;
+  const listening = app.listen();
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  const port = await listening;
   logger.info('listening', {
     url: `http://${config.HOST}:${port}`,
     data_dir: config.SVC_DATA_DIR,
@@ -49,25 +55,25 @@ async function main(): Promise<void> {
   // Machine-readable line for harnesses that start the server on PORT=0.
   process.stdout.write(`svc listening on ${port}\n`);
 
-  let stopping = false;
-  const stop = (signal: string) => {
+  function stop(signal: string): void {
     if (stopping) return;
     stopping = true;
     logger.info('stopping', { signal });
-    app.close().then(
-      async () => {
-        await cluster?.close();
-        await tracing?.shutdown().catch((err: unknown) => logger.warn('trace export at exit failed', { err }));
-        process.exit(0);
-      },
-      (err: unknown) => {
-        logger.error('close failed', { err });
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
+    listening
+      .catch(() => undefined)
+      .then(() => app.close())
+      .then(
+        async () => {
+          await cluster?.close();
+          await tracing?.shutdown().catch((err: unknown) => logger.warn('trace export at exit failed', { err }));
+          process.exit(0);
+        },
+        (err: unknown) => {
+          logger.error('close failed', { err });
+          process.exit(1);
+        },
+      );
+  }
 }
 
 void main();

@@ -34,6 +34,12 @@ export interface BackgroundContext extends BackgroundInput {
 /** What a background response takes: a cancel (POST /v1/responses/{id}/cancel). */
 export type BackgroundEvent = { type: 'CANCEL'; reason: string };
 
+/** What the response was started with, out of its context. */
+function inputOf(context: BackgroundContext): BackgroundInput {
+  const { id, accountId, tokenId, model, createdAt, request } = context;
+  return { id, accountId, tokenId, model, createdAt, request };
+}
+
 /**
  * A background response (`background: true`) as a durable actor: it runs without the client that
  * created it, and because its snapshot is persisted in `running`, a restart after kill -9 runs it
@@ -64,14 +70,7 @@ export const backgroundResponseMachine = setup({
     running: {
       invoke: {
         src: 'runResponse',
-        input: ({ context }) => ({
-          id: context.id,
-          accountId: context.accountId,
-          tokenId: context.tokenId,
-          model: context.model,
-          createdAt: context.createdAt,
-          request: context.request,
-        }),
+        input: ({ context }) => inputOf(context),
         onDone: { target: 'finished', actions: assign({ outcome: ({ event }) => event.output }) },
         onError: { target: 'finished', actions: assign({ outcome: () => ({ status: 'failed', priceMicros: 0 }) }) },
       },
@@ -82,15 +81,7 @@ export const backgroundResponseMachine = setup({
     cancelling: {
       invoke: {
         src: 'settleCancel',
-        input: ({ context }) => ({
-          id: context.id,
-          accountId: context.accountId,
-          tokenId: context.tokenId,
-          model: context.model,
-          createdAt: context.createdAt,
-          request: context.request,
-          reason: context.cancelReason ?? 'cancelled',
-        }),
+        input: ({ context }) => ({ ...inputOf(context), reason: context.cancelReason ?? 'cancelled' }),
         onDone: { target: 'cancelled' },
         onError: { target: 'cancelled' },
       },
