@@ -1,6 +1,7 @@
+import { svcOfResult } from '../chat/result-svc.js';
 import type { ChatBackend } from '../../backends/chat-backend.js';
 import { ChatCompletionRequestSchema } from '../../protocols/chat.js';
-import { completionObject, runSvc } from '../../protocols/chat-response.js';
+import { completionObject } from '../../protocols/chat-response.js';
 import {
   AcceptOrderInputSchema,
   CancelOrderInputSchema,
@@ -112,12 +113,7 @@ export function productTools(deps: ProductToolsDeps): McpTool[] {
           signal: ctx.signal,
         });
         const { outcome } = result;
-        const svc = runSvc(outcome.priceMicros, {
-          cached: result.cached,
-          depth: result.depth,
-          status: outcome.status,
-          cancelReason: outcome.cancelReason,
-        });
+        const svc = svcOfResult(result);
         const completion = completionObject(result.head, outcome.choices, outcome.usage, svc);
         const text = completion.choices[0]?.message.content ?? '';
         return { structured: completion, summary: `${text}\n\n(${completion.id}, charged ${usd(svc.price_usd)})` };

@@ -1,4 +1,5 @@
-import { runSvc, type ChatSvc, type ChoiceView } from '../../protocols/chat-response.js';
+import { svcOfResult } from '../chat/result-svc.js';
+import { type ChoiceView } from '../../protocols/chat-response.js';
 import type { MessageObject, MessagesUsage, ResponseContentBlock, StopReason } from '../../protocols/messages.js';
 import type { TokenUsage } from '../../protocols/pricing.js';
 import type { ChatResult } from '../chat/chat-service.js';
@@ -48,17 +49,6 @@ export function usageOf(usage: TokenUsage): MessagesUsage {
     cache_read_input_tokens: 0,
     service_tier: 'standard',
   };
-}
-
-/** The `svc` block of a settled completion, as chat completions carry it. */
-export function svcOfResult(result: ChatResult): ChatSvc {
-  const { outcome } = result;
-  return runSvc(outcome.priceMicros, {
-    cached: result.cached,
-    depth: result.depth,
-    status: outcome.status,
-    cancelReason: outcome.cancelReason,
-  });
 }
 
 /** The `message` object of a settled completion. */

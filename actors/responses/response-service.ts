@@ -1,5 +1,6 @@
+import { svcOfResult } from '../chat/result-svc.js';
 import type { ChatMessage } from '../../protocols/chat.js';
-import { runSvc, type ChatCost } from '../../protocols/chat-response.js';
+import { type ChatCost } from '../../protocols/chat-response.js';
 import { ApiError } from '../../protocols/errors.js';
 import type { ModelCard } from '../../protocols/models.js';
 import { costBlock } from '../../protocols/pricing.js';
@@ -159,12 +160,7 @@ export class ResponseService {
       output: assembler.output,
       usage: outcome.usage,
       incomplete: truncated ? 'max_output_tokens' : null,
-      svc: runSvc(outcome.priceMicros, {
-        cached: result.cached,
-        depth: result.depth,
-        status: outcome.status,
-        cancelReason: outcome.cancelReason,
-      }),
+      svc: svcOfResult(result),
       cost: costBlock(outcome.usage) as ChatCost,
     });
   }

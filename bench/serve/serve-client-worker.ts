@@ -2,10 +2,10 @@
 // one unmeasured request (its code warm, its connection open), then runs each point it is sent
 // and posts progress and the timings back (see client-threads.ts).
 import { parentPort, workerData } from 'node:worker_threads';
-import { Agent } from 'undici';
-import { filePrompts, seededRandom, syntheticPrompts } from './prompt-source.js';
+import { seededRandom } from './prompt-source.js';
 import { runPoint, type ClientLoad, type PointLoad, type PointProgress } from './run-point.js';
 import type { ServeOptions } from './serve-options.js';
+import { promptsOf, targetOf } from './serve-target.js';
 import { timeRequest, type RequestTiming } from './stream-request.js';
 
 /** A point for this thread: its share of the load and where its prompt numbers start. */
@@ -25,19 +25,9 @@ export type ThreadMessage =
 
 const { options, thread } = workerData as { options: ServeOptions; thread: number };
 const post = (message: ThreadMessage) => parentPort!.postMessage(message);
-const prompts = options.promptsFile
-  ? filePrompts(options.promptsFile, options.outputTokens, options.seed)
-  : syntheticPrompts({ input: options.inputTokens, output: options.outputTokens, seed: options.seed });
+const prompts = promptsOf(options);
 const random = seededRandom((options.seed ^ 0x5eed) + thread);
-const target = {
-  base: `${options.url.replace(/\/+$/, '')}/v1`,
-  token: options.token,
-  model: options.model,
-  api: options.api,
-  ignoreEos: options.ignoreEos,
-  timeoutMs: options.timeoutMs,
-  dispatcher: new Agent({ keepAliveTimeout: 30_000, connections: null }),
-};
+const target = targetOf(options);
 
 parentPort!.on('message', (point: ThreadPoint) => {
   runPoint({

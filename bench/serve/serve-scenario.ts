@@ -1,7 +1,7 @@
-import { Agent } from 'undici';
 import { startGateway, type ServerUnderTest } from '../load/servers.js';
 import { ClientThreads } from './client-threads.js';
-import { filePrompts, seededRandom, syntheticPrompts } from './prompt-source.js';
+import { seededRandom } from './prompt-source.js';
+import { promptsOf, targetOf } from './serve-target.js';
 import { runPoint, type ClientLoad, type PointProgress } from './run-point.js';
 import { pointFigures, type PointFigures } from './serve-figures.js';
 import type { ServeOptions } from './serve-options.js';
@@ -61,19 +61,8 @@ export async function runServeSweep(
   } = {},
 ): Promise<ServeReport> {
   const random = seededRandom(options.seed ^ 0x5eed);
-  const prompts = options.promptsFile
-    ? filePrompts(options.promptsFile, options.outputTokens, options.seed)
-    : syntheticPrompts({ input: options.inputTokens, output: options.outputTokens, seed: options.seed });
-  const dispatcher = new Agent({ keepAliveTimeout: 30_000, connections: null });
-  const target = {
-    base: `${options.url.replace(/\/+$/, '')}/v1`,
-    token: options.token,
-    model: options.model,
-    api: options.api,
-    ignoreEos: options.ignoreEos,
-    timeoutMs: options.timeoutMs,
-    dispatcher,
-  };
+  const prompts = promptsOf(options);
+  const target = targetOf(options);
   const sampler = extra.local ? sampleServer(extra.local.pid) : null;
   const sweepStart = performance.now();
   const points: ServePoint[] = [];
@@ -135,7 +124,7 @@ export async function runServeSweep(
     }
   } finally {
     await threads?.close();
-    await dispatcher.close();
+    await target.dispatcher.close();
   }
   const asked: Partial<ServeOptions> = { ...options };
   delete asked.token; // the report never holds the secret

@@ -1,4 +1,5 @@
-import { stopOf, svcOfResult, usageOf } from '../../actors/messages/message-view.js';
+import { svcOfResult } from '../../actors/chat/result-svc.js';
+import { stopOf, usageOf } from '../../actors/messages/message-view.js';
 import type { ChatResult, CompletionSink, CompletionStreamEvent } from '../../actors/chat/chat-service.js';
 import type { CompletionHeader } from '../../protocols/chat-response.js';
 import type { ApiError } from '../../protocols/errors.js';

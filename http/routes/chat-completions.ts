@@ -1,3 +1,4 @@
+import { svcOfResult } from '../../actors/chat/result-svc.js';
 import { z } from 'zod';
 import type {
   CancelTaken,
@@ -23,9 +24,7 @@ import {
   ChatCompletionChunkSchema,
   ChatCompletionSchema,
   StreamErrorEventSchema,
-  type ChatSvc,
   completionObject,
-  runSvc,
 } from '../../protocols/chat-response.js';
 import { ApiError } from '../../protocols/errors.js';
 import { microsToUsd } from '../../protocols/money.js';
@@ -36,16 +35,6 @@ import { SseWriter } from '../sse-writer.js';
 import { requireModel, requireVariant } from '../../protocols/models.js';
 
 // ---- Views: the feature's results on the wire ----
-
-function svcOf(result: ChatResult): ChatSvc {
-  const { outcome } = result;
-  return runSvc(outcome.priceMicros, {
-    cached: result.cached,
-    depth: result.depth,
-    status: outcome.status,
-    cancelReason: outcome.cancelReason,
-  });
-}
 
 function completionHeaders(result: ChatResult): Record<string, string> {
   return { 'x-svc-price-usd': microsToUsd(result.outcome.priceMicros).toFixed(6), 'x-completion-id': result.head.id };
@@ -127,7 +116,7 @@ export function chatCompletionRoutes({ completions }: AppDeps): RouteDef[] {
       }));
     try {
       const result = await completions.stream(call, open);
-      sink.relay!.finish(result.outcome, svcOf(result));
+      sink.relay!.finish(result.outcome, svcOfResult(result));
     } catch (err) {
       if (!(err instanceof ApiError) || !sink.relay?.isOpen) throw err;
       sink.relay.fail(err, ctx.ex.requestId);
@@ -151,7 +140,7 @@ export function chatCompletionRoutes({ completions }: AppDeps): RouteDef[] {
         if (call.request.stream) return stream(ctx, call);
         const result = await completions.complete(call);
         return json(
-          completionObject(result.head, result.outcome.choices, result.outcome.usage, svcOf(result)),
+          completionObject(result.head, result.outcome.choices, result.outcome.usage, svcOfResult(result)),
           200,
           completionHeaders(result),
         );

@@ -1,4 +1,5 @@
 import { ERROR_CATALOGUE } from '../../protocols/errors.js';
+import { AnthropicErrorTypeSchema } from '../../protocols/messages.js';
 import type { WireResponse } from './send-request.js';
 
 const REQUEST_ID = /^req_[A-Za-z0-9_-]+$/;
@@ -33,18 +34,7 @@ function envelopeProblems(status: number, body: any, requestId: string | undefin
   return problems;
 }
 
-const ANTHROPIC_TYPES = new Set([
-  'invalid_request_error',
-  'authentication_error',
-  'billing_error',
-  'permission_error',
-  'not_found_error',
-  'request_too_large',
-  'rate_limit_error',
-  'api_error',
-  'timeout_error',
-  'overloaded_error',
-]);
+const ANTHROPIC_TYPES = new Set<string>(AnthropicErrorTypeSchema.options);
 
 /** The Messages API's routes answer Anthropic's envelope (`{type:"error", error:{type, message}, request_id}`). */
 function anthropicEnvelopeProblems(status: number, body: any, requestId: string | undefined): string[] {
