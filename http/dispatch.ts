@@ -3,7 +3,7 @@ import { ApiError, ensureError, errorBody, quoted } from '../protocols/errors.js
 import { MAX_JSON_DEPTH, pathBeyondDepth } from '../protocols/json-bounds.js';
 import { fieldError, parseOrThrow } from '../protocols/validation.js';
 import type { Logger } from '../runtime/logger.js';
-import { requestScope } from '../runtime/request-scope.js';
+import type { RequestScope } from '../runtime/request-scope.js';
 import type { Exchange } from './exchange.js';
 import type { Perimeter } from './perimeter.js';
 import type { Principal, RequestContext, RouteDef, RouteDialect } from './route.js';
@@ -97,7 +97,15 @@ function assertPlausibleParams(params: Record<string, string>): void {
  */
 export async function dispatch(
   ex: Exchange,
-  deps: { router: Router<RouteDef>; perimeter: Perimeter; logger: Logger; maxBodyBytes: number },
+  deps: {
+    router: Router<RouteDef>;
+    perimeter: Perimeter;
+    /** The request's logger (its lines carry the request id, client and trace id). */
+    logger: Logger;
+    maxBodyBytes: number;
+    /** The request's fields: the account is noted on it once authenticated (for the server span). */
+    scope?: RequestScope;
+  },
 ): Promise<string | null> {
   let principal: Principal | undefined;
   let pattern: string | null = null;
@@ -129,14 +137,14 @@ export async function dispatch(
       route.auth,
       dialect ? dialect.authorization(ex.headers) : ex.headers.authorization,
     );
-    const scope = requestScope.getStore();
-    if (scope && principal.account) scope.accountId = principal.account.id;
+    if (deps.scope && principal.account) deps.scope.accountId = principal.account.id;
     assertPlausibleParams(match.params);
     const limit = route.maxBodyBytes ?? deps.maxBodyBytes;
     const ctx: RequestContext = {
       ex,
       params: match.params,
       principal,
+      log: deps.logger,
       json: async <S extends z.ZodType>(schema: S) =>
         parseOrThrow(schema, parseJsonBody(await ex.readBody(limit), ex.headers['content-type'])),
       optionalJson: async <S extends z.ZodType>(schema: S) =>

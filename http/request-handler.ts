@@ -10,7 +10,7 @@ import { ApiError } from '../protocols/errors.js';
 import type { Readiness } from '../runtime/readiness.js';
 import { InFlight } from './in-flight.js';
 import type { Metrics } from '../runtime/metrics.js';
-import { requestScope, type RequestScope } from '../runtime/request-scope.js';
+import type { RequestScope } from '../runtime/request-scope.js';
 import type { Tracer } from '@opentelemetry/api';
 import { withServerSpan } from './server-span.js';
 import { Perimeter } from './perimeter.js';
@@ -83,13 +83,12 @@ export function createRequestHandler(
     const gate = perimeter.forRequest(ex, client);
     const started = performance.now();
     inFlight.enter();
-    const run = () =>
-      forwarder
-        ? forwardOrDispatch(ex, forwarder, { ...dispatchDeps, perimeter: gate })
-        : dispatch(ex, { ...dispatchDeps, perimeter: gate });
-    // Every line logged while this request is answered carries its id (runtime/logger.ts).
+    // The request's fields travel with it explicitly: lines logged through its logger carry its id,
+    // client and trace id (runtime/request-scope.ts says why not an AsyncLocalStorage).
     const scope: RequestScope = { requestId: ex.requestId, client };
-    const answered = requestScope.run(scope, tracer ? () => withServerSpan(tracer, ex, scope, run) : run);
+    const deps = { ...dispatchDeps, perimeter: gate, logger: logger.forRequest(scope), scope };
+    const run = () => (forwarder ? forwardOrDispatch(ex, forwarder, deps) : dispatch(ex, deps));
+    const answered = tracer ? withServerSpan(tracer, ex, scope, run) : run();
     void answered
       .then((route) =>
         metrics.request(route ?? '(unmatched)', ex.method, ex.status, (performance.now() - started) / 1000),

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { ApiError } from '../protocols/errors.js';
 import type { AccountRecord } from '../actors/accounts/account-repo.js';
 import type { TokenRecord } from '../actors/accounts/token-repo.js';
+import type { Logger } from '../runtime/logger.js';
 import type { Exchange } from './exchange.js';
 import type { Params } from './router.js';
 
@@ -25,6 +26,8 @@ export interface RequestContext {
   readonly ex: Exchange;
   readonly params: Params;
   readonly principal: Principal;
+  /** The request's logger: each line carries its `request_id`, `client` and (tracing on) `trace_id`. */
+  readonly log: Logger;
   /** Reads, parses and validates the JSON body (400 on bad JSON, 413 past the cap, 422 on schema). */
   json<S extends z.ZodType>(schema: S): Promise<z.output<S>>;
   /** The same for a body that may be left out: undefined when none was sent (no length, not chunked). */

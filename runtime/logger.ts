@@ -1,5 +1,6 @@
+import { trace } from '@opentelemetry/api';
 import { pino, stdSerializers, type DestinationStream } from 'pino';
-import { requestScope } from './request-scope.js';
+import type { RequestScope } from './request-scope.js';
 
 /** Log levels in increasing severity. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -10,6 +11,8 @@ export interface Logger {
   info(msg: string, fields?: Record<string, unknown>): void;
   warn(msg: string, fields?: Record<string, unknown>): void;
   error(msg: string, fields?: Record<string, unknown>): void;
+  /** The same logger stamping the request's `request_id`, `client` and `trace_id` on each line. */
+  forRequest(scope: RequestScope): Logger;
 }
 
 /**
@@ -68,10 +71,17 @@ function serialise(fields: Record<string, unknown>): Record<string, unknown> {
   return out ?? fields;
 }
 
-/** The request's id, client address and trace id on every line written while it is answered. */
-function scopeFields(): Record<string, string> {
-  const scope = requestScope.getStore();
-  if (!scope) return {};
+/**
+ * The trace id of the span active where a line is written (tracing on only; off, the API's no-op
+ * context answers no span). Lines from code that holds no request logger still join their trace.
+ */
+function traceFields(): Record<string, string> {
+  const span = trace.getActiveSpan();
+  return span ? { trace_id: span.spanContext().traceId } : {};
+}
+
+/** The request's id, client address and trace id, read when the line is written (the trace id is set once the span starts). */
+function scopeFields(scope: RequestScope): Record<string, string> {
   const fields: Record<string, string> = { request_id: scope.requestId, client: scope.client };
   if (scope.traceId) fields.trace_id = scope.traceId;
   return fields;
@@ -88,15 +98,27 @@ export function createLogger(level: LogLevel, sink?: (line: string) => void): Lo
       timestamp: () => `,"ts":"${new Date().toISOString()}"`,
       formatters: { level: (label) => ({ level: label }) },
       redact: { paths: redactPaths(), censor: '[redacted]' },
-      mixin: scopeFields,
+      mixin: traceFields,
     },
     destination,
   );
-  const at =
-    (method: 'debug' | 'info' | 'warn' | 'error') =>
-    (msg: string, fields?: Record<string, unknown>): void => {
-      if (fields) log[method](serialise(fields), msg);
-      else log[method](msg);
+  const make = (scope: RequestScope | null): Logger => {
+    const at =
+      (method: 'debug' | 'info' | 'warn' | 'error') =>
+      (msg: string, fields?: Record<string, unknown>): void => {
+        if (!log.isLevelEnabled(method)) return;
+        const own = fields ? serialise(fields) : undefined;
+        if (scope) log[method]({ ...scopeFields(scope), ...own }, msg);
+        else if (own) log[method](own, msg);
+        else log[method](msg);
+      };
+    return {
+      debug: at('debug'),
+      info: at('info'),
+      warn: at('warn'),
+      error: at('error'),
+      forRequest: (next) => make(next),
     };
-  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+  };
+  return make(null);
 }

@@ -1,6 +1,9 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-
-/** What every log line written while a request is being answered says about that request. */
+/**
+ * What every log line written while a request is answered says about that request. It travels
+ * explicitly (the request's logger, `Logger.forRequest`), not through an AsyncLocalStorage: on
+ * Node 20 an entered AsyncLocalStorage turns on promise hooks for every promise of the process,
+ * which cost about 10 % of a proxied completion's CPU with tracing off (bench/README.md).
+ */
 export interface RequestScope {
   readonly requestId: string;
   /** The client's address (through trusted proxies, see http/client-address.ts). */
@@ -10,9 +13,3 @@ export interface RequestScope {
   /** The W3C trace id of the request's server span (set only while tracing is on). */
   traceId?: string;
 }
-
-/**
- * The request being answered in the current async context: the logger stamps its `request_id`
- * and `trace_id` on each line without every call site passing them.
- */
-export const requestScope = new AsyncLocalStorage<RequestScope>();

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createLogger, SECRET_FIELDS } from '../runtime/logger.js';
-import { requestScope } from '../runtime/request-scope.js';
+import type { RequestScope } from '../runtime/request-scope.js';
 import { rmSync } from 'node:fs';
 import { startChildServer } from './child-server.js';
 import { tempDataDir } from './harness.js';
@@ -44,17 +44,33 @@ test('a line says its level, time and message, and keeps what is not secret', ()
   assert.ok(!Number.isNaN(Date.parse(line.ts)));
 });
 
-test('lines written while a request is answered carry its request_id, client and trace_id', () => {
+test("lines written through a request's logger carry its request_id, client and trace_id", () => {
   const { logger, lines } = capture();
+  const scope: RequestScope = { requestId: 'req_abc', client: '203.0.113.7' };
+  const forRequest = logger.forRequest(scope);
   logger.info('outside');
-  requestScope.run({ requestId: 'req_abc', client: '203.0.113.7', traceId: '0af7651916cd43dd8448eb211c80319c' }, () =>
-    logger.info('inside'),
-  );
-  const [outside, inside] = lines.map((line) => JSON.parse(line));
+  forRequest.info('before the span');
+  // The server span starts after the logger was made: the trace id is read when the line is written.
+  scope.traceId = '0af7651916cd43dd8448eb211c80319c';
+  forRequest.warn('inside', { password: 'hunter2-secret', account_id: 'acct_1' });
+  forRequest.debug('a line without fields');
+  const [outside, before, inside, bare] = lines.map((line) => JSON.parse(line));
   assert.is(outside.request_id, undefined);
+  assert.is(before.request_id, 'req_abc');
+  assert.is(before.trace_id, undefined);
   assert.is(inside.request_id, 'req_abc');
   assert.is(inside.client, '203.0.113.7');
   assert.is(inside.trace_id, '0af7651916cd43dd8448eb211c80319c');
+  assert.is(inside.account_id, 'acct_1');
+  assert.is(inside.password, '[redacted]');
+  assert.is(bare.request_id, 'req_abc');
+  assert.is(bare.msg, 'a line without fields');
+});
+
+test('a request logger honours the level and adds nothing when its lines are dropped', () => {
+  const { logger, lines } = capture('warn');
+  logger.forRequest({ requestId: 'req_x', client: '127.0.0.1' }).info('dropped');
+  assert.is(lines.length, 0);
 });
 
 test('the start line stays on stdout when the log level is silent', async () => {

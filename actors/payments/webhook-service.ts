@@ -1,6 +1,7 @@
 import { WebhookVerificationError, type PaymentEvent } from '../../backends/payment-provider.js';
 import { ApiError } from '../../protocols/errors.js';
 import { TOPUP_MAX_USD } from '../../protocols/payments.js';
+import type { Logger } from '../../runtime/logger.js';
 import type { Reversal } from './payment-repo.js';
 import type { PaymentsContext } from './payments-context.js';
 import type { SubscriptionService } from './subscription-service.js';
@@ -38,8 +39,12 @@ export class WebhookService {
     return this.context.provider !== null;
   }
 
-  /** Verifies and handles one delivery. */
-  async receive(payload: Buffer, signature: string | undefined): Promise<WebhookOutcome> {
+  /** Verifies and handles one delivery; `log` is the request's logger (its lines name the request). */
+  async receive(
+    payload: Buffer,
+    signature: string | undefined,
+    log: Logger = this.context.logger,
+  ): Promise<WebhookOutcome> {
     const provider = this.context.provider;
     if (!provider) throw new ApiError('payments_not_configured', 'Payments are not configured on this server.');
     let event: PaymentEvent;
@@ -47,20 +52,20 @@ export class WebhookService {
       event = await provider.verifyEvent(payload, signature, this.context.clock.now());
     } catch (err) {
       if (!(err instanceof WebhookVerificationError)) throw err;
-      this.context.logger.warn('webhook refused', { reason: err.message });
+      log.warn('webhook refused', { reason: err.message });
       throw new ApiError('invalid_signature', `Webhook refused: ${err.message}.`, { param: 'Stripe-Signature' });
     }
-    const outcome = await this.handle(event);
+    const outcome = await this.handle(event, log);
     // The answer tells the provider to stop retrying: what it acknowledges must be on disk first,
     // not only committed (LMDB's overlapping sync makes a commit visible before it is durable).
     await this.context.repo.durable();
     return outcome;
   }
 
-  private async handle(event: PaymentEvent): Promise<WebhookOutcome> {
+  private async handle(event: PaymentEvent, log: Logger): Promise<WebhookOutcome> {
     switch (event.kind) {
       case 'topup_paid':
-        return this.topUp(event);
+        return this.topUp(event, log);
       case 'subscription': {
         const outcome = await this.subscriptions.apply(event.eventId, event.created, event.subscription, event.deleted);
         return this.record(event.eventId, 'subscription', outcome);
@@ -71,17 +76,17 @@ export class WebhookService {
         return this.record(event.eventId, 'subscription_checkout', 'linked');
       case 'refund':
       case 'dispute':
-        return this.reverse(event);
+        return this.reverse(event, log);
       case 'ignored':
         return this.record(event.eventId, event.type, 'ignored');
     }
   }
 
-  private async topUp(event: Extract<PaymentEvent, { kind: 'topup_paid' }>): Promise<WebhookOutcome> {
+  private async topUp(event: Extract<PaymentEvent, { kind: 'topup_paid' }>, log: Logger): Promise<WebhookOutcome> {
     const problem = this.topUpProblem(event);
     if (problem) {
       // Verified, so genuinely the provider's: kept as handled (no retry storm) and logged loudly for the operator.
-      this.context.logger.error('paid top-up not credited', {
+      log.error('paid top-up not credited', {
         event_id: event.eventId,
         checkout_id: event.checkoutId,
         reason: problem,
@@ -98,14 +103,14 @@ export class WebhookService {
       paymentIntentId: event.paymentIntentId,
     });
     if (result.kind === 'credited')
-      this.context.logger.info('top-up credited', {
+      log.info('top-up credited', {
         event_id: event.eventId,
         account_id: event.accountId,
         amount_micros: amountMicros,
         entry_id: result.entry.id,
       });
     if (result.kind === 'rejected')
-      this.context.logger.error('paid top-up not credited', {
+      log.error('paid top-up not credited', {
         event_id: event.eventId,
         checkout_id: event.checkoutId,
         reason: result.why,
@@ -114,12 +119,15 @@ export class WebhookService {
   }
 
   /** A refund or dispute of a paid top-up: the money it takes back (or gives back) moves once. */
-  private async reverse(event: Extract<PaymentEvent, { kind: 'refund' | 'dispute' }>): Promise<WebhookOutcome> {
+  private async reverse(
+    event: Extract<PaymentEvent, { kind: 'refund' | 'dispute' }>,
+    log: Logger,
+  ): Promise<WebhookOutcome> {
     const cents = event.kind === 'refund' ? event.refundedCents : event.amountCents;
     if (!isCentAmount(cents)) {
       // Verified, so genuinely the provider's, yet no payment has such an amount: kept as handled
       // (no retry storm) and logged loudly for the operator, like a top-up that cannot be credited.
-      this.context.logger.error('refund or dispute not applied', {
+      log.error('refund or dispute not applied', {
         event_id: event.eventId,
         kind: event.kind,
         reason: 'amount',
@@ -146,14 +154,14 @@ export class WebhookService {
           };
     const result = await this.context.repo.reverseTopUp(reversal);
     if (result.kind === 'reversed' && result.micros !== 0)
-      this.context.logger.warn('top-up reversed', {
+      log.warn('top-up reversed', {
         event_id: event.eventId,
         account_id: result.accountId,
         kind: event.kind,
         micros: result.micros,
       });
     if (result.kind === 'unknown_payment')
-      this.context.logger.warn('refund or dispute of an unknown payment', { event_id: event.eventId });
+      log.warn('refund or dispute of an unknown payment', { event_id: event.eventId });
     return { duplicate: result.kind === 'duplicate_event', outcome: result.kind };
   }
 

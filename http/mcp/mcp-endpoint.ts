@@ -129,7 +129,7 @@ export async function serveMcp(ctx: RequestContext, options: McpEndpointOptions)
     caller !== null &&
     options.capabilities.get(callerKey).elicitation &&
     messages.some((m) => m.method === 'tools/call');
-  const server = buildServer(options, caller, ex.requestId, ex.signal);
+  const server = buildServer({ ...options, logger: ctx.log }, caller, ex.requestId, ex.signal);
   // JSON answers unless a tool may ask the user something on the way (that needs the SSE stream).
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
@@ -140,7 +140,7 @@ export async function serveMcp(ctx: RequestContext, options: McpEndpointOptions)
     const response = await transport.handleRequest(webRequestOf(ex, options.origin), { parsedBody: body });
     await sendWebResponse(ex, response);
   } finally {
-    await server.close().catch((err: unknown) => options.logger.warn('mcp server close failed', { err }));
+    await server.close().catch((err: unknown) => ctx.log.warn('mcp server close failed', { err }));
   }
   return undefined;
 }

@@ -22,7 +22,8 @@ export function webhookRoutes({ payments }: AppDeps): RouteDef[] {
       schema: { rawBody: 'application/json', response: WebhookAckObjectSchema },
       async handler(ctx) {
         const payload = await ctx.ex.readBody(WEBHOOK_MAX_BYTES);
-        return json(webhookAckView(await payments.webhooks.receive(payload, ctx.ex.headers['stripe-signature'])));
+        const signature = ctx.ex.headers['stripe-signature'];
+        return json(webhookAckView(await payments.webhooks.receive(payload, signature, ctx.log)));
       },
     },
   ];
