@@ -27,6 +27,8 @@ export interface ImageRenderRequest {
   /** The request's `metadata.sim` (scripted behaviours of the sim; ignored by other backends). */
   script: Readonly<Record<string, unknown>> | null;
   signal: AbortSignal;
+  /** W3C trace context for the upstream (`traceparent`), set while tracing is on; other engines ignore it. */
+  traceHeaders?: Readonly<Record<string, string>>;
 }
 
 /** A finished image: encoded bytes of exactly the requested size and what the backend charged us. */

@@ -17,6 +17,8 @@ export interface SpeechRequest {
   clonedVoice?: ClonedVoice | null;
   /** The request's metadata; the sim reads `metadata.sim` scripts (a scripted `fail`), real engines ignore it. */
   metadata?: Readonly<Record<string, unknown>> | null;
+  /** W3C trace context for the upstream (`traceparent`), set while tracing is on; other engines ignore it. */
+  traceHeaders?: Readonly<Record<string, string>>;
 }
 
 /** A cloned voice as its engine keeps it: an id and the profile the cloner measured. */

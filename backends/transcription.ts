@@ -20,6 +20,8 @@ export interface TranscriptionRequest {
   detail?: { words?: boolean; speakers?: boolean };
   /** The request's metadata; the sim reads `metadata.sim` scripts (a scripted `fail`), real engines ignore it. */
   metadata?: Readonly<Record<string, unknown>> | null;
+  /** W3C trace context for the upstream (`traceparent`), set while tracing is on; other engines ignore it. */
+  traceHeaders?: Readonly<Record<string, string>>;
 }
 
 /** A stretch of the transcript with its times in seconds, and who spoke it when the engine tells speakers apart. */

@@ -1,5 +1,6 @@
-import { context, propagation, SpanKind, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
+import type { Tracer } from '@opentelemetry/api';
 import type { ChatBackend, ChatBackendEvent, ChatBackendRequest } from '../../backends/chat-backend.js';
+import { startUpstreamSpan } from '../tracing/upstream-span.js';
 
 /**
  * A chat backend whose every call is a client span with the GenAI semantic conventions
@@ -21,22 +22,12 @@ async function* tracedEvents(
   request: ChatBackendRequest,
   model: string,
 ): AsyncGenerator<ChatBackendEvent, void, undefined> {
-  const parent = context.active();
-  const span = tracer.startSpan(
-    `chat ${model}`,
-    {
-      kind: SpanKind.CLIENT,
-      attributes: {
-        'gen_ai.operation.name': 'chat',
-        'gen_ai.provider.name': backend.name === 'sim' ? 'svc.sim' : 'openai',
-        'gen_ai.request.model': model,
-        'gen_ai.request.max_tokens': request.maxTokens,
-      },
-    },
-    parent,
-  );
-  const traceHeaders: Record<string, string> = {};
-  propagation.inject(trace.setSpan(parent, span), traceHeaders);
+  const { span, traceHeaders, fail } = startUpstreamSpan(tracer, {
+    operation: 'chat',
+    backend: backend.name,
+    model,
+    attributes: { 'gen_ai.request.max_tokens': request.maxTokens },
+  });
   try {
     for await (const event of backend.stream({ ...request, traceHeaders })) {
       if (event.type === 'done') {
@@ -50,8 +41,7 @@ async function* tracedEvents(
       yield event;
     }
   } catch (err) {
-    span.setStatus({ code: SpanStatusCode.ERROR });
-    span.setAttribute('error.type', err instanceof Error ? err.name : 'unknown');
+    fail(err);
     throw err;
   } finally {
     span.end();

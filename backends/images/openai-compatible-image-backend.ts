@@ -146,12 +146,13 @@ export function createOpenAICompatibleImageBackend(options: OpenAICompatibleImag
         output_format: request.format === 'jpeg' ? 'jpeg' : request.format,
         background: request.background,
       };
+      const trace = request.traceHeaders ?? {};
       let answer: Buffer;
       if (request.references.length === 0) {
         const body = JSON.stringify({ ...fields, n: 1, response_format: 'b64_json' });
         answer = await send(
           '/images/generations',
-          { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body },
+          { method: 'POST', headers: { ...auth, ...trace, 'content-type': 'application/json' }, body },
           request.signal,
         );
       } else {
@@ -162,7 +163,11 @@ export function createOpenAICompatibleImageBackend(options: OpenAICompatibleImag
           form.append('image[]', new Blob([reference]), `reference-${i}.png`),
         );
         if (request.mask) form.append('mask', new Blob([request.mask]), 'mask.png');
-        answer = await send('/images/edits', { method: 'POST', headers: auth, body: form }, request.signal);
+        answer = await send(
+          '/images/edits',
+          { method: 'POST', headers: { ...auth, ...trace }, body: form },
+          request.signal,
+        );
       }
       const raw = await imageBytes(answer, request.signal);
       let encoded: Awaited<ReturnType<typeof encodeImage>>;

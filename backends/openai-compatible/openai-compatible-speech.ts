@@ -29,7 +29,7 @@ async function* synthesize(
     settings,
     '/audio/speech',
     body,
-    { 'content-type': 'application/json', accept: 'audio/pcm, application/octet-stream' },
+    { 'content-type': 'application/json', accept: 'audio/pcm, application/octet-stream', ...request.traceHeaders },
     request.signal,
   );
   let carry: Buffer | null = null;

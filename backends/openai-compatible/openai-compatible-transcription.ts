@@ -74,7 +74,7 @@ async function transcribe(
     settings,
     '/audio/transcriptions',
     form,
-    { accept: 'application/json' },
+    { accept: 'application/json', ...request.traceHeaders },
     request.signal,
   );
   const text = await readUpstreamText(response, 16 * 1024 * 1024);

@@ -17,6 +17,8 @@ import type { Config } from '../../runtime/config.js';
 import type { ActorHost } from '../../runtime/host/actor-host.js';
 import type { Logger } from '../../runtime/logger.js';
 import type { Store } from '../../runtime/store/store.js';
+import type { Tracer } from '@opentelemetry/api';
+import { traceAudioEngines, traceGeneration } from './traced-backends.js';
 
 /** The media features as the composition root wires them. */
 export interface WiredMedia {
@@ -44,11 +46,13 @@ export function wireMedia(
     fetch: PartResolverOptions['fetch'];
     clock: Clock;
     logger: Logger;
+    /** Set while tracing is on: each image and audio engine call is a client span. */
+    tracer: Tracer | null;
   },
 ): WiredMedia {
-  const { store, blobs, host, billing, files, clock, logger } = parts;
+  const { store, blobs, host, billing, files, clock, logger, tracer } = parts;
   const media = new MediaEstimates();
-  const generation = createMediaGenerationBackends(config, clock);
+  const generation = traceGeneration(config, tracer, createMediaGenerationBackends(config, clock));
   const mediaLinks = new MediaLinks(store, blobs, clock, logger);
   const images = new ImageService({
     backend: generation.images,
@@ -76,7 +80,8 @@ export function wireMedia(
   media.register('image', imageEstimator(generation.images, 'image'));
   media.register('image_edit', imageEstimator(generation.images, 'image_edit'));
   media.register('video', videoEstimator(generation.video));
-  const audio = new AudioFeature({ engines: createAudioEngines(config), billing, store, blobs, clock, logger });
+  const engines = traceAudioEngines(config, tracer, createAudioEngines(config));
+  const audio = new AudioFeature({ engines, billing, store, blobs, clock, logger });
   audio.registerEstimates(media);
   return { images, videos, videoProjects, mediaLinks, audio, media };
 }

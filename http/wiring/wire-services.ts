@@ -23,6 +23,7 @@ import type { Tracer } from '@opentelemetry/api';
 import { traceChatBackend } from '../../actors/chat/traced-chat-backend.js';
 import { createMediaAnalysisBackends } from '../../backends/create-media-analysis.js';
 import { createSpeechBackend, createTranscriptionBackend } from '../../backends/create-voice-backends.js';
+import { traceVoice } from './traced-backends.js';
 import { createLocalTextExtractor } from '../../backends/text-extraction/local-text-extractor.js';
 import type { TextExtractor } from '../../backends/text-extraction/text-extractor.js';
 import { MODEL_VERSION } from '../../protocols/models.js';
@@ -100,10 +101,7 @@ export function wireServices(
   host.register(new UploadRuntime(library).hosted());
   const files = new FileService(library, { maxFileBytes: config.SVC_FILE_MAX_BYTES });
   const uploads = new UploadService({ host, library, clock, ttlMs: config.SVC_UPLOAD_TTL_S * 1000 });
-  const calls = new CallRuntime({
-    host,
-    billing: services.ledger,
-    chat,
+  const voice = traceVoice(config, options.tracer ?? null, {
     speech: createSpeechBackend(config.SVC_SPEECH_BACKEND, {
       simRealTime: config.SVC_SIM_SPEECH_REALTIME,
       upstream: upstreamVoiceOptions(config, config.SVC_UPSTREAM_SPEECH_MODEL),
@@ -111,6 +109,12 @@ export function wireServices(
     transcription: createTranscriptionBackend(config.SVC_TRANSCRIPTION_BACKEND, {
       upstream: upstreamVoiceOptions(config, config.SVC_UPSTREAM_TRANSCRIPTION_MODEL),
     }),
+  });
+  const calls = new CallRuntime({
+    host,
+    billing: services.ledger,
+    chat,
+    ...voice,
     clock,
     logger,
     holdStepMicros: config.SVC_REALTIME_HOLD_MICROS,
@@ -158,6 +162,7 @@ export function wireServices(
     fetch: parts.fetch,
     clock,
     logger,
+    tracer: options.tracer ?? null,
   });
   // The marketplace orders MCP tools place; the API contract; the benchmark views.
   const orders = new OrderService({
