@@ -127,10 +127,12 @@ export class ActorHost {
       createdAt: now,
       updatedAt: now,
     };
+    // Tracing on: the request span spawning it, kept with the actor so its steps link to it after a restart too.
+    const startedBy = this.stepSpans?.startedBy();
+    if (startedBy) record.startedBy = startedBy;
     this.stored.index(record);
     const live = this.attach(record, createActor(machine.logic, { input: input.input, id: input.id }));
     live.cause = 'xstate.init';
-    this.stepSpans?.noteStart(input.id);
     live.actor.start();
     await live.lastCommit;
     if (live.failed) {
@@ -196,8 +198,7 @@ export class ActorHost {
       updatedAt: this.now(),
     };
     const step = this.history ? historyStep(live, record, snapshot.status) : null;
-    const span = this.stepSpans?.step(record.id, record.machine, live.cause, (snapshot as { value?: unknown }).value);
-    if (done) this.stepSpans?.forget(record.id);
+    const span = this.stepSpans?.step(record, live.cause, (snapshot as { value?: unknown }).value);
     live.cause = null;
     live.pending++;
     live.lastCommit = this.stored

@@ -15,6 +15,8 @@ export interface ActorRecord {
   updatedAt: number;
   /** Steps committed to the step history (time travel); absent when the host keeps none. */
   steps?: number;
+  /** Tracing on: the request span that spawned the actor (`traceId-spanId-flags`), which its step spans link to. */
+  startedBy?: string;
 }
 
 /**
