@@ -66,6 +66,7 @@ export function buildApp(
     newRequestId: requests.newRequestId,
     limits: { dropAudioBytes: config.SVC_REALTIME_DROP_AUDIO_BYTES, closeBytes: config.SVC_REALTIME_CLOSE_BYTES },
     relay: cluster ? new RealtimeRelay(cluster.node, deps.auth, logger) : undefined,
+    draining: cluster ? undefined : () => deps.readiness.draining,
   });
   const lifecycle = serveApp(config, { app, services, requests, realtimeSockets, booted });
   return { deps, retention: services.retention, ...lifecycle };

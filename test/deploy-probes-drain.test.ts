@@ -1,8 +1,10 @@
 import { rmSync } from 'node:fs';
 import { suite } from 'uvu';
+import WebSocket from 'ws';
 import * as assert from 'uvu/assert';
 import { startChildServer } from './child-server.js';
 import { ADMIN_KEY, startServer, tempDataDir } from './harness.js';
+import { connectCall, realtimeUrl, ticketFor, tryUpgrade } from './realtime-client.js';
 
 const test = suite('deploy: /healthz, /readyz and the drain on SIGTERM of one node');
 
@@ -73,6 +75,31 @@ test('while draining: /readyz is 503, new work is refused, the stream in flight 
     const text = await stream.rest;
     assert.match(text, /"finish_reason":"length"/);
     assert.ok(text.trimEnd().endsWith('data: [DONE]'), 'the stream ended with [DONE]');
+  } finally {
+    await closing;
+    rmSync(server.dataDir, { recursive: true, force: true });
+  }
+});
+
+test('while draining: a new realtime call is refused, an open one stays until the drain ends, then closes with 1001', async () => {
+  const server = await startServer(SLOW_SIM);
+  const account = await server.account(5);
+  const call = await connectCall(server, account.token);
+  await call.next('session.created');
+  const laterTicket = await ticketFor(server, account.token);
+  // A stream in flight holds the drain open for about a second and a half.
+  const stream = await startStream(server.url, account.token);
+  const closing = server.app.close();
+  try {
+    const refused = await tryUpgrade(realtimeUrl(server, laterTicket));
+    assert.ok(refused !== 'opened', 'a call opened while the server drains');
+    assert.is(refused.status, 503);
+    assert.is(refused.body.error.code, 'server_draining');
+    // The stream still runs (it drains for about a second and a half): the call is not cut yet.
+    assert.is(call.ws.readyState, WebSocket.OPEN, 'the call was closed before the requests in flight drained');
+    const text = await stream.rest;
+    assert.ok(text.trimEnd().endsWith('data: [DONE]'), 'the stream ended with [DONE]');
+    assert.equal(await call.closed, { code: 1001, reason: 'server shutting down' });
   } finally {
     await closing;
     rmSync(server.dataDir, { recursive: true, force: true });

@@ -39,6 +39,8 @@ export interface RealtimeSocketDeps {
   newRequestId(): string;
   /** Cluster mode: relays a socket whose account lives on another node. */
   relay?: RealtimeRelay;
+  /** One node: true while it drains (new calls are refused; a cluster node stops listening instead). */
+  draining?: () => boolean;
 }
 
 function socketOf(ws: WebSocket<SocketData>): CallSocket {
@@ -93,6 +95,12 @@ export function serveRealtime(app: TemplatedApp, deps: RealtimeSocketDeps): { cl
           res.end(JSON.stringify(errorBody(error, requestId)), true);
         });
       };
+      if (deps.draining?.()) {
+        refuse(
+          new ApiError('server_draining', 'This server is shutting down; retry the call.', { retryAfterMs: 1000 }),
+        );
+        return;
+      }
       const admitHere = () => {
         let admitted: Admission;
         try {
