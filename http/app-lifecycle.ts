@@ -80,6 +80,8 @@ export function serveApp(
       await requests.forwarder?.close();
       await deps.host.close();
       await cluster?.node.leave();
+      // A snapshot under way copies the LMDB the store is about to close.
+      await cluster?.snapshots.stop();
       deps.inspection.metrics.close();
       await services.extractor.close();
       await services.background.settled();

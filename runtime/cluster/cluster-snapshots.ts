@@ -54,6 +54,8 @@ export class ClusterSnapshots {
   private readonly applied: Table<number>;
   private reported = 0;
   private running = false;
+  /** The check (and snapshot) under way, awaited by `stop`. */
+  private current: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly store: ReplicatedStore,
@@ -68,7 +70,20 @@ export class ClusterSnapshots {
   /** Starts watching the applied position (nothing when `every` is 0). */
   start(): void {
     if (this.options.every <= 0) return;
-    this.store.onApplied = (seq) => void this.onApplied(seq);
+    this.store.onApplied = (seq) => {
+      if (this.running) return;
+      this.current = this.onApplied(seq);
+    };
+  }
+
+  /**
+   * Stops watching and waits for a snapshot under way: its LMDB backup copies the environment in a
+   * native thread, and closing the store under it ends the process with a signal (the drain's exit
+   * code was null once in test/cluster.test.ts). Called before the store closes.
+   */
+  async stop(): Promise<void> {
+    this.store.onApplied = null;
+    await this.current;
   }
 
   /** The newest recorded snapshot. */

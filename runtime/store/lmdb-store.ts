@@ -72,6 +72,8 @@ class LmdbTable<V> implements Table<V> {
 export class LmdbStore implements Store {
   private readonly tables = new Map<string, LmdbTable<unknown>>();
   private undo: UndoStep[] | null = null;
+  /** Backups under way: LMDB copies the environment in a native thread, and closing it under one is a segfault. */
+  private readonly backups = new Set<Promise<void>>();
 
   private constructor(private readonly root: RootDatabase) {}
 
@@ -139,10 +141,19 @@ export class LmdbStore implements Store {
 
   /** Writes a consistent copy of the whole environment to the file `path` (compacted): a cluster node's snapshot. */
   backup(path: string): Promise<void> {
-    return this.root.backup(path, true);
+    const copying = this.root.backup(path, true);
+    const tracked = copying.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.backups.add(tracked);
+    void tracked.finally(() => this.backups.delete(tracked));
+    return copying;
   }
 
+  /** Closes the environment once the backups under way have finished and the writes are committed. */
   async close(): Promise<void> {
+    await Promise.all(this.backups);
     await this.root.committed;
     await this.root.close();
   }
