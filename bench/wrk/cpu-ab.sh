@@ -20,7 +20,7 @@ measure() {
   PORT=$port SVC_DATA_DIR=$data SVC_ADMIN_KEY=$admin SVC_LOG_LEVEL=warn SVC_CHAT_CACHE_TTL_S=0 \
     node "$dir/dist/http/main.js" >"$data/out" 2>"$data/err" &
   pid=$!
-  for _ in $(seq 100); do grep -q 'svc listening on' "$data/out" 2>/dev/null && break; sleep 0.1; done
+  for _ in $(seq 600); do grep -q 'svc listening on' "$data/out" 2>/dev/null && break; sleep 0.1; done
   token=$(curl -sf -X POST "http://127.0.0.1:$port/admin/v1/accounts" \
     -H "authorization: Bearer $admin" -H 'content-type: application/json' \
     -d '{"email":"bench@example.com","password":"correct horse battery","credit_usd":100000}' |
