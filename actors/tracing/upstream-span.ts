@@ -25,7 +25,7 @@ export interface UpstreamSpan {
   readonly span: Span;
   readonly traceHeaders: Record<string, string>;
   /** Marks the call failed (error status and `error.type`); the caller still ends the span. */
-  fail(err: unknown): void;
+  readonly fail: (err: unknown) => void;
 }
 
 /** `gen_ai.provider.name` for a backend: `openai` for an OpenAI-compatible upstream, `svc.<name>` for ours. */
