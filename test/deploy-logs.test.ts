@@ -1,6 +1,10 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { context, trace } from '@opentelemetry/api';
+import { loadConfig } from '../runtime/config.js';
 import { createLogger, SECRET_FIELDS } from '../runtime/logger.js';
+import { startTracing } from '../runtime/trace-export.js';
+import { startOtlpReceiver } from './doubles/otlp-receiver.js';
 import type { RequestScope } from '../runtime/request-scope.js';
 import { rmSync } from 'node:fs';
 import { startChildServer } from './child-server.js';
@@ -71,6 +75,28 @@ test('a request logger honours the level and adds nothing when its lines are dro
   const { logger, lines } = capture('warn');
   logger.forRequest({ requestId: 'req_x', client: '127.0.0.1' }).info('dropped');
   assert.is(lines.length, 0);
+});
+
+test('with tracing on, a line written where a span is active carries its trace_id, across an await', async () => {
+  const receiver = await startOtlpReceiver();
+  const tracing = startTracing(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url }));
+  try {
+    const { logger, lines } = capture();
+    const span = tracing.tracer.startSpan('work');
+    await context.with(trace.setSpan(context.active(), span), async () => {
+      await Promise.resolve();
+      logger.info('inside the span');
+    });
+    span.end();
+    logger.info('outside');
+    const [inside, outside] = lines.map((line) => JSON.parse(line));
+    assert.is(inside.trace_id, span.spanContext().traceId);
+    assert.is(inside.request_id, undefined);
+    assert.is(outside.trace_id, undefined);
+  } finally {
+    await tracing.shutdown();
+    await receiver.close();
+  }
 });
 
 test('the start line stays on stdout when the log level is silent', async () => {
