@@ -402,6 +402,10 @@ export class ReplicatedStore implements Store {
     this.onLost?.('fenced');
   }
 
+  refreshReads(): void {
+    this.local.refreshReads();
+  }
+
   get flushed(): Promise<unknown> {
     return this.local.flushed;
   }

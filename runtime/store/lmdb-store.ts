@@ -133,6 +133,11 @@ export class LmdbStore implements Store {
     return this.root.transactionSync(action);
   }
 
+  refreshReads(): void {
+    // Ends the shared read snapshot; the next read renews it (lazily, inside that native call).
+    this.root.resetReadTxn();
+  }
+
   get flushed(): Promise<unknown> {
     return this.root.flushed;
   }

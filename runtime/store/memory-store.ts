@@ -163,6 +163,10 @@ export class MemoryStore implements Store {
     }
   }
 
+  refreshReads(): void {
+    // Reads always see the latest commit: nothing to renew.
+  }
+
   get flushed(): Promise<unknown> {
     return Promise.resolve(true);
   }

@@ -37,6 +37,12 @@ export interface Store {
   transaction<T>(action: () => T): Promise<T>;
   /** Like {@link transaction} but blocks until committed (CLI, boot-time repairs). */
   transactionSync<T>(action: () => T): T;
+  /**
+   * Makes the next reads see every commit made before this call, by this or any other process
+   * (LMDB otherwise keeps reading one snapshot until the next timer tick). Cheap: call it where a
+   * read must not miss a write another process just acknowledged (the perimeter's generation check).
+   */
+  refreshReads(): void;
   /** Resolves when every write so far is on disk. */
   readonly flushed: Promise<unknown>;
   /** Closes the store after pending writes commit. */
