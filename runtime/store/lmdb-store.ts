@@ -34,6 +34,11 @@ class LmdbTable<V> implements Table<V> {
     return this.db.put(key as LmdbKey, value);
   }
 
+  putPacked(key: Key, packed: Buffer): Promise<boolean> {
+    this.note(key);
+    return this.raw.put(key as LmdbKey, packed);
+  }
+
   remove(key: Key): Promise<boolean> {
     this.note(key);
     return this.db.remove(key as LmdbKey);
