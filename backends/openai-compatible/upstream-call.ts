@@ -15,6 +15,7 @@ import {
 } from './upstream-failures.js';
 import { createUpstreamRequestBody } from './upstream-request-body.js';
 import { UpstreamChunkSchema, UpstreamCompletionSchema, type UpstreamChunk } from './upstream-schemas.js';
+import { plainChunk, plainCompletion } from './upstream-plain-shapes.js';
 import { UpstreamResponse } from './upstream-response.js';
 import type { UpstreamSlots } from './upstream-slots.js';
 
@@ -139,11 +140,16 @@ export class UpstreamCall {
   async *#completion(): AsyncGenerator<ChatBackendEvent, void, undefined> {
     const text = await this.#readText(JSON_BODY_LIMIT);
     if (!this.#bodyEnded) throw malformedFailure(`the JSON body is larger than ${JSON_BODY_LIMIT} bytes`);
-    const parsed = UpstreamCompletionSchema.safeParse(this.#parseJson(text));
-    if (!parsed.success) throw malformedFailure('the JSON body is not a chat.completion', parsed.error);
+    const json = this.#parseJson(text);
+    let completion = plainCompletion(json);
+    if (!completion) {
+      const parsed = UpstreamCompletionSchema.safeParse(json);
+      if (!parsed.success) throw malformedFailure('the JSON body is not a chat.completion', parsed.error);
+      completion = parsed.data;
+    }
     const answer = new UpstreamAnswer();
     const out: ChatBackendEvent[] = [];
-    answer.applyCompletion(parsed.data, out);
+    answer.applyCompletion(completion, out);
     out.push(answer.done(this.#request.messages));
     for (const event of out) {
       this.#request.signal.throwIfAborted();
@@ -219,7 +225,10 @@ export class UpstreamCall {
   }
 
   #parseChunk(data: string): UpstreamChunk {
-    const parsed = UpstreamChunkSchema.safeParse(this.#parseJson(data));
+    const json = this.#parseJson(data);
+    const plain = plainChunk(json);
+    if (plain) return plain;
+    const parsed = UpstreamChunkSchema.safeParse(json);
     if (!parsed.success) throw malformedFailure('a chunk is not a chat.completion.chunk', parsed.error);
     return parsed.data;
   }
