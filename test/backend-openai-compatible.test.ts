@@ -458,6 +458,22 @@ test('an upstream that keeps the response open after [DONE] still finishes at on
   assert.is(events.at(-1)?.type, 'done');
 });
 
+test('a stream larger than the read buffer, read slowly, arrives whole and in order (the upstream socket pauses and resumes)', async () => {
+  const pieces = Array.from({ length: 400 }, (_, i) => `piece-${i}-${'x'.repeat(600)} `);
+  const { backend } = await setup((_, res) => {
+    startSse(res);
+    // About 300 KB at once: past the high-water mark while the consumer below is still on its first events.
+    for (const content of pieces) sendEvent(res, chunk({ content }));
+    finishSse(res, [chunk({ finishReason: 'stop', usage: USAGE })]);
+  });
+  const seen: string[] = [];
+  for await (const event of backend.stream(chatBackendRequest())) {
+    if (event.type === 'delta') seen.push(event.text);
+    if (seen.length % 50 === 1) await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  assert.is(seen.join(''), pieces.join(''));
+});
+
 test('a response ending just after [DONE] leaves its connection for the next request', async () => {
   const { upstream, backend } = await setup((_, res) => {
     startSse(res);

@@ -16,6 +16,7 @@ function heldStore(): { store: Store; commit: () => void } {
     table: (name) => inner.table(name),
     transaction: (action) => gate.then(() => inner.transaction(action)),
     transactionSync: (action) => inner.transactionSync(action),
+    refreshReads: () => inner.refreshReads(),
     get flushed() {
       return inner.flushed;
     },

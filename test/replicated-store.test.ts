@@ -1,7 +1,9 @@
 import { rmSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { jetstream } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { packr, type Entry } from '../runtime/cluster/log-entry.js';
 import { FencedError, ReplicatedStore } from '../runtime/cluster/replicated-store.js';
 import { createLogger } from '../runtime/logger.js';
 import { LmdbStore } from '../runtime/store/lmdb-store.js';
@@ -170,4 +172,25 @@ nodes.after(async () => {
   await nc.close();
   await server.stop();
 });
+nodes('an entry of an older node (values as plain maps, no records flag) is applied as the same objects', async () => {
+  const stream = `O${++streams}`;
+  const a = await node('a', stream);
+  const value = { id: 'acct_old', nested: { list: [1, { two: 2 }] }, none: null };
+  const entry: Entry = {
+    tx: 'old-node-tx-1',
+    node: 'old',
+    reads: [],
+    writes: [['t', 'k', packr.pack(value)]],
+  };
+  await jetstream(nc).publish(`test.${stream}`, packr.pack(entry), { msgID: entry.tx });
+  await a.sync();
+  assert.equal(a.table('t').get('k'), value);
+  await a.table<{ v: number }>('t').put('k2', { v: 2 });
+  const b = await node('b', stream);
+  assert.equal(b.table('t').get('k'), value, 'a node rebuilt from the log reads it alike');
+  assert.equal(b.table('t').get('k2'), { v: 2 });
+  await dispose(a);
+  await dispose(b);
+});
+
 nodes.run();

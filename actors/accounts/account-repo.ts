@@ -1,6 +1,7 @@
 import type { Clock } from '../../runtime/clock.js';
 import { newId } from '../../runtime/ids.js';
 import type { Store, Table } from '../../runtime/store/store.js';
+import { AuthGeneration } from './auth-generation.js';
 import type { TierChoice } from './tiers.js';
 
 /** Whether an account may use the API. */
@@ -32,10 +33,14 @@ export function normaliseEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-/** Accounts and their e-mail index. */
+/**
+ * Accounts and their e-mail index. Every write but the ledger's balance bumps the
+ * {@link AuthGeneration} in its transaction, so the perimeter's cached records go stale exactly then.
+ */
 export class AccountRepo {
-  readonly accounts: Table<AccountRecord>;
+  private readonly accounts: Table<AccountRecord>;
   private readonly emails: Table<string>;
+  private readonly generation: AuthGeneration;
 
   constructor(
     private readonly store: Store,
@@ -43,6 +48,7 @@ export class AccountRepo {
   ) {
     this.accounts = store.table<AccountRecord>('accounts');
     this.emails = store.table<string>('account_emails');
+    this.generation = new AuthGeneration(store);
   }
 
   get(id: string): AccountRecord | undefined {
@@ -86,6 +92,7 @@ export class AccountRepo {
       if (!current) return undefined;
       const next = change(current);
       void this.accounts.put(id, next);
+      this.generation.bumpInTransaction();
       return next;
     });
   }
@@ -93,6 +100,16 @@ export class AccountRepo {
   /** Writes `record` inside the caller's transaction (it must have been read in that transaction). */
   putInTransaction(record: AccountRecord): void {
     void this.accounts.put(record.id, record);
+    this.generation.bumpInTransaction();
+  }
+
+  /**
+   * The ledger's write, inside its transaction: `account` (read in that transaction) with a new
+   * balance and seq. The one account write that does not bump the generation: nothing that
+   * authentication decides depends on the balance (holds read it from the store each time).
+   */
+  putBalanceInTransaction(account: AccountRecord, balance: number, ledgerSeq: number): void {
+    void this.accounts.put(account.id, { ...account, balance, ledgerSeq });
   }
 
   /** Every account, in id order; for the admin CLI. */

@@ -3,6 +3,8 @@ import type { LoginRequest } from '../../protocols/account.js';
 import { normaliseEmail, type AccountRecord } from './account-repo.js';
 import type { AccountServices } from './account-services.js';
 import { AttemptLimiter } from './attempt-limiter.js';
+import { AuthGeneration } from './auth-generation.js';
+import { CallerCache } from './caller-cache.js';
 import { ConcurrencyGate } from './concurrency-gate.js';
 import { verifyPassword } from './passwords.js';
 import type { SecondFactor } from './second-factor.js';
@@ -18,6 +20,7 @@ const LOGIN_FAILURES_PER_ACCOUNT = 10;
 
 /** A caller proven by an API token: its account and token. */
 export interface TokenCaller {
+  /** As authentication read it (frozen, shared): its balance may be older than the ledger's. */
   account: AccountRecord;
   token: TokenRecord;
   /** The account's tier caps now (null: none), worked out once for the request. */
@@ -49,6 +52,7 @@ export class Authenticator {
   private readonly gate = new ConcurrencyGate();
   private readonly failuresPerClient: AttemptLimiter;
   private readonly failuresPerEmail: AttemptLimiter;
+  private readonly callers: CallerCache;
 
   constructor(
     private readonly services: AccountServices,
@@ -64,6 +68,7 @@ export class Authenticator {
       limit: LOGIN_FAILURES_PER_ACCOUNT,
       windowMs: LOGIN_WINDOW_MS,
     });
+    this.callers = new CallerCache(new AuthGeneration(services.store), services.tokens, services.accounts);
   }
 
   /**
@@ -179,21 +184,21 @@ export class Authenticator {
 
   /** The account a bearer secret (API token or login session) belongs to, without counting or limiting anything; null when unknown. */
   accountOf(secret: string): string | null {
-    if (isApiTokenValue(secret)) return this.services.tokens.findByValue(secret)?.accountId ?? null;
+    if (isApiTokenValue(secret)) return this.callers.find(secret)?.token.accountId ?? null;
     return this.services.sessions.find(secret)?.accountId ?? null;
   }
 
   /** The caller of an API token; throws 401/403/429 in the envelope. Counts the request (and a refusal) against the token. */
   apiToken(secret: string): TokenCaller {
-    const token = this.services.tokens.findByValue(secret);
-    if (!token) throw new ApiError('invalid_api_key', 'Invalid API token.');
+    const found = this.callers.find(secret);
+    if (!found) throw new ApiError('invalid_api_key', 'Invalid API token.');
+    const { token, account } = found;
     const usage = this.services.keyUsage;
     usage.countRequest(token.id);
     if (!token.enabled) {
       usage.countDenied(token.id);
       throw new ApiError('token_disabled', 'This API token is disabled.');
     }
-    const account = this.services.accounts.get(token.accountId);
     if (!account) throw new ApiError('invalid_api_key', 'Invalid API token.');
     if (account.status !== 'active') {
       usage.countDenied(token.id);

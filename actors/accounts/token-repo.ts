@@ -1,6 +1,7 @@
 import type { Clock } from '../../runtime/clock.js';
 import { newId, newSecret, sha256Hex } from '../../runtime/ids.js';
 import type { Store, Table } from '../../runtime/store/store.js';
+import { AuthGeneration } from './auth-generation.js';
 
 /** The prefix of every API token value, so leaked keys are easy to recognise and scan for. */
 export const API_TOKEN_PREFIX = 'sk-svc-';
@@ -24,11 +25,16 @@ export interface TokenPatch {
   enabled?: boolean;
 }
 
-/** API tokens, indexed by hash (for the perimeter) and by account (for listings). */
+/**
+ * API tokens, indexed by hash (for the perimeter) and by account (for listings). An update or a
+ * deletion bumps the {@link AuthGeneration} in its transaction (a new token needs none: nothing
+ * cached can name it).
+ */
 export class TokenRepo {
   private readonly tokens: Table<TokenRecord>;
   private readonly byHash: Table<string>;
   private readonly byAccount: Table<true>;
+  private readonly generation: AuthGeneration;
 
   constructor(
     private readonly store: Store,
@@ -37,6 +43,7 @@ export class TokenRepo {
     this.tokens = store.table<TokenRecord>('tokens');
     this.byHash = store.table<string>('token_hashes');
     this.byAccount = store.table<true>('account_tokens');
+    this.generation = new AuthGeneration(store);
   }
 
   /** Writes a new token inside the caller's transaction; returns the record and the value, shown once. */
@@ -104,6 +111,7 @@ export class TokenRepo {
         ...(patch.enabled !== undefined && { enabled: patch.enabled }),
       };
       void this.tokens.put(id, next);
+      this.generation.bumpInTransaction();
       return next;
     });
   }
@@ -116,6 +124,7 @@ export class TokenRepo {
       void this.tokens.remove(id);
       void this.byHash.remove(current.hash);
       void this.byAccount.remove([accountId, id]);
+      this.generation.bumpInTransaction();
       return true;
     });
   }

@@ -318,7 +318,7 @@ export class Ledger implements Billing {
     const now = this.clock.now();
     const seq = account.ledgerSeq + 1;
     const entry: LedgerEntry = { ...input, id: newId('le'), seq, balanceAfter, createdAt: now };
-    void this.accounts.accounts.put(account.id, { ...account, balance: balanceAfter, ledgerSeq: seq });
+    this.accounts.putBalanceInTransaction(account, balanceAfter, seq);
     void this.entries.put([account.id, seq], entry);
     const dayKey = [account.id, Math.floor(now / DAY_MS)];
     const day = this.daily.get(dayKey) ?? EMPTY_DAY;

@@ -15,7 +15,9 @@ import {
 } from './upstream-failures.js';
 import { createUpstreamRequestBody } from './upstream-request-body.js';
 import { UpstreamChunkSchema, UpstreamCompletionSchema, type UpstreamChunk } from './upstream-schemas.js';
-import type { ReleaseSlot, UpstreamSlots } from './upstream-slots.js';
+import { plainChunk, plainCompletion } from './upstream-plain-shapes.js';
+import { UpstreamResponse } from './upstream-response.js';
+import type { UpstreamSlots } from './upstream-slots.js';
 
 /** What every call to one upstream shares. */
 export interface UpstreamSettings {
@@ -33,16 +35,17 @@ export interface UpstreamSettings {
   redact: Redactor;
 }
 
-type Body = Dispatcher.ResponseData['body'];
-
 const ERROR_BODY_LIMIT = 64 * 1024;
 const JSON_BODY_LIMIT = 16 * 1024 * 1024;
 /** After `[DONE]`, how long the rest of the response may take to end so the connection is reused. */
 const DRAIN_GRACE_MS = 1000;
+/** Why a call that ended before its answer cuts the upstream request (no stack: made once). */
+const CLOSED = Object.assign(new Error('upstream call closed before its answer'), { stack: undefined });
 
 /**
  * One request to the upstream, from waiting for a slot to the last event, on undici's `Pool`
- * (no web streams, no per-request fetch machinery). A client that asked for a whole answer gets the
+ * through its `dispatch` API ({@link UpstreamResponse}: no stream, no AbortController, no
+ * per-request closures; an AbortController only for a call that must queue for a slot). A client that asked for a whole answer gets the
  * upstream's JSON answer (`stream: false`); a streaming client gets the upstream's SSE relayed.
  * Every failure leaves as a TerminalError or RetryableError, except an abort of `request.signal`,
  * which leaves as the signal's reason. Timers run only while waiting on the upstream, never while
@@ -51,15 +54,17 @@ const DRAIN_GRACE_MS = 1000;
 export class UpstreamCall {
   readonly #settings: UpstreamSettings;
   readonly #request: ChatBackendRequest;
-  readonly #controller = new AbortController();
+  /** Cancels the wait for a slot; only while waiting for one. */
+  #queue: AbortController | null = null;
+  #response: UpstreamResponse | null = null;
+  /** Cut by a timeout or the client: later timers do nothing. */
+  #stopped = false;
   #phase: 'queued' | 'sent' | 'body' = 'queued';
   #expired: RetryableError | null = null;
   #firstByteTimer: NodeJS.Timeout | undefined;
   #stepTimer: NodeJS.Timeout | undefined;
   #gotFirstByte = false;
-  #release: ReleaseSlot | null = null;
-  #body: Body | null = null;
-  #chunks: AsyncIterator<Buffer, undefined> | null = null;
+  #holdsSlot = false;
   #bodyEnded = false;
   /** The whole answer was read and its last event handed out. */
   #answered = false;
@@ -78,16 +83,16 @@ export class UpstreamCall {
     let clean = false;
     try {
       const body = JSON.stringify(createUpstreamRequestBody(this.#request, this.#settings.model));
-      const slot = this.#settings.slots.acquire(this.#controller.signal);
-      this.#release = slot instanceof Promise ? await slot : slot;
+      const { slots } = this.#settings;
+      if (!slots.tryAcquire()) {
+        this.#queue = new AbortController();
+        await slots.wait(this.#queue.signal);
+        this.#queue = null;
+      }
+      this.#holdsSlot = true;
       this.#phase = 'sent';
       const response = await this.#send(body);
       this.#phase = 'body';
-      this.#body = response.body;
-      this.#chunks = (response.body as AsyncIterable<Buffer>)[Symbol.asyncIterator]() as AsyncIterator<
-        Buffer,
-        undefined
-      >;
       if (response.statusCode < 200 || response.statusCode >= 300) {
         const text = await this.#readText(ERROR_BODY_LIMIT);
         throw httpFailure(response.statusCode, response.headers, text, this.#settings.redact);
@@ -135,11 +140,16 @@ export class UpstreamCall {
   async *#completion(): AsyncGenerator<ChatBackendEvent, void, undefined> {
     const text = await this.#readText(JSON_BODY_LIMIT);
     if (!this.#bodyEnded) throw malformedFailure(`the JSON body is larger than ${JSON_BODY_LIMIT} bytes`);
-    const parsed = UpstreamCompletionSchema.safeParse(this.#parseJson(text));
-    if (!parsed.success) throw malformedFailure('the JSON body is not a chat.completion', parsed.error);
+    const json = this.#parseJson(text);
+    let completion = plainCompletion(json);
+    if (!completion) {
+      const parsed = UpstreamCompletionSchema.safeParse(json);
+      if (!parsed.success) throw malformedFailure('the JSON body is not a chat.completion', parsed.error);
+      completion = parsed.data;
+    }
     const answer = new UpstreamAnswer();
     const out: ChatBackendEvent[] = [];
-    answer.applyCompletion(parsed.data, out);
+    answer.applyCompletion(completion, out);
     out.push(answer.done(this.#request.messages));
     for (const event of out) {
       this.#request.signal.throwIfAborted();
@@ -147,18 +157,21 @@ export class UpstreamCall {
     }
   }
 
-  async #send(body: string): Promise<Dispatcher.ResponseData> {
+  async #send(body: string): Promise<UpstreamResponse> {
     this.#stepTimer = setTimeout(this.#onConnectTimeout, this.#settings.connectTimeoutMs);
     try {
-      return await this.#settings.pool.request({
+      const response = new UpstreamResponse();
+      this.#response = response;
+      const options: Dispatcher.DispatchOptions = {
         path: this.#settings.path,
         method: 'POST',
         headers: this.#request.traceHeaders
           ? { ...this.#settings.headers, ...this.#request.traceHeaders }
           : this.#settings.headers,
         body,
-        signal: this.#controller.signal,
-      });
+      };
+      await response.send(this.#settings.pool, options).head();
+      return response;
     } finally {
       clearTimeout(this.#stepTimer);
     }
@@ -168,8 +181,8 @@ export class UpstreamCall {
   async #read(): Promise<Buffer | null> {
     if (this.#gotFirstByte) this.#stepTimer = setTimeout(this.#onIdleTimeout, this.#settings.idleTimeoutMs);
     try {
-      const { done, value } = await this.#chunks!.next();
-      if (done) {
+      const value = await this.#response!.next();
+      if (value === null) {
         this.#bodyEnded = true;
         return null;
       }
@@ -212,7 +225,10 @@ export class UpstreamCall {
   }
 
   #parseChunk(data: string): UpstreamChunk {
-    const parsed = UpstreamChunkSchema.safeParse(this.#parseJson(data));
+    const json = this.#parseJson(data);
+    const plain = plainChunk(json);
+    if (plain) return plain;
+    const parsed = UpstreamChunkSchema.safeParse(json);
     if (!parsed.success) throw malformedFailure('a chunk is not a chat.completion.chunk', parsed.error);
     return parsed.data;
   }
@@ -226,9 +242,16 @@ export class UpstreamCall {
   }
 
   #expire(error: RetryableError): void {
-    if (this.#expired || this.#controller.signal.aborted) return;
+    if (this.#stopped) return;
     this.#expired = error;
-    this.#controller.abort(error);
+    this.#stop(error);
+  }
+
+  /** Cuts whatever is in flight: the wait for a slot, or the upstream request. */
+  #stop(reason: Error): void {
+    this.#stopped = true;
+    this.#queue?.abort(reason);
+    this.#response?.abort(reason);
   }
 
   readonly #onFirstByteTimeout = (): void => {
@@ -259,13 +282,14 @@ export class UpstreamCall {
   };
 
   readonly #onAbort = (): void => {
-    this.#controller.abort(this.#request.signal.reason);
+    if (!this.#stopped) this.#stop(this.#request.signal.reason as Error);
     this.#releaseSlot();
   };
 
   #releaseSlot(): void {
-    this.#release?.();
-    this.#release = null;
+    if (!this.#holdsSlot) return;
+    this.#holdsSlot = false;
+    this.#settings.slots.release();
   }
 
   #close(clean: boolean): void {
@@ -274,27 +298,9 @@ export class UpstreamCall {
     this.#request.signal.removeEventListener('abort', this.#onAbort);
     this.#releaseSlot();
     if (this.#bodyEnded) return; // the connection is already back in the pool
-    if ((clean || this.#answered) && this.#chunks && this.#body) drainInBackground(this.#chunks, this.#body);
-    else {
-      this.#body?.destroy();
-      if (this.#phase !== 'body') this.#controller.abort();
-    }
+    // After the answer, the rest (usually just the end of the chunked body) is let through so the
+    // keep-alive connection goes back to the pool; otherwise the request is cut.
+    if ((clean || this.#answered) && this.#response) this.#response.drain(DRAIN_GRACE_MS);
+    else this.#response?.abort(CLOSED);
   }
-}
-
-/**
- * Reads what follows `[DONE]` (usually just the end of the chunked body) so the keep-alive
- * connection goes back to the pool; cuts it after a grace period otherwise.
- */
-function drainInBackground(chunks: AsyncIterator<Buffer>, body: Body): void {
-  const timer = setTimeout(() => body.destroy(), DRAIN_GRACE_MS);
-  void (async () => {
-    try {
-      while (!(await chunks.next()).done);
-    } catch {
-      // Cut by the grace timer or dropped after [DONE]: the answer was already complete.
-    } finally {
-      clearTimeout(timer);
-    }
-  })();
 }

@@ -1,8 +1,5 @@
-/** Gives a held upstream slot back; calling it again does nothing. */
-export type ReleaseSlot = () => void;
-
 interface Waiter {
-  grant: (release: ReleaseSlot) => void;
+  grant: () => void;
   reject: (reason: unknown) => void;
   signal: AbortSignal;
   onAbort: () => void;
@@ -11,8 +8,8 @@ interface Waiter {
 /**
  * A counting semaphore over the upstream's concurrency: a streamed answer holds its slot for as
  * long as it streams; callers beyond the limit wait in FIFO order. A waiting caller whose `signal`
- * aborts leaves the queue (rejecting with the signal's reason). Allocation-light on the fast path
- * (a free slot is granted synchronously, no promise chain), which matters at tens of thousands of
+ * aborts leaves the queue (rejecting with the signal's reason). Allocation-free on the fast path
+ * (a free slot is a counter; no promise, closure or signal), which matters at tens of thousands of
  * requests per second.
  */
 export class UpstreamSlots {
@@ -21,14 +18,17 @@ export class UpstreamSlots {
 
   constructor(readonly concurrency: number) {}
 
-  /** A slot: at once when one is free, else when one frees up. */
-  acquire(signal: AbortSignal): ReleaseSlot | Promise<ReleaseSlot> {
+  /** Takes a free slot at once; false when every slot is held (then {@link wait}). */
+  tryAcquire(): boolean {
+    if (this.held >= this.concurrency) return false;
+    this.held++;
+    return true;
+  }
+
+  /** Resolves once a slot is passed on to this caller (FIFO); rejects with `signal`'s reason if it aborts first. */
+  wait(signal: AbortSignal): Promise<void> {
     signal.throwIfAborted();
-    if (this.held < this.concurrency) {
-      this.held++;
-      return this.releaser();
-    }
-    return new Promise<ReleaseSlot>((grant, reject) => {
+    return new Promise<void>((grant, reject) => {
       const waiter: Waiter = {
         grant,
         reject,
@@ -44,19 +44,15 @@ export class UpstreamSlots {
     });
   }
 
-  private releaser(): ReleaseSlot {
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      const next = this.waiting.shift();
-      if (!next) {
-        this.held--;
-        return;
-      }
-      next.signal.removeEventListener('abort', next.onAbort);
-      next.grant(this.releaser()); // the slot passes straight on
-    };
+  /** Gives back one slot taken by {@link tryAcquire} or {@link wait}: the longest waiter gets it, else it is free. */
+  release(): void {
+    const next = this.waiting.shift();
+    if (!next) {
+      this.held--;
+      return;
+    }
+    next.signal.removeEventListener('abort', next.onAbort);
+    next.grant(); // the slot passes straight on
   }
 
   /** Slots held now. */

@@ -3,8 +3,16 @@ import { Packr } from 'msgpackr';
 import { ApiError } from '../../protocols/errors.js';
 import type { Key } from '../store/store.js';
 
-// Values travel as msgpack with plain maps (no shared record structures), so every node decodes every entry alone.
+// Entries travel as msgpack with plain maps (no shared record structures), so every node decodes every entry alone.
 export const packr = new Packr({ useRecords: false });
+
+/**
+ * Written values travel in the local store's own encoding: msgpack records defined inside each
+ * value (no structures shared between values, so each decodes alone), which is what an LMDB table
+ * stores. A node applies them as they are (`putPacked`), without decoding and encoding each value
+ * again. Decodes both that and the plain maps of entries written before (`records` unset).
+ */
+export const valuePackr = new Packr({ mapsAsObjects: true });
 
 /** One write of an entry: table, key, and the packed value (null: the key is removed). */
 export type Write = [table: string, key: Key, value: Buffer | null];
@@ -17,6 +25,8 @@ export interface Entry {
   node: string;
   reads: Read[];
   writes: Write[];
+  /** Values packed by {@link valuePackr} as records: applied as they are. Unset in entries of older nodes (plain maps: decoded, then put). */
+  records?: true;
 }
 
 /** How an entry ended: applied, aborted (a read changed), or aborted because this node's fence changed. */

@@ -10,6 +10,7 @@ import {
   keyString,
   MAX_KEY_CHARS,
   packr,
+  valuePackr,
   TxContext,
   versionKey,
   whileElecting,
@@ -217,7 +218,9 @@ export class ReplicatedStore implements Store {
             for (const [table, key, value] of entry.writes) {
               const target = this.local.table(table);
               if (value === null) void target.remove(key);
-              else void target.put(key, packr.unpack(value));
+              // The value's bytes as they are (the local table's encoding); an older node's plain maps are re-encoded.
+              else if (entry.records) void target.putPacked(key, value);
+              else void target.put(key, valuePackr.unpack(value));
               void this.versions.put(versionKey(table, key), entry.tx);
             }
           }
@@ -367,7 +370,7 @@ export class ReplicatedStore implements Store {
     for (const byKey of ctx.writes.values()) for (const write of byKey.values()) writes.push(write);
     if (!keysFit(writes))
       return Promise.reject(new Error(`a key longer than ${MAX_KEY_CHARS} characters cannot be stored`));
-    const entry: Entry = { tx: ctx.tx, node: this.options.nodeId, reads, writes };
+    const entry: Entry = { tx: ctx.tx, node: this.options.nodeId, reads, writes, records: true };
     let settle: (outcome: Outcome) => void = () => {};
     const outcome = new Promise<Outcome>((resolve) => (settle = resolve));
     this.pending.set(ctx.tx, { tx: ctx.tx, writes: ctx.writes, settle, outcome });
@@ -400,6 +403,10 @@ export class ReplicatedStore implements Store {
       node: this.options.nodeId,
     });
     this.onLost?.('fenced');
+  }
+
+  refreshReads(): void {
+    this.local.refreshReads();
   }
 
   get flushed(): Promise<unknown> {

@@ -1,5 +1,5 @@
 import type { Key, RangeOptions, Table } from '../store/store.js';
-import { keyString, packr, type Overlaid, type TxContext, type Write } from './log-entry.js';
+import { keyString, valuePackr, type Overlaid, type TxContext, type Write } from './log-entry.js';
 
 /** What a replicated table needs of its store: the running transaction, this node's writes in flight, versions, and the way to write. */
 export interface TableHost {
@@ -38,7 +38,7 @@ export class ReplicatedTable<V> implements Table<V> {
   get(key: Key): V | undefined {
     const name = keyString(key);
     const write = this.unapplied(key, name);
-    if (write) return write[2] === null ? undefined : (packr.unpack(write[2]) as V);
+    if (write) return write[2] === null ? undefined : (valuePackr.unpack(write[2]) as V);
     return this.local.get(key);
   }
 
@@ -50,7 +50,11 @@ export class ReplicatedTable<V> implements Table<V> {
   }
 
   put(key: Key, value: V): Promise<boolean> {
-    return this.store.write(this.name, key, packr.pack(value));
+    return this.store.write(this.name, key, valuePackr.pack(value));
+  }
+
+  putPacked(key: Key, packed: Buffer): Promise<boolean> {
+    return this.store.write(this.name, key, packed);
   }
 
   remove(key: Key): Promise<boolean> {
@@ -62,7 +66,7 @@ export class ReplicatedTable<V> implements Table<V> {
       const name = keyString(item.key);
       const write = this.unapplied(item.key, name);
       if (!write) yield item;
-      else if (write[2] !== null) yield { key: item.key, value: packr.unpack(write[2]) as V };
+      else if (write[2] !== null) yield { key: item.key, value: valuePackr.unpack(write[2]) as V };
     }
   }
 

@@ -34,6 +34,11 @@ class LmdbTable<V> implements Table<V> {
     return this.db.put(key as LmdbKey, value);
   }
 
+  putPacked(key: Key, packed: Buffer): Promise<boolean> {
+    this.note(key);
+    return this.raw.put(key as LmdbKey, packed);
+  }
+
   remove(key: Key): Promise<boolean> {
     this.note(key);
     return this.db.remove(key as LmdbKey);
@@ -133,6 +138,11 @@ export class LmdbStore implements Store {
   transactionSync<T>(action: () => T): T {
     // transactionSync aborts on a throw by itself; the journal is only for async transactions.
     return this.root.transactionSync(action);
+  }
+
+  refreshReads(): void {
+    // Ends the shared read snapshot; the next read renews it (lazily, inside that native call).
+    this.root.resetReadTxn();
   }
 
   get flushed(): Promise<unknown> {

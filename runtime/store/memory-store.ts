@@ -53,7 +53,10 @@ class MemoryTable<V> implements Table<V> {
   }
 
   put(key: Key, value: V): Promise<boolean> {
-    const bytes = pack(value);
+    return this.putPacked(key, pack(value));
+  }
+
+  putPacked(key: Key, bytes: Buffer): Promise<boolean> {
     const copy: Key = Array.isArray(key) ? [...(key as readonly (string | number)[])] : key;
     const at = this.find(key);
     if (at >= 0) {
@@ -161,6 +164,10 @@ export class MemoryStore implements Store {
     } catch (err) {
       return Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }
+  }
+
+  refreshReads(): void {
+    // Reads always see the latest commit: nothing to renew.
   }
 
   get flushed(): Promise<unknown> {

@@ -18,6 +18,12 @@ export interface Table<V> {
   doesExist(key: Key): boolean;
   /** Writes `value` (a fresh copy is stored: later changes to the object are not). */
   put(key: Key, value: V): Promise<boolean>;
+  /**
+   * Writes a value given as msgpack the way an LMDB table stores it (msgpackr's records, defined
+   * inside the value: `new Packr({ mapsAsObjects: true })`), stored as is: `get` then decodes what
+   * was packed. A replica applying a log entry writes its bytes without decoding and encoding again.
+   */
+  putPacked(key: Key, packed: Buffer): Promise<boolean>;
   /** Deletes `key` (a missing key is no error); resolves once committed. */
   remove(key: Key): Promise<boolean>;
   /** Entries in key order (or reversed) within the range. */
@@ -37,6 +43,12 @@ export interface Store {
   transaction<T>(action: () => T): Promise<T>;
   /** Like {@link transaction} but blocks until committed (CLI, boot-time repairs). */
   transactionSync<T>(action: () => T): T;
+  /**
+   * Makes the next reads see every commit made before this call, by this or any other process
+   * (LMDB otherwise keeps reading one snapshot until the next timer tick). Cheap: call it where a
+   * read must not miss a write another process just acknowledged (the perimeter's generation check).
+   */
+  refreshReads(): void;
   /** Resolves when every write so far is on disk. */
   readonly flushed: Promise<unknown>;
   /** Closes the store after pending writes commit. */
