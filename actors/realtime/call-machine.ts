@@ -618,18 +618,3 @@ export const realtimeCallMachine = setup({
 
 /** A call's snapshot, as the call's line and the runtime read it. */
 export type CallSnapshot = SnapshotFrom<typeof realtimeCallMachine>;
-
-/** Whether the call listens to audio: open (not ending, not closing). The line drops audio otherwise. */
-export function isListening(snapshot: CallSnapshot): boolean {
-  return (
-    snapshot.status === 'active' &&
-    snapshot.context.ending === null &&
-    snapshot.context.closeReason === null &&
-    snapshot.value !== 'connecting'
-  );
-}
-
-/** Whether the call still takes client messages (it has not started closing). */
-export function takesMessages(snapshot: CallSnapshot): boolean {
-  return snapshot.status === 'active' && snapshot.context.closeReason === null;
-}

@@ -12,9 +12,10 @@ import type { CallEmitted, CallStreamEvent } from './call-events.js';
 import { audioMs, CallLine } from './call-line.js';
 import { CallRelay } from './call-relay.js';
 import type { CallEvent, CallInput, DraftContent, ItemDraft, ResponseRequest } from './call-context.js';
-import { realtimeCallMachine, takesMessages, type CallSnapshot } from './call-machine.js';
+import { realtimeCallMachine, type CallSnapshot } from './call-machine.js';
 import { defaultCallSession, type SessionChange } from './call-session.js';
 import { upgradeCallSnapshot } from './call-snapshot-upgrade.js';
+import { CallView } from './call-view.js';
 
 /** The name calls are registered under in the actor host. */
 export const CALL_MACHINE = 'realtime-call';
@@ -162,7 +163,14 @@ export class CallRuntime {
         .send(id, event)
         .catch((err: unknown) => logger.error('realtime call event failed', { call_id: id, event: event.type, err }));
     };
-    const snapshot = () => (host.isLive(id) ? (actor.getSnapshot() as CallSnapshot) : undefined);
+    // What every frame reads, kept by one subscription: a transition updates it, a frame only reads it.
+    const view = new CallView(input.session);
+    view.observe(actor.getSnapshot() as CallSnapshot);
+    const observed = actor.subscribe({
+      next: (snapshot: CallSnapshot) => view.observe(snapshot),
+      error: () => view.stopped(),
+      complete: () => view.stopped(),
+    });
     // A failing listener (the edge) must not throw into the machine or the effects.
     const guarded =
       <E extends { type: string }>(to: (event: E) => void) =>
@@ -178,7 +186,7 @@ export class CallRuntime {
     const relay = new CallRelay(guarded<CallEmitted>((event) => listener.event(event)));
     const line = new CallLine(
       id,
-      { snapshot, send, accepts: (event) => host.accepts(id, event), whenDurable: () => relay.whenDurable() },
+      { view, send, accepts: (event) => host.accepts(id, event), whenDurable: () => relay.whenDurable() },
       clock,
       stream,
     );
@@ -187,6 +195,8 @@ export class CallRuntime {
     host.follow(id, 0, {
       event: (logged) => relay.committed(logged.seq),
       end: () => {
+        view.stopped();
+        observed.unsubscribe();
         emitted.unsubscribe();
         this.lines.delete(id);
         listener.end();
@@ -195,10 +205,7 @@ export class CallRuntime {
     send({ type: 'OPEN', at: clock.now() });
     return {
       id,
-      takesMessages: () => {
-        const current = snapshot();
-        return current !== undefined && takesMessages(current);
-      },
+      takesMessages: () => view.takesMessages,
       command: (command) => this.command(line, send, command),
       disconnect: () => send({ type: 'DISCONNECT', at: clock.now() }),
     };
