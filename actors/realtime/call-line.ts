@@ -5,7 +5,7 @@ import type { CallItem, CallStreamEvent } from './call-events.js';
 import type { CallEvent } from './call-context.js';
 import type { CallSession } from './call-session.js';
 import type { CallView } from './call-view.js';
-import { contextItems } from './turn-plan.js';
+import { contextItems } from './call-conversation.js';
 import { TelephonyDecoder } from './telephony-audio.js';
 import { EnergyVad, pcmDurationMs } from './vad.js';
 

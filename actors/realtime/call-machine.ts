@@ -1,7 +1,14 @@
 import { assign, emit, enqueueActions, fromCallback, fromPromise, setup, type SnapshotFrom } from 'xstate';
 import { findModel } from '../../protocols/models.js';
 import { effectError, effectOutput } from '../effect-results.js';
-import type { CallEmitted, CallItem, CallMessage, CancelReason, CloseReason } from './call-events.js';
+import {
+  rejection,
+  type CallEmitted,
+  type CallItem,
+  type CallMessage,
+  type CancelReason,
+  type CloseReason,
+} from './call-events.js';
 import type {
   CallContext,
   CallEvent,
@@ -21,24 +28,19 @@ import {
   audioKeysOf,
   cancelled,
   clientEventIdOf,
-  deleteEdit,
-  retrieveEdit,
-  truncated,
-  truncateEdit,
   isStreaming,
-  MAX_ITEMS,
   nextJob,
   planLine,
   planModelResponse,
   priceOf,
   recordItem,
   refusalMessage,
-  rejection,
   respondInput,
   transcriptionEvents,
   usageAfter,
-  withItem,
 } from './turn-plan.js';
+import { MAX_ITEMS, withItem } from './call-conversation.js';
+import { deleteEdit, retrieveEdit, truncated, truncateEdit } from './item-edits.js';
 
 /**
  * One realtime call, one per socket, and the only place its state lives: its jobs (turns to
@@ -161,7 +163,12 @@ export const realtimeCallMachine = setup({
         ? {
             queue: [
               ...context.queue,
-              { kind: 'item', draft: event.item, clientEventId: event.clientEventId } satisfies TurnJob,
+              {
+                kind: 'item',
+                draft: event.item,
+                clientEventId: event.clientEventId,
+                previousItemId: event.previousItemId,
+              } satisfies TurnJob,
             ],
           }
         : {},
