@@ -52,6 +52,14 @@ test("reading on the pool gives the loop's transcript, and leaves the caller's b
   assert.equal(onPool, inLoop);
 });
 
+test('many reads at once: those beyond the queue run in the loop, every one reads the same', async () => {
+  const pcm = await spoken(createSimSpeechBackend());
+  const texts = await Promise.all(Array.from({ length: 12 }, () => pool.read(pcm, signal)));
+  assert.equal(new Set(texts), new Set([TEXT]));
+  const voices = await Promise.all(Array.from({ length: 6 }, () => pool.speak(TEXT, signal)));
+  for (const voice of voices) assert.ok(voice.equals(pcm));
+});
+
 test('an aborted request stops with its reason', async () => {
   const controller = new AbortController();
   controller.abort(new Error('caller left'));

@@ -141,7 +141,7 @@ export async function realtimeFrameTasks(): Promise<{ tasks: FrameTask[]; close(
   };
 }
 
-// Alone: prints each task's mean µs per frame (and p99), one JSON line, for interleaved A/B runs.
+// Alone: prints each task's mean, median and p99 µs per frame, one JSON line, for interleaved A/B runs.
 if (import.meta.url === `file://${process.argv[1]}`) {
   const timeMs = Number(process.argv[2] ?? 2000);
   const frames = await realtimeFrameTasks();
@@ -150,9 +150,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   for (const task of tasks) bench.add(task.name, task.fn);
   await bench.run();
   const rows = bench.tasks.map((task) => {
-    const latency = (task.result as unknown as { latency?: { mean: number; p99: number } }).latency;
+    const latency = (task.result as unknown as { latency?: { mean: number; p50: number; p99: number } }).latency;
     const us = (ms: number | undefined) => Math.round((ms ?? NaN) * 100_000) / 100;
-    return { name: task.name, meanUs: us(latency?.mean), p99Us: us(latency?.p99) };
+    return { name: task.name, meanUs: us(latency?.mean), p50Us: us(latency?.p50), p99Us: us(latency?.p99) };
   });
   await frames.close();
   process.stdout.write(`${JSON.stringify(rows)}\n`);
