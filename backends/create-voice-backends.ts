@@ -6,6 +6,7 @@ import { createOpenAICompatibleTranscriptionBackend } from './openai-compatible/
 import type { UpstreamAudioOptions } from './openai-compatible/upstream-audio-http.js';
 import { createSimSpeechBackend } from './sim/sim-speech.js';
 import { createSimTranscriptionBackend } from './sim/sim-transcription.js';
+import type { SimVoicePool } from './sim/sim-voice-pool.js';
 import type { SpeechBackend } from './speech.js';
 import type { TranscriptionBackend } from './transcription.js';
 
@@ -26,11 +27,11 @@ function requireUpstream(variable: string, upstream: UpstreamVoiceOptions | unde
 /** The speech backend of that kind; a ConfigError naming the executable when a local engine is not installed. */
 export function createSpeechBackend(
   kind: SpeechBackendKind,
-  options: { simRealTime?: boolean; upstream?: UpstreamVoiceOptions } = {},
+  options: { simRealTime?: boolean; simPool?: SimVoicePool | null; upstream?: UpstreamVoiceOptions } = {},
 ): SpeechBackend {
   switch (kind) {
     case 'sim':
-      return createSimSpeechBackend({ realTime: options.simRealTime ?? false });
+      return createSimSpeechBackend({ realTime: options.simRealTime ?? false, pool: options.simPool ?? null });
     case 'espeak-ng':
       // Refused at start rather than on the first call: the operator asked for an engine that is not there.
       if (!espeakAvailable())
@@ -46,11 +47,11 @@ export function createSpeechBackend(
 /** The transcription backend of that kind; a ConfigError naming the executable when a local engine is not installed. */
 export function createTranscriptionBackend(
   kind: TranscriptionBackendKind,
-  options: { upstream?: UpstreamVoiceOptions } = {},
+  options: { simPool?: SimVoicePool | null; upstream?: UpstreamVoiceOptions } = {},
 ): TranscriptionBackend {
   switch (kind) {
     case 'sim':
-      return createSimTranscriptionBackend();
+      return createSimTranscriptionBackend({ pool: options.simPool ?? null });
     case 'pocketsphinx':
       if (!pocketsphinxAvailable())
         throw new ConfigError(

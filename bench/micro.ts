@@ -16,6 +16,7 @@ import { LmdbStore } from '../runtime/store/lmdb-store.js';
 import { MemoryStore } from '../runtime/store/memory-store.js';
 import { tempDataDir } from '../test/harness.js';
 import { SseDecoder } from '../protocols/sse-decoder.js';
+import { realtimeFrameTasks } from './realtime/frame-cost.js';
 import { awkwardSseChunks, SSE_STREAM_EVENTS } from './sse-stream-sample.js';
 
 /** One figure of a micro benchmark, with its baseline's name when it has one. */
@@ -183,6 +184,9 @@ export async function runMicro(options: { timeMs: number }): Promise<MicroResult
   });
 
   addSseDecode(add);
+  // A realtime call's input path: one 20 ms append through a live call's connection.
+  const frames = await realtimeFrameTasks();
+  for (const task of frames.tasks) add(task.group, task.name, task.baseline, task.fn);
   // The hot path's CPU: one non-streaming, one-pass completion (plan, hold, direct run, settle,
   // registry), cache off, on the memory store so the disk's commit latency does not hide it.
   const memory = new MemoryStore();
@@ -244,6 +248,7 @@ export async function runMicro(options: { timeMs: number }): Promise<MicroResult
 
   await bench.run();
   const results = microResults(bench, groups);
+  await frames.close();
   await services.close();
   await inMemory.close();
   await store.close();

@@ -447,6 +447,7 @@ for (const name of requested) {
         inProcess: settings.inProcess,
         target: settings.target,
         baseline: wantsActiveBaseline,
+        rounds: settings.rounds,
         onStep: step,
       });
       report.load.push(result);

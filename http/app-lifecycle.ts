@@ -84,6 +84,7 @@ export function serveApp(
       await cluster?.snapshots.stop();
       deps.inspection.metrics.close();
       await services.extractor.close();
+      await services.voicePool?.close();
       await services.background.settled();
       await deps.mailer.close();
       await deps.services.close();

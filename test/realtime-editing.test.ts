@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { conversationMessages } from '../actors/realtime/turn-plan.js';
+import { conversationMessages } from '../actors/realtime/call-conversation.js';
 import { countPromptTokens } from '../protocols/tokens.js';
 import { startServer, type TestServer } from './harness.js';
 import { appendAudio, connectCall, silence, type RealtimeClient } from './realtime-client.js';

@@ -5,6 +5,7 @@ import type { CallStreamEvent } from '../actors/realtime/call-events.js';
 import { CallLine } from '../actors/realtime/call-line.js';
 import type { CallSnapshot } from '../actors/realtime/call-machine.js';
 import { defaultCallSession, type CallSession } from '../actors/realtime/call-session.js';
+import { CallView } from '../actors/realtime/call-view.js';
 import { SimulatedClock } from '../runtime/clock.js';
 
 const test = suite(
@@ -34,8 +35,10 @@ function line(options: { session?: CallSession; ending?: boolean; accepts?: bool
       items: [],
     },
   } as unknown as CallSnapshot;
+  const view = new CallView(snapshot.context.session);
+  view.observe(snapshot);
   const port = {
-    snapshot: () => snapshot,
+    view,
     send: (event: CallEvent) => sent.push(event),
     accepts: () => options.accepts ?? false,
     whenDurable: () => Promise.resolve(),

@@ -1,6 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { CallEmitted } from '../actors/realtime/call-events.js';
+import { CallOrder } from '../actors/realtime/call-order.js';
+import type { CallOutput } from '../actors/realtime/call-output.js';
 import { applySessionChange, defaultCallSession } from '../actors/realtime/call-session.js';
 import {
   audioDelta,
@@ -8,9 +10,8 @@ import {
   errorEvent,
   renderEmitted,
   speechStartedEvent,
-  textDelta,
 } from '../http/realtime/server-events.js';
-import { ResponseWire } from '../http/realtime/response-wire.js';
+import { renderResponse } from '../http/realtime/response-events.js';
 import { ERROR_CATALOGUE } from '../protocols/errors.js';
 import { SERVER_EVENT_TYPES, ServerEventSchema, type UnstampedEvent } from '../protocols/realtime-events.js';
 import { startServer } from './harness.js';
@@ -118,27 +119,25 @@ const SAMPLES: CallEmitted[] = [
   { type: 'endReady', graceMs: 3000 },
 ];
 
-/** A response's events as ResponseWire orders them: opening, deltas (text, audio, a function call), closing. */
+/** A response's events as the call's order puts them and the renderers write them: opening, deltas (text, audio, a function call), closing. */
 function responseEvents(): UnstampedEvent[] {
-  const out: UnstampedEvent[] = [];
-  const wire = new ResponseWire(
-    (event) => out.push(event),
-    (event) => out.push(event),
-    () => null,
-  );
+  const shown: CallOutput[] = [];
+  const order = new CallOrder((event) => shown.push(event));
   for (const event of SAMPLES) {
-    if (event.type === 'responseStarted') wire.started(event);
-    if (event.type === 'responseStarted' && event.responseId === 'resp_1')
-      wire.delta({ type: 'responseAudio', responseId: 'resp_1', itemId: 'item_3', audio: Buffer.alloc(2400) });
+    if (event.type === 'responseStarted') order.emitted(event);
+    if (event.type === 'responseStarted' && event.responseId === 'resp_1') {
+      order.stream({ type: 'responseText', responseId: 'resp_1', itemId: 'item_3', delta: 'Paris.' });
+      order.stream({ type: 'responseAudio', responseId: 'resp_1', itemId: 'item_3', audio: Buffer.alloc(2400) });
+    }
     if (event.type === 'responseStarted' && event.responseId === 'resp_2')
-      wire.delta({ type: 'responseText', responseId: 'resp_2', itemId: 'item_4', delta: 'Par' });
-    if (event.type === 'responseDone') wire.done(event);
+      order.stream({ type: 'responseText', responseId: 'resp_2', itemId: 'item_4', delta: 'Par' });
+    if (event.type === 'responseDone') order.emitted(event);
   }
   const call = { itemId: 'item_9', callId: 'call_9', name: 'get_weather' };
-  wire.started({ type: 'responseStarted', responseId: 'resp_9', itemId: 'item_6', modalities: ['audio'] });
-  wire.delta({ type: 'responseToolCall', responseId: 'resp_9', call, delta: '{"city":' });
-  wire.delta({ type: 'responseToolCall', responseId: 'resp_9', call, delta: '"Paris"}' });
-  wire.done({
+  order.emitted({ type: 'responseStarted', responseId: 'resp_9', itemId: 'item_6', modalities: ['audio'] });
+  order.stream({ type: 'responseToolCall', responseId: 'resp_9', call, delta: '{"city":' });
+  order.stream({ type: 'responseToolCall', responseId: 'resp_9', call, delta: '"Paris"}' });
+  order.emitted({
     type: 'responseDone',
     responseId: 'resp_9',
     itemId: 'item_6',
@@ -150,17 +149,28 @@ function responseEvents(): UnstampedEvent[] {
     toolCalls: [{ ...call, arguments: '{"city":"Paris"}' }],
     usage,
   });
-  return out;
+  order.committed(1_000);
+  return shown.flatMap((event): UnstampedEvent[] => {
+    switch (event.type) {
+      case 'responseAudio':
+        return [audioDelta(event, null), audioDelta(event, 1_790_000_000_000.5)];
+      case 'responseStarted':
+      case 'outputItemOpened':
+      case 'responseText':
+      case 'functionArguments':
+      case 'outputItemClosed':
+      case 'responseDone':
+        return renderResponse(event);
+      default:
+        return [];
+    }
+  });
 }
 
 function rendered(): UnstampedEvent[] {
   return [
     ...SAMPLES.flatMap((event) => renderEmitted(event)),
     ...responseEvents(),
-    textDelta('resp_1', 'item_3', 'Par', true),
-    textDelta('resp_2', 'item_4', 'Par', false),
-    audioDelta('resp_1', 'item_3', Buffer.alloc(2400), null),
-    audioDelta('resp_1', 'item_3', Buffer.alloc(2400), 1_790_000_000_000.5),
     { type: 'input_audio_buffer.cleared' },
     speechStartedEvent('item_1', 400),
     errorEvent('invalid_value', 'Invalid session.update at session.audio', {

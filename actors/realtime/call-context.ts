@@ -84,7 +84,8 @@ export type ItemDraft =
 /** Work the call does one piece at a time, in arrival order: transcribe and answer turns, add items, respond. */
 export type TurnJob =
   | { kind: 'audio'; itemId: string; previousItemId: string | null; audioKey: string; audioMs: number; answer: boolean }
-  | { kind: 'item'; draft: ItemDraft; clientEventId: string | null }
+  /** `previousItemId`: where the client placed it (absent in jobs from before placement: at the end). */
+  | { kind: 'item'; draft: ItemDraft; clientEventId: string | null; previousItemId?: string | null }
   | { kind: 'response'; request: ResponseRequest; clientEventId: string | null };
 
 /** The job in progress and what its user turn said. */
@@ -194,7 +195,7 @@ export type CallEvent =
   | { type: 'SPEECH_STARTED'; itemId: string; at: number }
   | { type: 'SPEECH_STOPPED'; itemId: string; audioEndMs: number; audioKey: string; audioMs: number; at: number }
   | { type: 'AUDIO_COMMITTED'; itemId: string; audioKey: string; audioMs: number; at: number }
-  | { type: 'ITEM_CREATE'; item: ItemDraft; clientEventId: string | null; at: number }
+  | { type: 'ITEM_CREATE'; item: ItemDraft; previousItemId: string | null; clientEventId: string | null; at: number }
   | { type: 'RESPONSE_CREATE'; request: ResponseRequest; clientEventId: string | null; at: number }
   | { type: 'RESPONSE_CANCEL'; responseId: string | null; clientEventId: string | null; at: number }
   | {

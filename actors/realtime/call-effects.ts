@@ -22,7 +22,7 @@ import type {
 } from './call-context.js';
 import { encodeTelephony } from './telephony-audio.js';
 import { runFixedLine, runResponse, type ResponseResult, type ResponseSink } from './respond.js';
-import { conversationMessages } from './turn-plan.js';
+import { conversationMessages } from './call-conversation.js';
 
 /** The least a call may start with: below it, the ticket and the upgrade answer 402. */
 export const MIN_CALL_HOLD_MICROS = 10_000;

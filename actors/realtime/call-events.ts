@@ -101,6 +101,21 @@ export type Rejection = {
   clientEventId: string | null;
 };
 
+/** A `rejected` event for `code`. */
+export function rejection(
+  code: ErrorCode,
+  message: string,
+  options: { param?: string | null; clientEventId?: string | null } = {},
+): Rejection {
+  return {
+    type: 'rejected',
+    code,
+    message,
+    param: options.param ?? null,
+    clientEventId: options.clientEventId ?? null,
+  };
+}
+
 /** What the call machine emits, all kept in the call's log; the relay holds item, response and close reports until committed, the rest goes out at once. */
 export type CallEmitted =
   | { type: 'sessionCreated'; callId: string; session: CallSession }

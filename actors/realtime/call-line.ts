@@ -3,9 +3,9 @@ import type { Clock } from '../../runtime/clock.js';
 import { randomBase62 } from '../../runtime/ids.js';
 import type { CallItem, CallStreamEvent } from './call-events.js';
 import type { CallEvent } from './call-context.js';
-import { isListening, type CallSnapshot } from './call-machine.js';
 import type { CallSession } from './call-session.js';
-import { contextItems } from './turn-plan.js';
+import type { CallView } from './call-view.js';
+import { contextItems } from './call-conversation.js';
 import { TelephonyDecoder } from './telephony-audio.js';
 import { EnergyVad, pcmDurationMs } from './vad.js';
 
@@ -17,9 +17,9 @@ const MAX_MANUAL_BYTES = 48_000 * 900;
 /** Milliseconds of `bytes` of PCM16 at 24 kHz, rounded. */
 export const audioMs = (bytes: number): number => Math.round(pcmDurationMs(bytes));
 
-/** What a line needs of its call's actor: its current snapshot (read only) and a way to tell it things. */
+/** What a line needs of its call's actor: the fields it reads per frame (kept by the machine's subscription) and a way to tell it things. */
 export interface CallActorPort {
-  snapshot(): CallSnapshot | undefined;
+  readonly view: CallView;
   /** Whether the actor would take `event` now (every event sent is a durable transition: none is sent for nothing). */
   accepts(event: CallEvent): boolean;
   send(event: CallEvent): void;
@@ -36,7 +36,8 @@ const newItemId = (): string => `item_${randomBase62(20)}`;
  * signalled to the client at once, and what the machine must decide on (a turn committed, a
  * response cut by speech) is sent to it, the turn's audio parked here under a key until the
  * `transcribe` effect takes it. Whether audio is listened to at all,
- * and with which turn detection, is read from the machine's snapshot: the line keeps no phase.
+ * and with which turn detection, is read from the call's view (plain fields the machine's transitions
+keep, so a frame reads no snapshot): the line keeps no phase.
  * Response text and audio from the `respond` effect pass through `stream` to the edge.
  */
 export class CallLine {
@@ -63,13 +64,14 @@ export class CallLine {
   /** Appended audio in the session's input format, as PCM16 24 kHz: through the VAD (or kept for a manual commit) while the call listens. */
   append(audio: Buffer, clientEventId: string | null): void {
     // Once the call is ending nothing said can change it: audio is accepted and ignored.
-    const snapshot = this.listening();
-    const format = snapshot?.context.session.inputFormat ?? 'pcm';
+    const view = this.actor.view;
+    const session = view.session;
+    const format = session.inputFormat ?? 'pcm';
     if (format === 'pcm' && audio.length % 2 !== 0)
       return this.reject('invalid_audio', 'Audio must be 16-bit PCM: an even number of bytes.', 'audio', clientEventId);
-    if (!snapshot || audio.length === 0) return;
+    if (!view.listening || audio.length === 0) return;
     const pcm = this.decoder.decode(audio, format);
-    const vad = this.configure(snapshot.context.session);
+    const vad = this.configure(session);
     if (!vad) {
       if (this.manualBytes + pcm.length > MAX_MANUAL_BYTES)
         return this.reject(
@@ -106,9 +108,9 @@ export class CallLine {
 
   /** The client commits the buffered audio as a turn (refused below MIN_COMMIT_MS). */
   commit(clientEventId: string | null): void {
-    const snapshot = this.listening();
-    if (!snapshot) return;
-    const vad = this.configure(snapshot.context.session);
+    const view = this.actor.view;
+    if (!view.listening) return;
+    const vad = this.configure(view.session);
     const audio = vad ? vad.flush() : Buffer.concat(this.manual);
     this.manual = [];
     this.manualBytes = 0;
@@ -159,12 +161,12 @@ export class CallLine {
 
   /** The call's conversation as it is now (the newest items a response sees). */
   conversation(): readonly CallItem[] {
-    return contextItems(this.actor.snapshot()?.context.items ?? []);
+    return contextItems(this.actor.view.items);
   }
 
   /** An item's audio (`input_audio`, in the session's input format) as PCM16 24 kHz. */
   itemAudio(audio: Buffer): Buffer {
-    return new TelephonyDecoder().decode(audio, this.actor.snapshot()?.context.session.inputFormat ?? 'pcm');
+    return new TelephonyDecoder().decode(audio, this.actor.view.session.inputFormat ?? 'pcm');
   }
 
   /** Keeps `audio` until the `transcribe` effect takes it; returns its key. */
@@ -179,11 +181,6 @@ export class CallLine {
     const audio = this.parked.get(key);
     this.parked.delete(key);
     return audio;
-  }
-
-  private listening(): CallSnapshot | null {
-    const snapshot = this.actor.snapshot();
-    return snapshot && isListening(snapshot) ? snapshot : null;
   }
 
   /** The VAD for the session's turn detection (null: the client commits), set up again when the session changed. */

@@ -8,13 +8,15 @@ import { newId, randomBase62 } from '../../runtime/ids.js';
 import type { Logger } from '../../runtime/logger.js';
 import type { Billing } from '../billing/billing.js';
 import { CallEffects } from './call-effects.js';
-import type { CallEmitted, CallStreamEvent } from './call-events.js';
+import type { CallEmitted } from './call-events.js';
 import { audioMs, CallLine } from './call-line.js';
-import { CallRelay } from './call-relay.js';
+import { CallOrder } from './call-order.js';
+import type { CallOutput } from './call-output.js';
 import type { CallEvent, CallInput, DraftContent, ItemDraft, ResponseRequest } from './call-context.js';
-import { realtimeCallMachine, takesMessages, type CallSnapshot } from './call-machine.js';
+import { realtimeCallMachine, type CallSnapshot } from './call-machine.js';
 import { defaultCallSession, type SessionChange } from './call-session.js';
 import { upgradeCallSnapshot } from './call-snapshot-upgrade.js';
+import { CallView } from './call-view.js';
 
 /** The name calls are registered under in the actor host. */
 export const CALL_MACHINE = 'realtime-call';
@@ -38,6 +40,8 @@ export type CallCommand =
             )[];
           }
         | Exclude<ItemDraft, { content: unknown }>;
+      /** Insert after this item (`root`: first); null: at the end. */
+      previousItemId: string | null;
       clientEventId: string | null;
     }
   | { type: 'createResponse'; request: ResponseRequest; clientEventId: string | null }
@@ -47,12 +51,10 @@ export type CallCommand =
   | { type: 'retrieveItem'; itemId: string; clientEventId: string | null }
   | { type: 'acknowledgeEnd'; clientEventId: string | null };
 
-/** Where a call's output goes: its durable events in order, its streams, and its end. */
+/** Where a call's output goes: everything its client is shown, in order (see CallOrder), and its end. */
 export interface CallListener {
-  /** A committed event of the call's machine. */
-  event(event: CallEmitted): void;
-  /** Response text and audio, and refusals made before the machine (never stored). */
-  stream(event: CallStreamEvent): void;
+  /** The next event the client is shown. */
+  event(event: CallOutput): void;
   /** The call's actor finished (closed, or halted by a store failure). */
   end(): void;
 }
@@ -162,31 +164,36 @@ export class CallRuntime {
         .send(id, event)
         .catch((err: unknown) => logger.error('realtime call event failed', { call_id: id, event: event.type, err }));
     };
-    const snapshot = () => (host.isLive(id) ? (actor.getSnapshot() as CallSnapshot) : undefined);
-    // A failing listener (the edge) must not throw into the machine or the effects.
-    const guarded =
-      <E extends { type: string }>(to: (event: E) => void) =>
-      (event: E) => {
-        try {
-          to(event);
-        } catch (err) {
-          logger.error('realtime call listener failed', { call_id: id, event: event.type, err });
-        }
-      };
-    const stream = guarded<CallStreamEvent>((event) => listener.stream(event));
-    // Events go out in the machine's order, signals at once and what must be durable once committed.
-    const relay = new CallRelay(guarded<CallEmitted>((event) => listener.event(event)));
+    // What every frame reads, kept by one subscription: a transition updates it, a frame only reads it.
+    const view = new CallView(input.session);
+    view.observe(actor.getSnapshot() as CallSnapshot);
+    const observed = actor.subscribe({
+      next: (snapshot: CallSnapshot) => view.observe(snapshot),
+      error: () => view.stopped(),
+      complete: () => view.stopped(),
+    });
+    // Everything the client is shown is put in order in one place; a failing listener (the edge)
+    // must not throw into the machine or the effects.
+    const order = new CallOrder((event) => {
+      try {
+        listener.event(event);
+      } catch (err) {
+        logger.error('realtime call listener failed', { call_id: id, event: event.type, err });
+      }
+    });
     const line = new CallLine(
       id,
-      { snapshot, send, accepts: (event) => host.accepts(id, event), whenDurable: () => relay.whenDurable() },
+      { view, send, accepts: (event) => host.accepts(id, event), whenDurable: () => order.whenDurable() },
       clock,
-      stream,
+      (event) => order.stream(event),
     );
     this.lines.set(id, line);
-    const emitted = actor.on('*', (event: CallEmitted) => relay.emitted(event));
+    const emitted = actor.on('*', (event: CallEmitted) => order.emitted(event));
     host.follow(id, 0, {
-      event: (logged) => relay.committed(logged.seq),
+      event: (logged) => order.committed(logged.seq),
       end: () => {
+        view.stopped();
+        observed.unsubscribe();
         emitted.unsubscribe();
         this.lines.delete(id);
         listener.end();
@@ -195,10 +202,7 @@ export class CallRuntime {
     send({ type: 'OPEN', at: clock.now() });
     return {
       id,
-      takesMessages: () => {
-        const current = snapshot();
-        return current !== undefined && takesMessages(current);
-      },
+      takesMessages: () => view.takesMessages,
       command: (command) => this.command(line, send, command),
       disconnect: () => send({ type: 'DISCONNECT', at: clock.now() }),
     };
@@ -215,8 +219,9 @@ export class CallRuntime {
       case 'updateSession':
         return send({ type: 'SESSION_UPDATE', change: command.change, clientEventId, at });
       case 'addItem': {
+        const { previousItemId } = command;
         if (command.item.type !== 'message')
-          return send({ type: 'ITEM_CREATE', item: command.item, clientEventId, at });
+          return send({ type: 'ITEM_CREATE', item: command.item, previousItemId, clientEventId, at });
         // Audio parts wait on the line for their transcription; the machine sees keys and lengths.
         const content = command.item.content.map((part): DraftContent => {
           if (part.type !== 'input_audio') return part;
@@ -231,6 +236,7 @@ export class CallRuntime {
         return send({
           type: 'ITEM_CREATE',
           item: { type: 'message', id: command.item.id, role: command.item.role, content },
+          previousItemId,
           clientEventId,
           at,
         });

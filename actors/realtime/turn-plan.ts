@@ -1,6 +1,6 @@
-import type { ChatMessage } from '../../protocols/chat.js';
 import { realtimePriceMicros } from '../../protocols/pricing.js';
 import { countPromptTokens } from '../../protocols/tokens.js';
+import { contextItems, conversationMessages, withItem, withItemAfter } from './call-conversation.js';
 import {
   isMessage,
   type CallEmitted,
@@ -25,6 +25,7 @@ import type {
 } from './call-context.js';
 import type { CallSession } from './call-session.js';
 import { detectFarewell } from './farewell.js';
+import { itemNotFound } from './item-edits.js';
 
 // Turn planning for the call machine: pure functions of the call's context (no I/O, no clock), so
 // the machine's actions stay one-liners and table tests can call them directly.
@@ -33,10 +34,6 @@ import { detectFarewell } from './farewell.js';
 export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
 /** Worst-case speech per generated token, for the hold a response needs before it starts. */
 export const AUDIO_MS_PER_TOKEN = 400;
-/** Items sent to the model per response: the newest, so a long call stays bounded. */
-export const CONTEXT_ITEMS = 60;
-/** Items kept in the snapshot; older ones stay in the actor's event log. */
-export const MAX_ITEMS = 200;
 
 /** Usage after `added`. */
 export function usageAfter(usage: CallUsage, added: Partial<CallUsage>): CallUsage {
@@ -46,43 +43,6 @@ export function usageAfter(usage: CallUsage, added: Partial<CallUsage>): CallUsa
     promptTokens: usage.promptTokens + (added.promptTokens ?? 0),
     completionTokens: usage.completionTokens + (added.completionTokens ?? 0),
   };
-}
-
-/** `items` with `item` appended (the last MAX_ITEMS kept). */
-export function withItem(items: readonly CallItem[], item: CallItem | null): CallItem[] {
-  return item ? [...items, item].slice(-MAX_ITEMS) : [...items];
-}
-
-/**
- * The chat messages of a call: its instructions, then its items: messages as text, function calls
- * as an assistant message's `tool_calls` (the calls of one response, after its text, travel in one
- * message), outputs as `tool` messages.
- */
-export function conversationMessages(instructions: string, items: readonly CallItem[]): ChatMessage[] {
-  const messages: ChatMessage[] = [];
-  if (instructions) messages.push({ role: 'system', content: instructions });
-  for (const item of items) {
-    if (isMessage(item)) {
-      if (item.text) messages.push({ role: item.role, content: item.text });
-    } else if (item.type === 'function_call_output') {
-      messages.push({ role: 'tool', tool_call_id: item.callId, content: item.output });
-    } else {
-      const call = {
-        id: item.callId,
-        type: 'function' as const,
-        function: { name: item.name, arguments: item.arguments },
-      };
-      const last = messages.at(-1);
-      if (last?.role === 'assistant') last.tool_calls = [...(last.tool_calls ?? []), call];
-      else messages.push({ role: 'assistant', content: null, tool_calls: [call] });
-    }
-  }
-  return messages;
-}
-
-/** The newest items a response sees. */
-export function contextItems(items: readonly CallItem[]): CallItem[] {
-  return items.slice(-CONTEXT_ITEMS);
 }
 
 /** An item or response id, OpenAI-shaped (`item_…`, `resp_…`, 20 base62 characters), from the call's seed and a counter. */
@@ -201,21 +161,6 @@ export const nextJob = (context: CallContext): TurnJob | undefined =>
 export const clientEventIdOf = (event: CallEvent): string | null =>
   'clientEventId' in event ? event.clientEventId : null;
 
-/** A `rejected` event. */
-export function rejection(
-  code: RejectionCode,
-  message: string,
-  options: { param?: string | null; clientEventId?: string | null } = {},
-): CallEmitted {
-  return {
-    type: 'rejected',
-    code,
-    message,
-    param: options.param ?? null,
-    clientEventId: options.clientEventId ?? null,
-  };
-}
-
 /** What the machine says when it refuses a client message for the call's state. */
 export function refusalMessage(code: RejectionCode, context: CallContext): string {
   switch (code) {
@@ -257,12 +202,18 @@ export function audioKeysOf(job: TurnJob | undefined): string[] {
 }
 
 /** The user turn a transcription (or a typed item) produced, recorded: item, usage, farewell verdict. */
-function recordTurn(context: CallContext, turn: Turn, item: CallItem, answer: boolean): Partial<CallContext> {
+function recordTurn(
+  context: CallContext,
+  turn: Turn,
+  item: CallItem,
+  answer: boolean,
+  items: CallItem[] = withItem(context.items, item),
+): Partial<CallContext> {
   const user = isMessage(item) && item.role === 'user' ? item : null;
   const farewell =
     user && context.session.type === 'realtime' && context.ending === null ? detectFarewell(user.text) : null;
   return {
-    items: withItem(context.items, item),
+    items,
     usage: usageAfter(context.usage, { audioInMs: user?.audioMs ?? 0 }),
     turn: { ...turn, text: isMessage(item) ? item.text : null, answer, farewell: farewell?.ending ? farewell : null },
   };
@@ -297,39 +248,54 @@ export function recordItem(
     };
   }
   const draft = job.draft;
-  const previousItemId = context.lastItemId;
+  let item: CallItem;
+  let view: ItemView;
   if (!('content' in draft)) {
     // A function call or its output: recorded as given, never answered by itself.
-    const item: CallItem = { ...draft, id: turn.itemId };
-    emitted.push(
-      { type: 'itemAdded', previousItemId, item, clientEventId: job.clientEventId },
-      { type: 'itemDone', previousItemId, item },
-    );
-    return { patch: { ...recordTurn(context, turn, item, false), lastItemId: turn.itemId }, emitted };
-  }
-  let next = 0;
-  let audioMs = 0;
-  const texts: string[] = [];
-  for (const part of draft.content) {
-    if (part.type !== 'input_audio') texts.push(part.text);
-    else {
-      audioMs += part.audioMs;
-      texts.push(part.transcript ?? transcripts[next++] ?? '');
+    item = view = { ...draft, id: turn.itemId };
+  } else {
+    let next = 0;
+    let audioMs = 0;
+    const texts: string[] = [];
+    for (const part of draft.content) {
+      if (part.type !== 'input_audio') texts.push(part.text);
+      else {
+        audioMs += part.audioMs;
+        texts.push(part.transcript ?? transcripts[next++] ?? '');
+      }
     }
+    const text = texts.join('\n');
+    view = draftView(turn.itemId, draft.role, draft.content, text);
+    item = { id: turn.itemId, role: draft.role, text, audioMs: draft.role === 'user' ? audioMs : 0 };
   }
-  const text = texts.join('\n');
-  const view = draftView(turn.itemId, draft.role, draft.content, text);
+  const placed = placeItem(context, item, job.previousItemId ?? null);
+  if (!placed) {
+    const after = job.previousItemId ?? '';
+    return { patch: {}, emitted: [...emitted, itemNotFound(after, job.clientEventId, 'previous_item_id')] };
+  }
+  const { previousItemId } = placed;
   emitted.push(
     { type: 'itemAdded', previousItemId, item: view, clientEventId: job.clientEventId },
     { type: 'itemDone', previousItemId, item: view },
   );
-  const patch = recordTurn(
-    context,
-    turn,
-    { id: turn.itemId, role: draft.role, text, audioMs: draft.role === 'user' ? audioMs : 0 },
-    false,
-  );
-  return { patch: { ...patch, lastItemId: turn.itemId }, emitted };
+  return { patch: { ...recordTurn(context, turn, item, false, placed.items), lastItemId: placed.lastItemId }, emitted };
+}
+
+/**
+ * Where a client's item goes: after the item it names (`previous_item_id`, `root` for first), or
+ * at the end; null when it names an item the conversation does not hold (OpenAI refuses those).
+ * The last item (what the next item follows) moves only when the item went at the end.
+ */
+function placeItem(
+  context: CallContext,
+  item: CallItem,
+  after: string | null,
+): { items: CallItem[]; previousItemId: string | null; lastItemId: string | null } | null {
+  if (after === null || after === context.lastItemId)
+    return { items: withItem(context.items, item), previousItemId: context.lastItemId, lastItemId: item.id };
+  const items = withItemAfter(context.items, item, after);
+  if (!items) return null;
+  return { items, previousItemId: after === 'root' ? null : after, lastItemId: context.lastItemId };
 }
 
 /** What the `respond` effect is given for the response in `context`. */
@@ -357,95 +323,4 @@ export function respondInput(context: CallContext): RespondInput {
         : null,
     promptTokens: response.promptTokens,
   };
-}
-
-/**
- * The part of `text` heard when `heardMs` of its `totalMs` of speech were played: the same share of
- * its characters (speech takes time in proportion to its text, exactly so for the sim's voice),
- * cut back to the last whole word.
- */
-export function heardText(text: string, heardMs: number, totalMs: number): string {
-  if (totalMs <= 0 || heardMs >= totalMs) return text;
-  const cut = Math.floor((text.length * Math.max(0, heardMs)) / totalMs);
-  if (cut >= text.length) return text;
-  const head = text.slice(0, cut + 1);
-  const end = /\s\S*$/u.exec(head);
-  return (end ? head.slice(0, end.index) : '').trimEnd();
-}
-
-/** `item` cut at `audioEndMs` of its audio (its text cut to match). */
-export function truncated(item: CallMessage, audioEndMs: number): CallMessage {
-  if (audioEndMs >= item.audioMs) return item;
-  return {
-    ...item,
-    text: heardText(item.text, audioEndMs, item.audioMs),
-    audioMs: audioEndMs,
-    producedMs: item.producedMs ?? item.audioMs,
-  };
-}
-
-/** The outcome of a client's edit of its conversation: the new items and what to announce, or a refusal. */
-export type ItemEdit = { items?: CallItem[]; emitted: CallEmitted };
-
-/** `conversation.item.truncate`: only an assistant item with audio, at most as far as its audio went. */
-export function truncateEdit(
-  items: readonly CallItem[],
-  edit: { itemId: string; contentIndex: number; audioEndMs: number; clientEventId: string | null },
-): ItemEdit {
-  const index = items.findIndex((item) => item.id === edit.itemId);
-  const item = items[index];
-  if (!item) return { emitted: notFound(edit.itemId, edit.clientEventId) };
-  const refuse = (message: string, param: string) =>
-    ({ emitted: rejection('invalid_value', message, { param, clientEventId: edit.clientEventId }) }) as const;
-  if (!isMessage(item) || item.role !== 'assistant' || (item.producedMs ?? item.audioMs) <= 0)
-    return refuse(`Item ${edit.itemId} is not an assistant audio item: only those can be truncated.`, 'item_id');
-  if (edit.contentIndex !== 0)
-    return refuse('An assistant audio item has one content part (index 0).', 'content_index');
-  if (edit.audioEndMs > (item.producedMs ?? item.audioMs))
-    return refuse(
-      `audio_end_ms ${edit.audioEndMs} is beyond the item's ${item.producedMs ?? item.audioMs} ms of audio.`,
-      'audio_end_ms',
-    );
-  const next = [...items];
-  next[index] = truncated(item, edit.audioEndMs);
-  return {
-    items: next,
-    emitted: { type: 'itemTruncated', itemId: item.id, contentIndex: 0, audioEndMs: edit.audioEndMs },
-  };
-}
-
-/** `conversation.item.delete`: the item leaves the conversation (later responses no longer see it). */
-export function deleteEdit(items: readonly CallItem[], itemId: string, clientEventId: string | null): ItemEdit {
-  if (!items.some((item) => item.id === itemId)) return { emitted: notFound(itemId, clientEventId) };
-  return { items: items.filter((item) => item.id !== itemId), emitted: { type: 'itemDeleted', itemId } };
-}
-
-/** `conversation.item.retrieve`: the item as the conversation holds it now. */
-export function retrieveEdit(items: readonly CallItem[], itemId: string, clientEventId: string | null): ItemEdit {
-  const item = items.find((candidate) => candidate.id === itemId);
-  return { emitted: item ? { type: 'itemRetrieved', item: storedView(item) } : notFound(itemId, clientEventId) };
-}
-
-function notFound(itemId: string, clientEventId: string | null): CallEmitted {
-  return rejection('item_not_found', `The conversation holds no item '${itemId}'.`, {
-    param: 'item_id',
-    clientEventId,
-  });
-}
-
-/** A stored item as announced: a message's text as the part it came as (heard or spoken audio, or text). */
-export function storedView(item: CallItem): ItemView {
-  if (!isMessage(item)) return item;
-  let part: ItemContent;
-  if (item.role === 'assistant')
-    part =
-      item.audioMs > 0 || item.producedMs
-        ? { type: 'output_audio', transcript: item.text }
-        : { type: 'output_text', text: item.text };
-  else
-    part =
-      item.role === 'user' && item.audioMs > 0
-        ? { type: 'input_audio', transcript: item.text }
-        : { type: 'input_text', text: item.text };
-  return { id: item.id, role: item.role, content: [part] };
 }

@@ -4,6 +4,7 @@ import type { SpeechBackend, SpeechRequest } from '../speech.js';
 import { PCM16_BYTES_PER_SECOND } from '../transcription.js';
 import { throwScriptedFailure } from './sim-script.js';
 import { SIM_VOICE_MAX_BYTES, simVoiceChunks } from './sim-voice-codec.js';
+import type { SimVoicePool } from './sim-voice-pool.js';
 
 /** 100 ms of PCM16 at 24 kHz: the sim's unit of output. */
 const CHUNK_BYTES = PCM16_BYTES_PER_SECOND / 10;
@@ -12,20 +13,29 @@ const CHUNK_BYTES = PCM16_BYTES_PER_SECOND / 10;
 export interface SimSpeechOptions {
   /** Pace chunks at playback speed, as a real engine streaming live would (default false: instant). */
   realTime?: boolean;
+  /** Render on these worker threads instead of the event loop (the same sound). */
+  pool?: SimVoicePool | null;
+}
+
+/** `pcm` in chunks of `bytes` (the last may be shorter). */
+function* chunksOf(pcm: Buffer, bytes: number): Generator<Buffer, void, undefined> {
+  for (let at = 0; at < pcm.length; at += bytes) yield pcm.subarray(at, at + bytes);
 }
 
 async function* synthesize(
   { text, signal, metadata }: SpeechRequest,
   realTime: boolean,
+  pool: SimVoicePool | null,
 ): AsyncGenerator<Buffer, void, undefined> {
   signal.throwIfAborted();
   throwScriptedFailure(metadata);
   if (!text) return;
   if (Buffer.byteLength(text, 'utf8') > SIM_VOICE_MAX_BYTES)
     throw new TerminalError(`sim speech: text longer than ${SIM_VOICE_MAX_BYTES} UTF-8 bytes`);
+  const chunks = pool ? chunksOf(await pool.speak(text, signal), CHUNK_BYTES) : simVoiceChunks(text, CHUNK_BYTES);
   const started = performance.now();
   let spokenMs = 0;
-  for (const chunk of simVoiceChunks(text, CHUNK_BYTES)) {
+  for (const chunk of chunks) {
     // The first chunk leaves at once; each later one when the previous would have finished playing.
     const wait = started + spokenMs - performance.now();
     if (realTime && wait > 0) {
@@ -47,5 +57,6 @@ async function* synthesize(
  */
 export function createSimSpeechBackend(options: SimSpeechOptions = {}): SpeechBackend {
   const realTime = options.realTime ?? false;
-  return { name: 'sim', synthesize: (request) => synthesize(request, realTime) };
+  const pool = options.pool ?? null;
+  return { name: 'sim', synthesize: (request) => synthesize(request, realTime, pool) };
 }

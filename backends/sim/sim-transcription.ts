@@ -10,6 +10,7 @@ import { UnreadableMediaError } from '../unreadable-media-error.js';
 import { readWavHeader } from '../wav-header.js';
 import { seedFromBytes, SIM_WORDS_PER_SECOND, simSpeech } from './sim-media-seed.js';
 import { decodeSimVoice } from './sim-voice-codec.js';
+import type { SimVoicePool } from './sim-voice-pool.js';
 
 /** MP3 has no length field: the sim estimates it at 128 kbit/s. */
 const MP3_BYTES_PER_SECOND = 128_000 / 8;
@@ -43,10 +44,12 @@ function simVoiceIn(request: TranscriptionRequest): string | null {
   return wav && decodeSimVoice(resamplePcm16(wav.samples, wav.sampleRate, PCM16_SAMPLE_RATE));
 }
 
-function transcribe(request: TranscriptionRequest): Transcript {
+async function transcribe(request: TranscriptionRequest, pool: SimVoicePool | null): Promise<Transcript> {
   request.signal.throwIfAborted();
   const durationSeconds = durationOf(request);
-  const spoken = simVoiceIn(request);
+  // PCM (a realtime turn) is read on the pool's threads when there is one; the result is the same.
+  const spoken =
+    pool && request.format === 'pcm16' ? await pool.read(request.audio, request.signal) : simVoiceIn(request);
   if (spoken !== null) return { text: spoken, durationSeconds };
   const words = Math.round(durationSeconds * SIM_WORDS_PER_SECOND);
   return { text: simSpeech(seedFromBytes(request.audio, 'speech'), words), durationSeconds };
@@ -55,11 +58,13 @@ function transcribe(request: TranscriptionRequest): Transcript {
 /**
  * The embedded transcriber: duration from the WAV header (PCM by its length at 24 kHz, MP3
  * estimated at 128 kbit/s); the text is what the sim voice said when PCM or WAV carries it
- * (see sim-voice-codec.ts), else a few words per second chosen by a hash of the bytes. Instant.
+ * (see sim-voice-codec.ts), else a few words per second chosen by a hash of the bytes. PCM is read
+ * on the pool's worker threads when one is given (a realtime turn), else at once in the loop.
  */
-export function createSimTranscriptionBackend(): TranscriptionBackend {
+export function createSimTranscriptionBackend(options: { pool?: SimVoicePool | null } = {}): TranscriptionBackend {
+  const pool = options.pool ?? null;
   return {
     name: 'sim',
-    transcribe: (request) => Promise.resolve(request).then(transcribe),
+    transcribe: (request) => Promise.resolve(request).then((taken) => transcribe(taken, pool)),
   };
 }

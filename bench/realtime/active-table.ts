@@ -1,6 +1,6 @@
 // Markdown of realtime-active: frames in and out, output frame relay latency, turns, drops and
 // errors per target, then the figures beside their targets.
-import type { ActiveReport, ActiveRow } from './realtime-active.js';
+import { cpuUsPerInputFrame, type ActiveReport, type ActiveRoundFigures, type ActiveRow } from './realtime-active.js';
 import { clientCell, errorCell, errorLines, int, ms, p50p99 } from './table-cells.js';
 import { INPUT_FRAME_MS } from './speech-loop.js';
 import { isClientBound } from './thread-meter.js';
@@ -38,13 +38,15 @@ function mainTable(report: ActiveReport): string[] {
   return lines;
 }
 
-/**
- * Server CPU in the window over the input frames it took, in µs: everything the server did
- * (answers, output frames, timers) is charged to the frames, so this bounds the per-frame cost from above.
- */
-export function cpuUsPerInputFrame(row: ActiveRow): number | null {
-  if (!row.server || row.framesInPerSecond <= 0) return null;
-  return Math.round(((row.server.cpuPercent / 100) * 1_000_000) / row.framesInPerSecond);
+/** A figure's median over the rounds, every round beside it, when more than one ran. */
+function overRounds(row: ActiveRow, pick: (figures: ActiveRoundFigures) => number | null, unit: string): string {
+  const values = row.rounds.map(pick);
+  const known = values.filter((value): value is number => value !== null).sort((a, b) => a - b);
+  if (!known.length) return '–';
+  const median = known[Math.floor((known.length - 1) / 2)]!;
+  const shown = (value: number | null) => (value === null ? '–' : ms(value));
+  if (values.length < 2) return `${shown(median)}${unit}`;
+  return `${shown(median)}${unit} (rounds: ${values.map(shown).join(', ')})`;
 }
 
 function figureLines(report: ActiveReport): string[] {
@@ -66,6 +68,21 @@ function figureLines(report: ActiveReport): string[] {
   lines.push(
     `| server CPU µs per input frame (all server CPU in the window ÷ frames in) | ${perFrame === null ? '–' : int(perFrame)} | ≤ 20 |`,
   );
+  if (ours.rounds.length > 1) {
+    lines.push(
+      `| over ${ours.rounds.length} rounds: CPU µs per input frame, median | ${overRounds(ours, (f) => f.cpuUsPerInputFrame, '')} | ≤ 20 |`,
+    );
+    lines.push(
+      `| over ${ours.rounds.length} rounds: relay p99, median | ${overRounds(ours, (f) => f.relayP99Ms, ' ms')} | < ${TARGET_RELAY_P99_MS} ms |`,
+    );
+    lines.push(
+      `| over ${ours.rounds.length} rounds: speech_stopped → first audio p99, median | ${overRounds(ours, (f) => f.firstAudioP99Ms, ' ms')} | < 50 ms |`,
+    );
+    if (bare)
+      lines.push(
+        `| over ${bare.rounds.length} rounds: bare uWS relay p99, median | ${overRounds(bare, (f) => f.relayP99Ms, ' ms')} | – |`,
+      );
+  }
   if (ours.server && ours.configured > 0)
     lines.push(
       `| server CPU per call (% of one core) | ${(ours.server.cpuPercent / ours.configured).toFixed(3)} | – |`,

@@ -48,6 +48,8 @@ export interface ActiveSettings {
   target: { url: string; token: string } | null;
   /** Also run the bare uWS baseline (default true). */
   baseline?: boolean;
+  /** Interleaved rounds (gateway, baseline, gateway, baseline …); each target's median round is its row (default 1). */
+  rounds?: number;
   onStep?: (text: string) => void;
 }
 
@@ -76,12 +78,24 @@ export interface ActiveRow {
   server: ServerResources | null;
   clients: ThreadLoad[];
   clockOffsetMs: number[];
+  /** Every round's headline figures, in order (one entry when one round ran). */
+  rounds: ActiveRoundFigures[];
+}
+
+/** The figures one round of one target gave. */
+export interface ActiveRoundFigures {
+  relayP99Ms: number | null;
+  firstAudioP99Ms: number | null;
+  serverCpuPercent: number | null;
+  /** All server CPU in the window ÷ the input frames taken in it, µs (see cpuUsPerInputFrame). */
+  cpuUsPerInputFrame: number | null;
 }
 
 /** What realtime-active measured. */
 export interface ActiveReport {
   scenario: typeof ACTIVE_SCENARIO;
-  settings: Omit<ActiveSettings, 'target' | 'onStep' | 'rampMs'> & {
+  settings: Omit<ActiveSettings, 'target' | 'onStep' | 'rampMs' | 'rounds'> & {
+    rounds: number;
     target: string | null;
     rampMs: number;
     sentence: string;
@@ -140,7 +154,30 @@ function merge(name: string, role: ActiveRow['role'], all: ActiveStats[], server
     server,
     clients: all.map((stats) => stats.client),
     clockOffsetMs: all.map((stats) => stats.clockOffsetMs),
+    rounds: [],
   };
+}
+
+/** Server CPU in the window over the input frames it took, µs: everything the server did is charged to the frames, so this bounds the per-frame cost from above. */
+export function cpuUsPerInputFrame(row: Pick<ActiveRow, 'server' | 'framesInPerSecond'>): number | null {
+  if (!row.server || row.framesInPerSecond <= 0) return null;
+  return Math.round(((row.server.cpuPercent / 100) * 1_000_000) / row.framesInPerSecond);
+}
+
+function figuresOf(row: ActiveRow): ActiveRoundFigures {
+  return {
+    relayP99Ms: row.relayMs.count ? row.relayMs.p99 : null,
+    firstAudioP99Ms: row.turnAfterStopMs.count ? row.turnAfterStopMs.p99 : null,
+    serverCpuPercent: row.server?.cpuPercent ?? null,
+    cpuUsPerInputFrame: cpuUsPerInputFrame(row),
+  };
+}
+
+/** A target's rows of every round as one: its median round by CPU per input frame, with every round's figures. */
+function medianRound(rows: ActiveRow[]): ActiveRow {
+  const key = (row: ActiveRow) => cpuUsPerInputFrame(row) ?? Number.POSITIVE_INFINITY;
+  const sorted = [...rows].sort((a, b) => key(a) - key(b));
+  return { ...sorted[Math.floor((sorted.length - 1) / 2)]!, rounds: rows.map(figuresOf) };
 }
 
 /** Opens the calls on `server`, streams the loop into them through the ramp and the window, and merges what the clients saw. */
@@ -198,14 +235,25 @@ export async function runRealtimeActive(s: ActiveSettings): Promise<ActiveReport
   assertFilesFor(s.calls, ACTIVE_SCENARIO);
   const loop = await buildSpeechLoop(SENTENCE, SILENCE_MS);
   const rampMs = s.rampMs ?? 2 * loop.cycleMs;
-  const rows = await measureOursThenBaseline(
-    {
-      target: s.target,
-      inProcess: s.inProcess,
-      gatewayEnv: { SVC_SIM_SPEECH_REALTIME: 'true' },
-      baseline: s.baseline !== false ? { server: { kind: 'uws-ws-audio' }, name: 'bare uWS WebSocket audio' } : null,
-    },
-    (server, rowName, role) => measure(server, rowName, role, s, loop, rampMs),
+  const rounds = Math.max(1, s.rounds ?? 1);
+  const all: ActiveRow[][] = [];
+  for (let round = 1; round <= rounds; round++) {
+    if (rounds > 1) s.onStep?.(`${ACTIVE_SCENARIO}: round ${round} of ${rounds}`);
+    all.push(
+      await measureOursThenBaseline(
+        {
+          target: s.target,
+          inProcess: s.inProcess,
+          gatewayEnv: { SVC_SIM_SPEECH_REALTIME: 'true' },
+          baseline:
+            s.baseline !== false ? { server: { kind: 'uws-ws-audio' }, name: 'bare uWS WebSocket audio' } : null,
+        },
+        (server, rowName, role) => measure(server, rowName, role, s, loop, rampMs),
+      ),
+    );
+  }
+  const rows = all[0]!.map((first) =>
+    medianRound(all.map((round) => round.find((row) => row.name === first.name) ?? first)),
   );
   const settings = {
     calls: s.calls,
@@ -215,6 +263,7 @@ export async function runRealtimeActive(s: ActiveSettings): Promise<ActiveReport
     clientThreads: s.clientThreads,
     inProcess: s.inProcess,
     baseline: s.baseline !== false,
+    rounds,
   };
   return {
     scenario: ACTIVE_SCENARIO,

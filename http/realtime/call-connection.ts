@@ -1,11 +1,11 @@
-import type { CallEmitted, CallStreamEvent } from '../../actors/realtime/call-events.js';
+import type { CallOutput } from '../../actors/realtime/call-output.js';
 import type { CallListener, CallRuntime, RealtimeCall } from '../../actors/realtime/call-runtime.js';
 import { ApiError } from '../../protocols/errors.js';
 import type { Logger } from '../../runtime/logger.js';
 import { CallOutbox, type CallSocket } from './call-outbox.js';
 import { parseClientMessage } from './client-message.js';
-import { ResponseWire } from './response-wire.js';
-import { closedEvent, errorEvent, renderEmitted, speechStartedEvent } from './server-events.js';
+import { renderResponse } from './response-events.js';
+import { audioDelta, closedEvent, errorEvent, renderEmitted, speechStartedEvent } from './server-events.js';
 
 /** What a connection needs besides its socket. */
 export interface ConnectionOptions {
@@ -18,8 +18,8 @@ export interface ConnectionOptions {
 
 /**
  * One socket's side of a call, and nothing more: client frames are parsed and handed to the call
- * as commands; the call's events and its streams are rendered as wire events and written with the
- * slow-client policy; a response's events are ordered by `ResponseWire`.
+ * as commands; the call's events, already in the order the client sees them (the call's
+ * `CallOrder` decides it), are rendered as wire events and written with the slow-client policy.
  */
 export class CallConnection implements CallListener {
   private call: RealtimeCall | null = null;
@@ -27,18 +27,12 @@ export class CallConnection implements CallListener {
   private early: string[] = [];
   private socketGone = false;
   private readonly outbox: CallOutbox;
-  private readonly responses: ResponseWire;
 
   constructor(
     socket: CallSocket,
     private readonly options: ConnectionOptions,
   ) {
     this.outbox = new CallOutbox(socket, options.limits);
-    this.responses = new ResponseWire(
-      (event) => this.outbox.send(event),
-      (event) => this.outbox.sendAudio(event),
-      () => (options.timing ? performance.timeOrigin + performance.now() : null),
-    );
   }
 
   /** Opens the call behind the socket; a balance too low for a call is told and the socket closed. */
@@ -86,34 +80,34 @@ export class CallConnection implements CallListener {
     this.call?.disconnect();
   }
 
-  /** A committed event of the call, rendered in order. */
-  event(event: CallEmitted): void {
-    if (event.type === 'closed') {
-      this.outbox.send(closedEvent(event, this.outbox.droppedFrames));
-      this.outbox.close(1000, 'call ended');
-      return;
-    }
-    if (event.type === 'responseStarted') this.responses.started(event);
-    else if (event.type === 'responseDone') this.responses.done(event);
-    else for (const wire of renderEmitted(event)) this.outbox.send(wire);
-  }
-
-  /** Response text and audio (and refusals made before the machine), as they are produced. */
-  stream(event: CallStreamEvent): void {
+  /** The next event the client is shown, rendered and sent. */
+  event(event: CallOutput): void {
     switch (event.type) {
-      case 'responseText':
-      case 'responseAudio':
-      case 'responseToolCall':
-        return this.responses.delta(event);
+      case 'closed':
+        this.outbox.send(closedEvent(event, this.outbox.droppedFrames));
+        this.outbox.close(1000, 'call ended');
+        return;
+      case 'responseAudio': {
+        const sentAt = this.options.timing ? performance.timeOrigin + performance.now() : null;
+        this.outbox.sendAudio(audioDelta(event, sentAt));
+        return;
+      }
       case 'speechStarted':
         this.outbox.send(speechStartedEvent(event.itemId, event.audioStartMs));
         return;
       case 'audioCleared':
         this.outbox.send({ type: 'input_audio_buffer.cleared' });
         return;
-      case 'rejected':
-        this.outbox.send(errorEvent(event.code, event.message, { param: event.param, eventId: event.clientEventId }));
+      case 'responseStarted':
+      case 'outputItemOpened':
+      case 'responseText':
+      case 'functionArguments':
+      case 'outputItemClosed':
+      case 'responseDone':
+        for (const wire of renderResponse(event)) this.outbox.send(wire);
         return;
+      default:
+        for (const wire of renderEmitted(event)) this.outbox.send(wire);
     }
   }
 

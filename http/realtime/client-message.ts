@@ -96,15 +96,18 @@ function toCommand(event: ClientEvent, clientEventId: string | null): CallComman
     case 'conversation.item.create': {
       const wireItem = event.item;
       const id = wireItem.id ?? null;
+      const previousItemId = event.previous_item_id ?? null;
       if (wireItem.type === 'function_call_output')
         return {
           type: 'addItem',
           item: { type: 'function_call_output', id, callId: wireItem.call_id, output: wireItem.output },
+          previousItemId,
           clientEventId,
         };
       if (wireItem.type === 'function_call') {
         const { call_id: callId, name, arguments: args } = wireItem;
-        return { type: 'addItem', item: { type: 'function_call', id, callId, name, arguments: args }, clientEventId };
+        const item = { type: 'function_call' as const, id, callId, name, arguments: args };
+        return { type: 'addItem', item, previousItemId, clientEventId };
       }
       const content = wireItem.content.map((part) =>
         part.type === 'input_audio'
@@ -115,7 +118,12 @@ function toCommand(event: ClientEvent, clientEventId: string | null): CallComman
             }
           : { type: part.type, text: part.text },
       );
-      return { type: 'addItem', item: { type: 'message', id, role: wireItem.role, content }, clientEventId };
+      return {
+        type: 'addItem',
+        item: { type: 'message', id, role: wireItem.role, content },
+        previousItemId,
+        clientEventId,
+      };
     }
     case 'response.create': {
       const response = event.response ?? {};

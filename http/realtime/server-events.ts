@@ -253,7 +253,7 @@ export function renderEmitted(event: CallEmitted): UnstampedEvent[] {
       return [{ type: 'svc.realtime.ending', reason: event.reason, language: event.language }];
     case 'endReady':
       return [{ type: 'svc.realtime.end_ready', grace_ms: event.graceMs }];
-    // A response's events depend on what it streamed: ResponseWire renders them.
+    // A response's events are put in order by CallOrder and rendered by renderResponse.
     case 'responseStarted':
     case 'responseDone':
     case 'holdRaised':
@@ -264,37 +264,18 @@ export function renderEmitted(event: CallEmitted): UnstampedEvent[] {
   }
 }
 
-/** A response's text delta: the transcript of what is about to be spoken, or the text itself. */
-export function textDelta(
-  responseId: string,
-  itemId: string,
-  delta: string,
-  withAudio: boolean,
-): UnstampedEvent<'response.output_audio_transcript.delta' | 'response.output_text.delta'> {
-  return {
-    type: withAudio ? 'response.output_audio_transcript.delta' : 'response.output_text.delta',
-    response_id: responseId,
-    item_id: itemId,
-    output_index: 0,
-    content_index: 0,
-    delta,
-  };
-}
-
 /** One output audio frame; `svcTs` (send time, epoch ms) for load testers that asked for it. */
 export function audioDelta(
-  responseId: string,
-  itemId: string,
-  audio: Buffer,
+  frame: { responseId: string; itemId: string; outputIndex: number; audio: Buffer },
   svcTs: number | null,
 ): UnstampedEvent<'response.output_audio.delta'> {
   const delta: UnstampedEvent<'response.output_audio.delta'> = {
     type: 'response.output_audio.delta',
-    response_id: responseId,
-    item_id: itemId,
-    output_index: 0,
+    response_id: frame.responseId,
+    item_id: frame.itemId,
+    output_index: frame.outputIndex,
     content_index: 0,
-    delta: audio.toString('base64'),
+    delta: frame.audio.toString('base64'),
   };
   if (svcTs !== null) delta.svc_ts = svcTs;
   return delta;

@@ -24,6 +24,7 @@ import { traceChatBackend } from '../../actors/chat/traced-chat-backend.js';
 import { createMediaAnalysisBackends } from '../../backends/create-media-analysis.js';
 import { createSpeechBackend, createTranscriptionBackend } from '../../backends/create-voice-backends.js';
 import { traceVoice } from './traced-backends.js';
+import { createSimVoicePool, type SimVoicePool } from '../../backends/sim/sim-voice-pool.js';
 import { createLocalTextExtractor } from '../../backends/text-extraction/local-text-extractor.js';
 import type { TextExtractor } from '../../backends/text-extraction/text-extractor.js';
 import { MODEL_VERSION } from '../../protocols/models.js';
@@ -52,6 +53,8 @@ export interface WiredServices {
   retention: ActorRetention;
   extractor: TextExtractor;
   background: BackgroundTasks;
+  /** The sim voice's worker threads (null: none, or no sim voice engine). */
+  voicePool: SimVoicePool | null;
 }
 
 /**
@@ -101,12 +104,19 @@ export function wireServices(
   host.register(new UploadRuntime(library).hosted());
   const files = new FileService(library, { maxFileBytes: config.SVC_FILE_MAX_BYTES });
   const uploads = new UploadService({ host, library, clock, ttlMs: config.SVC_UPLOAD_TTL_S * 1000 });
+  // The sim voice's CPU work (reading a turn, rendering speech) runs on worker threads: the event
+  // loop of 500 live calls only moves frames.
+  const simVoice = config.SVC_SPEECH_BACKEND === 'sim' || config.SVC_TRANSCRIPTION_BACKEND === 'sim';
+  const voicePool =
+    simVoice && config.SVC_SIM_VOICE_THREADS > 0 ? createSimVoicePool({ threads: config.SVC_SIM_VOICE_THREADS }) : null;
   const voice = traceVoice(config, options.tracer ?? null, {
     speech: createSpeechBackend(config.SVC_SPEECH_BACKEND, {
       simRealTime: config.SVC_SIM_SPEECH_REALTIME,
+      simPool: voicePool,
       upstream: upstreamVoiceOptions(config, config.SVC_UPSTREAM_SPEECH_MODEL),
     }),
     transcription: createTranscriptionBackend(config.SVC_TRANSCRIPTION_BACKEND, {
+      simPool: voicePool,
       upstream: upstreamVoiceOptions(config, config.SVC_UPSTREAM_TRANSCRIPTION_MODEL),
     }),
   });
@@ -213,7 +223,7 @@ export function wireServices(
     cluster,
     readiness: new Readiness(cluster ? () => cluster.isConnected() : undefined),
   };
-  return { deps, retention, extractor, background };
+  return { deps, retention, extractor, background, voicePool };
 }
 
 /** The public benchmark views, from a verified evidence package when one is configured. */
