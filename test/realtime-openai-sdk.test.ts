@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
@@ -10,6 +9,7 @@ import * as assert from 'uvu/assert';
 import WebSocket from 'ws';
 import { ADMIN_KEY, startServer, type TestServer } from './harness.js';
 import { ticketFor } from './realtime-client.js';
+import { selfSignedCertificate } from './doubles/tls-proxy.js';
 
 let certDir: string;
 let certPem: string;
@@ -17,36 +17,6 @@ let tls: TestServer;
 let tlsBase: string;
 let plain: TestServer;
 const test = suite('realtime with the official SDK: bearer API token on the upgrade, ?model=, TLS');
-
-/** A self-signed certificate for 127.0.0.1 and localhost, made with the openssl CLI. */
-function selfSignedCertificate(dir: string): { certFile: string; keyFile: string } {
-  const certFile = join(dir, 'cert.pem');
-  const keyFile = join(dir, 'key.pem');
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=localhost',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1,DNS:localhost',
-      '-keyout',
-      keyFile,
-      '-out',
-      certFile,
-    ],
-    { stdio: 'pipe' },
-  );
-  return { certFile, keyFile };
-}
 
 test.before(async () => {
   certDir = mkdtempSync(join(tmpdir(), 'svc-tls-'));
