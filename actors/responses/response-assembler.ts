@@ -40,6 +40,8 @@ export class ResponseAssembler implements CompletionSink {
   private message: OutputMessage | null = null;
   private call: FunctionCallOutput | null = null;
   private callIndex = -1;
+  private replayed = false;
+  private finalSeq: number | null = null;
 
   constructor(
     private readonly head: ResponseHead,
@@ -180,9 +182,10 @@ export class ResponseAssembler implements CompletionSink {
     this.emit({ type: 'response.output_item.done', output_index: outputIndex, item: copyItem(call) });
   }
 
-  /** A whole answer at once (a run that was not streamed): the same items a stream would have built. */
+  /** A whole answer at once (a run that was not streamed): the same items a stream would have built; once. */
   replay(answer: { text: string; toolCalls: readonly ToolCallResult[] } | undefined): void {
-    if (!answer) return;
+    if (!answer || this.replayed) return;
+    this.replayed = true;
     if (answer.text) this.text(answer.text);
     answer.toolCalls.forEach((call, index) =>
       this.toolCall({ index, id: call.id, name: call.name, arguments: call.arguments }),
@@ -198,6 +201,7 @@ export class ResponseAssembler implements CompletionSink {
   /**
    * The final event, carrying the finished response (and, in it, the price), numbered but not yet
    * sent: the caller stores the response first, so a client that saw the end can read it back.
+   * Asked again (a store transaction re-run), it keeps its number.
    */
   finalEvent(response: ResponseObject): ResponseStreamEvent | null {
     if (!this.emitter || !this.opened) return null;
@@ -207,7 +211,8 @@ export class ResponseAssembler implements CompletionSink {
         : response.status === 'incomplete' || response.status === 'cancelled'
           ? 'response.incomplete'
           : 'response.completed';
-    return { type, response, sequence_number: this.nextSeq++ };
+    this.finalSeq ??= this.nextSeq++;
+    return { type, response, sequence_number: this.finalSeq };
   }
 
   /** Sends an event {@link finalEvent} numbered. */

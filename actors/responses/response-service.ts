@@ -8,7 +8,7 @@ import type { ResponseCreateRequest, ResponseObject, ResponseStreamEvent } from 
 import { fieldError } from '../../protocols/validation.js';
 import type { Clock } from '../../runtime/clock.js';
 import { randomBase62 } from '../../runtime/ids.js';
-import type { ChatResult, ChatService } from '../chat/chat-service.js';
+import type { ChatCall, ChatResult, ChatService } from '../chat/chat-service.js';
 import { ResponseAssembler, type ResponseEmitter } from './response-assembler.js';
 import { chatRequestOf } from './response-chat-request.js';
 import { fileSearchQuery, runFileSearch, type SearchFiles } from './response-file-search.js';
@@ -95,7 +95,7 @@ export class ResponseService {
       turn.splice(turn.length - 1, 0, note);
     }
     const instructions: ChatMessage[] = request.instructions ? [{ role: 'system', content: request.instructions }] : [];
-    const chatCall = {
+    const chatCall: ChatCall = {
       accountId,
       tokenId: call.tokenId,
       requestId: call.requestId,
@@ -111,6 +111,19 @@ export class ResponseService {
       turn,
       events: recorder ? [...recorder.events, ...(last ? [last] : [])] : null,
     });
+    // The end of a settled run: the answer's items (a non-streamed one replayed once), the finished
+    // response and its final event. With `store`, built inside the charge's transaction so the
+    // stored response commits with the charge: one durable commit per request, not two.
+    const ending: { response?: ResponseObject; last?: ResponseStreamEvent | null; stored?: boolean } = {};
+    const end = (result: ChatResult, inTransaction: boolean) => {
+      if (!emitter) assembler.replay(result.outcome.choices[0]);
+      const response = this.finished(head, assembler, result);
+      const last = assembler.finalEvent(response);
+      Object.assign(ending, { response, last, stored: inTransaction });
+      if (inTransaction) store.saveInTransaction(stored(response, last));
+      return { response, last };
+    };
+    if (request.store) chatCall.persist = (result: ChatResult) => void end(result, true);
     let result: ChatResult;
     try {
       result = emitter
@@ -131,10 +144,9 @@ export class ResponseService {
       assembler.deliver(last);
       return { response: failed, priceMicros: 0 };
     }
-    if (!emitter) assembler.replay(result.outcome.choices[0]);
-    const response = this.finished(head, assembler, result);
-    const last = assembler.finalEvent(response);
-    if (request.store) await store.save(stored(response, last));
+    const { response, last } = ending.stored ? (ending as Required<typeof ending>) : end(result, false);
+    // A settle that committed nothing with the charge (none is made for some runs): stored now, still before the answer.
+    if (request.store && !ending.stored) await store.save(stored(response, last));
     assembler.deliver(last);
     return { response, priceMicros: result.outcome.priceMicros };
   }

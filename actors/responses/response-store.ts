@@ -40,6 +40,11 @@ export class ResponseStore {
     await this.table.put(record.response.id, record);
   }
 
+  /** Stores (or replaces) a response inside the caller's transaction: it commits with that transaction. */
+  saveInTransaction(record: StoredResponse): void {
+    void this.table.put(record.response.id, record);
+  }
+
   /** Deletes the account's response; false when it has none by that id. */
   async delete(accountId: string, id: string): Promise<boolean> {
     if (!this.get(accountId, id)) return false;
