@@ -62,8 +62,11 @@ export class ResponseAssembler implements CompletionSink {
     return this.emitter?.ready() ?? null;
   }
 
+  // Numbers the event in place (no copy: a stream emits one per delta, and spreads showed in profiles).
   private send(event: UnnumberedEvent): void {
-    this.emitter!.emit({ ...event, sequence_number: this.nextSeq++ });
+    const numbered = event as ResponseStreamEvent;
+    numbered.sequence_number = this.nextSeq++;
+    this.emitter!.emit(numbered);
   }
 
   private emit(event: UnnumberedEvent): void {
@@ -80,7 +83,8 @@ export class ResponseAssembler implements CompletionSink {
   private add(item: OutputItem): number {
     this.output.push(item);
     const outputIndex = this.output.length - 1;
-    this.emit({ type: 'response.output_item.added', output_index: outputIndex, item: copyItem(item) });
+    if (this.emitter)
+      this.emit({ type: 'response.output_item.added', output_index: outputIndex, item: copyItem(item) });
     return outputIndex;
   }
 
@@ -113,19 +117,24 @@ export class ResponseAssembler implements CompletionSink {
       const outputIndex = this.add(this.message);
       const part = { type: 'output_text' as const, text: '', annotations: [], logprobs: [] };
       this.message.content.push(part);
-      this.emit({ ...this.where(this.message, outputIndex), type: 'response.content_part.added', part: { ...part } });
+      this.emit({
+        type: 'response.content_part.added',
+        item_id: this.message.id,
+        output_index: outputIndex,
+        content_index: 0,
+        part: { ...part },
+      });
     }
     this.message.content[0]!.text += delta;
+    if (!this.emitter) return;
     this.emit({
-      ...this.where(this.message, this.output.length - 1),
       type: 'response.output_text.delta',
+      item_id: this.message.id,
+      output_index: this.output.length - 1,
+      content_index: 0,
       delta,
       logprobs: [],
     });
-  }
-
-  private where(item: OutputItem, outputIndex: number) {
-    return { item_id: item.id, output_index: outputIndex, content_index: 0 };
   }
 
   private toolCall(fragment: { index: number; id?: string; name?: string; arguments: string }): void {
@@ -159,10 +168,24 @@ export class ResponseAssembler implements CompletionSink {
     this.message = null;
     message.status = status;
     const outputIndex = this.output.indexOf(message);
+    if (!this.emitter) return;
     const part = message.content[0]!;
-    const where = this.where(message, outputIndex);
-    this.emit({ ...where, type: 'response.output_text.done', text: part.text, logprobs: [] });
-    this.emit({ ...where, type: 'response.content_part.done', part: { ...part } });
+    const { id } = message;
+    this.emit({
+      type: 'response.output_text.done',
+      item_id: id,
+      output_index: outputIndex,
+      content_index: 0,
+      text: part.text,
+      logprobs: [],
+    });
+    this.emit({
+      type: 'response.content_part.done',
+      item_id: id,
+      output_index: outputIndex,
+      content_index: 0,
+      part: { ...part },
+    });
     this.emit({ type: 'response.output_item.done', output_index: outputIndex, item: copyItem(message) });
   }
 
@@ -179,7 +202,7 @@ export class ResponseAssembler implements CompletionSink {
       name: call.name,
       arguments: call.arguments,
     });
-    this.emit({ type: 'response.output_item.done', output_index: outputIndex, item: copyItem(call) });
+    if (this.emitter) this.emit({ type: 'response.output_item.done', output_index: outputIndex, item: copyItem(call) });
   }
 
   /** A whole answer at once (a run that was not streamed): the same items a stream would have built; once. */

@@ -7,7 +7,7 @@ import { costBlock } from '../../protocols/pricing.js';
 import type { ResponseCreateRequest, ResponseObject, ResponseStreamEvent } from '../../protocols/responses.js';
 import { fieldError } from '../../protocols/validation.js';
 import type { Clock } from '../../runtime/clock.js';
-import { randomBase62 } from '../../runtime/ids.js';
+import { timeOrderedId } from '../../runtime/ids.js';
 import type { ChatCall, ChatResult, ChatService } from '../chat/chat-service.js';
 import { ResponseAssembler, type ResponseEmitter } from './response-assembler.js';
 import { chatRequestOf } from './response-chat-request.js';
@@ -153,9 +153,11 @@ export class ResponseService {
 
   /** A new response's id, creation time and model. */
   head(call: Pick<ResponseCall, 'model' | 'request'>): ResponseHead {
+    const now = this.options.clock.now();
     return {
-      id: `resp_${randomBase62(32)}`,
-      createdAt: Math.floor(this.options.clock.now() / 1000),
+      // Time-ordered (as OpenAI's are): the stored responses table grows at its end.
+      id: timeOrderedId('resp', now),
+      createdAt: Math.floor(now / 1000),
       model: call.model.id,
       request: call.request,
     };
