@@ -14,7 +14,8 @@ import { responseObject, type ResponseHead } from './response-object.js';
 
 /** Where a streamed response's events go (the SSE writer, a background response's log), with flow control. */
 export interface ResponseEmitter {
-  emit(event: ResponseStreamEvent): void;
+  /** One event; `responseJson` is its `response` already encoded as JSON, when it was (reuse it). */
+  emit(event: ResponseStreamEvent, responseJson?: string): void;
   /** Null while the consumer keeps up; otherwise a promise to wait on before producing more. */
   ready(): Promise<void> | null;
 }
@@ -238,8 +239,10 @@ export class ResponseAssembler implements CompletionSink {
     return { type, response, sequence_number: this.finalSeq };
   }
 
-  /** Sends an event {@link finalEvent} numbered. */
-  deliver(event: ResponseStreamEvent | null): void {
-    if (event) this.emitter!.emit(event);
+  /** Sends an event {@link finalEvent} numbered (with its response's JSON text, when it was made). */
+  deliver(event: ResponseStreamEvent | null, responseJson: string | null = null): void {
+    if (!event) return;
+    if (responseJson === null) this.emitter!.emit(event);
+    else this.emitter!.emit(event, responseJson);
   }
 }

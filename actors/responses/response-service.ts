@@ -31,6 +31,8 @@ export interface ResponseCall {
 export interface ResponseResult {
   response: ResponseObject;
   priceMicros: number;
+  /** The response as JSON text when it was encoded already (to be stored), so the answer reuses it. */
+  json: string | null;
 }
 
 /** How a run that is not a plain request starts: its head already chosen, its charge settled by reference. */
@@ -51,9 +53,10 @@ export interface ResponseServiceOptions {
 class RecordingEmitter implements ResponseEmitter {
   readonly events: ResponseStreamEvent[] = [];
   constructor(private readonly inner: ResponseEmitter) {}
-  emit(event: ResponseStreamEvent): void {
+  emit(event: ResponseStreamEvent, responseJson?: string): void {
     this.events.push(event);
-    this.inner.emit(event);
+    if (responseJson === undefined) this.inner.emit(event);
+    else this.inner.emit(event, responseJson);
   }
   ready(): Promise<void> | null {
     return this.inner.ready();
@@ -114,14 +117,16 @@ export class ResponseService {
     // The end of a settled run: the answer's items (a non-streamed one replayed once), the finished
     // response and its final event. With `store`, built inside the charge's transaction so the
     // stored response commits with the charge: one durable commit per request, not two.
-    const ending: { response?: ResponseObject; last?: ResponseStreamEvent | null; stored?: boolean } = {};
+    // The response is encoded once: the stored record holds the JSON text the answer sends.
+    const ending: { response?: ResponseObject; last?: ResponseStreamEvent | null; json?: string | null } = {};
     const end = (result: ChatResult, inTransaction: boolean) => {
       if (!emitter) assembler.replay(result.outcome.choices[0]);
       const response = this.finished(head, assembler, result);
       const last = assembler.finalEvent(response);
-      Object.assign(ending, { response, last, stored: inTransaction });
-      if (inTransaction) store.saveInTransaction(stored(response, last));
-      return { response, last };
+      const json = inTransaction ? JSON.stringify(response) : null;
+      Object.assign(ending, { response, last, json });
+      if (json !== null) store.saveInTransaction(stored(response, last), json);
+      return { response, last, json };
     };
     if (request.store) chatCall.persist = (result: ChatResult) => void end(result, true);
     let result: ChatResult;
@@ -142,13 +147,14 @@ export class ResponseService {
       const last = assembler.finalEvent(failed);
       if (request.store) await store.save(stored(failed, last));
       assembler.deliver(last);
-      return { response: failed, priceMicros: 0 };
+      return { response: failed, priceMicros: 0, json: null };
     }
-    const { response, last } = ending.stored ? (ending as Required<typeof ending>) : end(result, false);
+    const committed = typeof ending.json === 'string';
+    const { response, last, json } = committed ? (ending as Required<typeof ending>) : end(result, false);
     // A settle that committed nothing with the charge (none is made for some runs): stored now, still before the answer.
-    if (request.store && !ending.stored) await store.save(stored(response, last));
-    assembler.deliver(last);
-    return { response, priceMicros: result.outcome.priceMicros };
+    if (request.store && !committed) await store.save(stored(response, last));
+    assembler.deliver(last, json);
+    return { response, priceMicros: result.outcome.priceMicros, json };
   }
 
   /** A new response's id, creation time and model. */

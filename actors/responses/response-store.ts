@@ -14,6 +14,12 @@ export interface StoredResponse {
   events: ResponseStreamEvent[] | null;
 }
 
+/**
+ * A response as the table holds it: the object either as itself or as the JSON text the client was
+ * answered with (written once on the hot path: a string is a copy for msgpack, the object a walk).
+ */
+type StoredRecord = Omit<StoredResponse, 'response'> & { response?: ResponseObject; responseJson?: string };
+
 // A chain longer than this is refused rather than walked (each hop is one synchronous read).
 const MAX_CHAIN = 10_000;
 
@@ -23,16 +29,19 @@ const MAX_CHAIN = 10_000;
  * own turn.
  */
 export class ResponseStore {
-  private readonly table: Table<StoredResponse>;
+  private readonly table: Table<StoredRecord>;
 
   constructor(store: Store) {
-    this.table = store.table<StoredResponse>('responses');
+    this.table = store.table<StoredRecord>('responses');
   }
 
   /** The account's stored response, or undefined. */
   get(accountId: string, id: string): StoredResponse | undefined {
     const record = this.table.get(id);
-    return record?.accountId === accountId ? record : undefined;
+    if (record?.accountId !== accountId) return undefined;
+    if (record.responseJson === undefined) return record as StoredResponse;
+    const { responseJson, ...rest } = record;
+    return { ...rest, response: JSON.parse(responseJson) as ResponseObject };
   }
 
   /** Stores (or replaces) a response; resolves once committed. */
@@ -40,9 +49,13 @@ export class ResponseStore {
     await this.table.put(record.response.id, record);
   }
 
-  /** Stores (or replaces) a response inside the caller's transaction: it commits with that transaction. */
-  saveInTransaction(record: StoredResponse): void {
-    void this.table.put(record.response.id, record);
+  /**
+   * Stores (or replaces) a response inside the caller's transaction (it commits with it), the
+   * object as `responseJson`, its JSON text already made for the answer.
+   */
+  saveInTransaction(record: StoredResponse, responseJson: string): void {
+    const { response, ...rest } = record;
+    void this.table.put(response.id, { ...rest, responseJson });
   }
 
   /** Deletes the account's response; false when it has none by that id. */
