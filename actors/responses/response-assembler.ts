@@ -30,13 +30,13 @@ function copyItem(item: OutputItem): OutputItem {
 /**
  * Builds a response's `output` from what the chat run produces (text deltas, tool-call fragments,
  * a file search), and, when streaming, emits the typed event sequence the SDKs parse, numbered
- * from 0: `response.created` and `.in_progress` before the first item, then per item `added`,
+ * from 0 (or the run's first sequence number): `response.created` and `.in_progress` before the first item, then per item `added`,
  * its deltas and `done`. Nothing is emitted until there is something to say, so a request refused
  * before it ran is still a plain HTTP error.
  */
 export class ResponseAssembler implements CompletionSink {
   readonly output: OutputItem[] = [];
-  private nextSeq = 0;
+  private nextSeq: number;
   private opened = false;
   private message: OutputMessage | null = null;
   private call: FunctionCallOutput | null = null;
@@ -47,7 +47,11 @@ export class ResponseAssembler implements CompletionSink {
   constructor(
     private readonly head: ResponseHead,
     private readonly emitter: ResponseEmitter | null,
-  ) {}
+    /** The first event's sequence number (a background response's later run starts above its earlier ones). */
+    firstSequence = 0,
+  ) {
+    this.nextSeq = firstSequence;
+  }
 
   /** Whether the first event went out. */
   get isOpen(): boolean {

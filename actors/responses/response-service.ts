@@ -39,7 +39,18 @@ export interface ResponseResult {
 export interface CreateOptions {
   head?: ResponseHead;
   settleRef?: string;
+  /** Which run of a background response this is (0 first; a restart runs it again): see {@link RUN_SEQUENCE_SPAN}. */
+  run?: number;
 }
+
+/**
+ * How far apart the event numbers of a background response's runs start: run `n` (from 0, counted
+ * durably before it emits anything) numbers its events from `n × RUN_SEQUENCE_SPAN`. A run that
+ * restarts after a crash starts over (new items, a new `response.created`), and every number it uses
+ * is above any a client saw from an earlier run, so `starting_after=N` from before the crash resumes
+ * with the whole new run, in order, and nothing else. A run emits far fewer events than this.
+ */
+export const RUN_SEQUENCE_SPAN = 1_000_000;
 
 /** What the Responses feature runs on: chat completions, the stored responses, the file search. */
 export interface ResponseServiceOptions {
@@ -90,7 +101,7 @@ export class ResponseService {
     // Only a background response's events are kept (resumable, as on OpenAI): a foreground stream's
     // would cost every streamed request a copy and a larger write for a replay nobody can ask for.
     const recorder = emitter && request.background ? new RecordingEmitter(emitter) : null;
-    const assembler = new ResponseAssembler(head, recorder ?? emitter);
+    const assembler = new ResponseAssembler(head, recorder ?? emitter, (options.run ?? 0) * RUN_SEQUENCE_SPAN);
     const query = fileSearchQuery(request, turn);
     if (query !== null) {
       const { item, note } = await runFileSearch(this.options.search, accountId, request, query);
@@ -113,6 +124,7 @@ export class ResponseService {
       inputItems: storedInputItems(request.input),
       turn,
       events: recorder ? [...recorder.events, ...(last ? [last] : [])] : null,
+      ...(options.run !== undefined && { runs: options.run + 1 }),
     });
     // The end of a settled run: the answer's items (a non-streamed one replayed once), the finished
     // response and its final event. With `store`, built inside the charge's transaction so the

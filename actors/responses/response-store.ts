@@ -12,6 +12,8 @@ export interface StoredResponse {
   turn: ChatMessage[];
   /** The events a background response emitted, for GET …?stream=true (null for the others). */
   events: ResponseStreamEvent[] | null;
+  /** How many runs of a background response started (a restart runs it again); absent for the others. */
+  runs?: number;
 }
 
 /**
