@@ -37,10 +37,10 @@ export interface SettleTerms {
 }
 
 const NOTHING: Charged = Object.freeze({ micros: 0, entryId: null });
+const NOTHING_YET: Promise<Charged> = Promise.resolve(NOTHING);
 
 const chargedOf = (entry: LedgerEntry | null): Charged =>
   entry ? { micros: -entry.amount, entryId: entry.id } : NOTHING;
-const NOTHING_YET: Promise<Charged> = Promise.resolve(NOTHING);
 
 /**
  * Money held for one piece of work and ended exactly once: `settle` charges its bill (never above
@@ -196,9 +196,7 @@ async function end(charge: OpenCharge, bill: () => Bill | null, terms: SettleTer
     charge.release();
     return 0;
   }
-  const { ref, alsoWrite } = terms;
-  if (ref === undefined && alsoWrite === undefined) return (await charge.settle(owed)).micros;
-  return (await charge.settle(owed, { ...(ref !== undefined && { ref }), ...(alsoWrite && { alsoWrite }) })).micros;
+  return (await charge.settle(owed, terms)).micros;
 }
 
 /**
