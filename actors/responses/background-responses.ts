@@ -134,7 +134,7 @@ export class BackgroundResponses {
           : {
               accountId,
               response,
-              inputItems: storedInputItems(head.request.input),
+              inputItems: storedInputItems(head.request.input, head.id),
               turn: [],
               events: null,
               runs: run + 1,

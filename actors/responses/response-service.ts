@@ -121,7 +121,7 @@ export class ResponseService {
     const stored = (response: ResponseObject, last: ResponseStreamEvent | null): StoredResponse => ({
       accountId,
       response,
-      inputItems: storedInputItems(request.input),
+      inputItems: storedInputItems(request.input, head.id),
       turn,
       events: recorder ? [...recorder.events, ...(last ? [last] : [])] : null,
       ...(options.run !== undefined && { runs: options.run + 1 }),
