@@ -335,6 +335,7 @@ for (const name of requested) {
         warmupMs: settings.warmupMs,
         timeoutMs: settings.timeoutMs,
         connections: Math.round(positive('connections', values.connections ?? '50', 10_000)),
+        rounds: settings.rounds,
         ...(settings.onProgress && { onProgress: settings.onProgress }),
       });
       report.load.push(result);

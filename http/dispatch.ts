@@ -12,8 +12,14 @@ import type { Router } from './router.js';
 const JSON_HEADERS = { 'content-type': 'application/json' };
 
 /** Sends `body` as JSON. */
-export function sendJson(ex: Exchange, status: number, body: unknown, headers?: Record<string, string>): void {
-  ex.send(status, headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS, JSON.stringify(body));
+export function sendJson(
+  ex: Exchange,
+  status: number,
+  body: unknown,
+  headers?: Record<string, string>,
+  encoded?: string,
+): void {
+  ex.send(status, headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS, encoded ?? JSON.stringify(body));
 }
 
 /** Sends an error in the envelope (the route's dialect's, if any); anything that is not an ApiError is logged and becomes a 500. */
@@ -154,7 +160,7 @@ export async function dispatch(
       query: <S extends z.ZodType>(schema: S) => parseOrThrow(schema, Object.fromEntries(ex.query), 'query'),
     };
     const reply = await route.handler(ctx);
-    if (reply) sendJson(ex, reply.status, reply.body, reply.headers);
+    if (reply) sendJson(ex, reply.status, reply.body, reply.headers, reply.encoded);
     else if (!ex.started) throw new Error(`route ${route.method} ${route.path} returned without answering`);
   } catch (thrown) {
     if (principal && thrown instanceof ApiError && thrown.status === 402) deps.perimeter.countDenied(principal);

@@ -41,6 +41,8 @@ export interface Reply {
   status: number;
   body: unknown;
   headers?: Record<string, string>;
+  /** `body` already encoded as JSON (made once for a store as well): sent as is. */
+  encoded?: string;
 }
 
 /**
@@ -100,6 +102,11 @@ export interface RouteDef {
 /** A 200 (or `status`) JSON reply. */
 export function json(body: unknown, status = 200, headers?: Record<string, string>): Reply {
   return headers ? { status, body, headers } : { status, body };
+}
+
+/** A 200 JSON reply of `body` whose JSON text `encoded` was made already; when null, encoded as usual. */
+export function encodedJson(body: unknown, encoded: string | null, headers: Record<string, string>): Reply {
+  return encoded === null ? { status: 200, body, headers } : { status: 200, body, headers, encoded };
 }
 
 /** The caller's account; routes behind `token`, `session` or `account` always have one. */

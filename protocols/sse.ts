@@ -11,6 +11,14 @@ export function sseNamed(event: string, value: unknown): string {
   return `event: ${event}\ndata: ${JSON.stringify(value)}\n\n`;
 }
 
+/**
+ * A Responses stream event carrying a response whose JSON text is already made: the same bytes
+ * {@link sseNamed} writes for `{ type, response, sequence_number }`, without walking the object again.
+ */
+export function sseResponseEvent(type: string, responseJson: string, sequenceNumber: number): string {
+  return `event: ${type}\ndata: {"type":${JSON.stringify(type)},"response":${responseJson},"sequence_number":${sequenceNumber}}\n\n`;
+}
+
 /** A named event with an id, for resumable streams; refuses CR/LF in `event` and `id`. */
 export function sseEvent(event: string, id: string | number, value: unknown): string {
   const idText = String(id);

@@ -10,11 +10,13 @@ import { MemoryStore } from '../runtime/store/memory-store.js';
 const test = suite('billing: charged work holds, then settles what was produced or releases, once');
 
 let services: AccountServices;
+let store: MemoryStore;
 let ledger: Ledger;
 let payer: { accountId: string; tokenId: string; requestId: string };
 
 test.before.each(async () => {
-  services = new AccountServices(new MemoryStore(), new SimulatedClock(), { sessionTtlMs: 60_000, usageFlushMs: 0 });
+  store = new MemoryStore();
+  services = new AccountServices(store, new SimulatedClock(), { sessionTtlMs: 60_000, usageFlushMs: 0 });
   const created = await services.createAccount({
     email: 'charged@example.com',
     password: null,
@@ -165,6 +167,51 @@ test('work at a known price holds exactly that and charges it (402 when it does 
   assert.is((await chargeNow(ledger, payer, bill(777))).micros, 777);
   assert.throws(() => chargeNow(ledger, payer, bill(10_000)), isInsufficient);
   assert.equal(ledger.state(payer.accountId), { balance: 10_000 - 777, held: 0 });
+});
+
+test('writes made with the charge commit in its transaction, told what it charged; a throw there undoes the charge', async () => {
+  const beside = store.table<{ micros: number; result: number }>('beside');
+  const alsoWrite = (result: number, charged: { micros: number }) =>
+    void beside.put(result, { micros: charged.micros, result });
+  const done = await chargedWork(ledger, { payer, hold: 4000, bill: (n: number) => bill(n), alsoWrite }, () =>
+    Promise.resolve(1234),
+  );
+  assert.equal(done, { result: 1234, micros: 1234 });
+  assert.equal(beside.get(1234), { micros: 1234, result: 1234 });
+  // Nothing owed: the hold is released and nothing is written beside it.
+  await chargedWork(ledger, { payer, hold: 4000, bill: () => null, alsoWrite }, () => Promise.resolve(55));
+  assert.is(beside.get(55), undefined);
+  // A write that throws rolls the charge back with it: no entry, no money moved, no hold left.
+  const failing = chargedWork(
+    ledger,
+    {
+      payer,
+      hold: 4000,
+      bill: (n: number) => bill(n),
+      alsoWrite: (n: number) => {
+        void beside.put(n, { micros: -1, result: n });
+        throw new Error('cannot write');
+      },
+    },
+    () => Promise.resolve(777),
+  );
+  await failing.then(
+    () => assert.unreachable('the settle rejects'),
+    (err: unknown) => assert.match(String(err), /cannot write/),
+  );
+  assert.is(beside.get(777), undefined);
+  assert.is(charges().length, 1);
+  assert.equal(ledger.state(payer.accountId), { balance: 10_000 - 1234, held: 0 });
+});
+
+test('a settle by a ref already charged writes beside it with the first charge, charging nothing more', async () => {
+  const seen: number[] = [];
+  const terms = { ref: 'response:r1', alsoWrite: (charged: { micros: number }) => void seen.push(charged.micros) };
+  assert.is((await holdFor(ledger, payer, 1000).settle(bill(600), terms)).micros, 600);
+  assert.is((await holdFor(ledger, payer, 1000).settle(bill(900), terms)).micros, 600);
+  assert.equal(seen, [600, 600]);
+  assert.is(charges().length, 1);
+  assert.equal(ledger.state(payer.accountId), { balance: 10_000 - 600, held: 0 });
 });
 
 test('standing charges: one per owner, re-placed with force, settled once by reference, another opener’s left alone', async () => {

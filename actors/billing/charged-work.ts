@@ -1,7 +1,7 @@
 import { trace } from '@opentelemetry/api';
 import { ensureError } from '../../protocols/errors.js';
 import type { Billing } from './billing.js';
-import type { Hold } from './ledger.js';
+import type { Hold, LedgerEntry } from './ledger.js';
 
 /** Who pays for a piece of work, and the request its ledger entry names. */
 export interface Payer {
@@ -32,10 +32,15 @@ export interface SettleTerms {
   ref?: string;
   /** The most that may be charged; by default what the charge holds. */
   cap?: number;
+  /** Writes committed in the charge's own transaction, told what it charged (see `SettleInput.alsoWrite`). */
+  alsoWrite?: (charged: Charged) => void;
 }
 
 const NOTHING: Charged = Object.freeze({ micros: 0, entryId: null });
 const NOTHING_YET: Promise<Charged> = Promise.resolve(NOTHING);
+
+const chargedOf = (entry: LedgerEntry | null): Charged =>
+  entry ? { micros: -entry.amount, entryId: entry.id } : NOTHING;
 
 /**
  * Money held for one piece of work and ended exactly once: `settle` charges its bill (never above
@@ -92,9 +97,10 @@ export class OpenCharge {
         tokenId,
         ref: terms?.ref,
         cap: terms?.cap,
+        ...(terms?.alsoWrite && { alsoWrite: (entry: LedgerEntry | null) => terms.alsoWrite!(chargedOf(entry)) }),
       })
       .then((entry) => {
-        const charged = entry ? { micros: -entry.amount, entryId: entry.id } : NOTHING;
+        const charged = chargedOf(entry);
         span?.setAttribute('svc.charge_micro_usd', charged.micros);
         return charged;
       });
@@ -133,6 +139,11 @@ export interface ChargedWorkTerms<T> {
   billFailure?(err: unknown): Bill | null;
   /** Settles once per ref across restarts (durable work that re-runs after a crash); none by default. */
   ref?: string;
+  /**
+   * Writes committed in the same transaction as the charge of work that ended with `result` (not
+   * when the hold is released): what the answer names is durable exactly when its charge is.
+   */
+  alsoWrite?(result: T, charged: Charged): void;
 }
 
 /** What charged work produced, and what it was charged. */
@@ -161,16 +172,19 @@ export function chargedWork<T>(
     running = Promise.reject(ensureError(err));
   }
   return running.then(
-    async (result) => ({ result, micros: await end(charge, () => terms.bill(result), terms.ref) }),
+    async (result) => {
+      const alsoWrite = terms.alsoWrite && ((charged: Charged) => terms.alsoWrite!(result, charged));
+      return { result, micros: await end(charge, () => terms.bill(result), { ref: terms.ref, alsoWrite }) };
+    },
     async (err: unknown) => {
-      await end(charge, () => terms.billFailure?.(err) ?? null, terms.ref);
+      await end(charge, () => terms.billFailure?.(err) ?? null, { ref: terms.ref });
       throw err;
     },
   );
 }
 
 /** Ends `charge` with what `bill` says is owed: settles it, or releases the hold when nothing is (or `bill` throws). */
-async function end(charge: OpenCharge, bill: () => Bill | null, ref: string | undefined): Promise<number> {
+async function end(charge: OpenCharge, bill: () => Bill | null, terms: SettleTerms): Promise<number> {
   let owed: Bill | null;
   try {
     owed = bill();
@@ -182,7 +196,7 @@ async function end(charge: OpenCharge, bill: () => Bill | null, ref: string | un
     charge.release();
     return 0;
   }
-  return (await charge.settle(owed, ref === undefined ? undefined : { ref })).micros;
+  return (await charge.settle(owed, terms)).micros;
 }
 
 /**

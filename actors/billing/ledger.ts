@@ -54,6 +54,13 @@ export interface SettleInput extends ChargeInput {
   accountId?: string;
   /** The token the charge counts against; by default the holds'. */
   tokenId?: string | null;
+  /**
+   * Writes that must commit with the charge (a stored response the answer names): called inside the
+   * settle's transaction with what it charged (the earlier entry for a seen ref, null when nothing
+   * was), so both become durable in one commit. Synchronous and write-only; it may run more than once
+   * (a cluster transaction re-run), and a throw undoes the charge too.
+   */
+  alsoWrite?: (entry: LedgerEntry | null) => void;
 }
 
 /** Per-day totals for one account, kept so the 30-day window is a 30-key read. */
@@ -230,7 +237,7 @@ export class Ledger implements Billing {
     let pending: Settling | null = null;
     let charged = false;
     try {
-      const entry = await this.store.transaction(() => {
+      const write = (): LedgerEntry | null => {
         // The callback may run again (cluster mode re-runs it after losing a race): undo what a previous run marked.
         if (pending) this.unmarkSettling(claimed!.accountId, pending);
         pending = null;
@@ -255,6 +262,11 @@ export class Ledger implements Billing {
             cost: charge,
           });
         charged = true;
+        return written;
+      };
+      const entry = await this.store.transaction(() => {
+        const written = write();
+        input.alsoWrite?.(written);
         return written;
       });
       if (charged) this.meter?.('charge', charge);

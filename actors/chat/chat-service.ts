@@ -10,7 +10,7 @@ import type { ActorRegistry } from '../../runtime/host/actor-registry.js';
 import { randomBase62 } from '../../runtime/ids.js';
 import type { Logger } from '../../runtime/logger.js';
 import type { Billing } from '../billing/billing.js';
-import { chargeNow } from '../billing/charged-work.js';
+import { holdFor, type OpenCharge, type SettleTerms } from '../billing/charged-work.js';
 import { planChat, withPreprocessing, type PassName } from './chat-plan.js';
 import { completionBill, outcomeOf, type CompletionOutcome, type PassFailure } from './completion.js';
 import type { CompletionEmitted } from './completion-machine.js';
@@ -36,6 +36,13 @@ export interface ChatCall {
    * a crash. Such a run skips the cache, whose hit would be charged a second time.
    */
   settleRef?: string;
+  /**
+   * Writes that must be durable exactly when the charge is (a stored response the answer names):
+   * run inside the settle's transaction with the result as it will resolve, priced. Synchronous,
+   * write-only and safe to run twice (a cluster transaction re-run); not called when nothing is
+   * settled (a failed run).
+   */
+  persist?: (result: ChatResult) => void;
 }
 
 /** What a streaming caller is handed as the run produces it: answer fragments, phases, live input. */
@@ -196,11 +203,18 @@ export class ChatService {
       onEmit: sink ? (event) => sink.event(event) : undefined,
       streaming: sink !== null,
       ...(call.settleRef !== undefined && { settleRef: call.settleRef }),
+      ...(call.persist && {
+        alsoWrite: (outcome: CompletionOutcome) => call.persist!({ head, outcome, depth: plan.depth, cached: false }),
+      }),
     });
     return { plan, done };
   }
 
-  /** A cache hit: charged its prompt tokens only (nothing was generated), marked cached. */
+  /**
+   * A cache hit: charged its prompt tokens only (nothing was generated), marked cached. The hold
+   * comes first (402 before anything is streamed), the answer next, the charge last: what
+   * `persist` writes with the charge has the whole answer.
+   */
   private async answerFromCache(
     call: ChatCall,
     head: CompletionHeader,
@@ -210,8 +224,22 @@ export class ChatService {
     const usage = { promptTokens: countPromptTokens(call.request.messages), completionTokens: 0 };
     const outcome = outcomeOf('completed', hit.choices, usage);
     const bill = completionBill(outcome, { model: call.request.model, depth: hit.depth, cached: true })!;
-    outcome.priceMicros = (await chargeNow(this.options.billing, call, bill)).micros;
-    if (sink) {
+    const charge = holdFor(this.options.billing, call, bill.charge);
+    if (sink) this.replayCached(hit, sink, charge);
+    const { persist } = call;
+    const terms: SettleTerms | undefined = persist && {
+      alsoWrite: (charged) => {
+        outcome.priceMicros = charged.micros;
+        persist({ head, outcome, depth: hit.depth, cached: true });
+      },
+    };
+    outcome.priceMicros = (await charge.settle(bill, terms)).micros;
+    return { head, outcome, depth: hit.depth, cached: true };
+  }
+
+  /** Hands a cached answer to a streaming sink (giving the hold back if the sink throws). */
+  private replayCached(hit: CachedAnswer, sink: CompletionSink, charge: OpenCharge): void {
+    try {
       hit.choices.forEach((choice, index) => {
         if (choice.text) sink.event({ type: 'delta', choice: index, text: choice.text });
         choice.toolCalls.forEach((call, i) =>
@@ -225,8 +253,10 @@ export class ChatService {
           }),
         );
       });
+    } catch (err) {
+      charge.release();
+      throw err;
     }
-    return { head, outcome, depth: hit.depth, cached: true };
   }
 
   private find(accountId: string, completionId: string): CompletionHandle {

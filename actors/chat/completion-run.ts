@@ -115,6 +115,8 @@ export interface CompletionStart {
   streaming: boolean;
   /** Settles once per ref, across restarts (a background response re-run after a crash). */
   settleRef?: string;
+  /** Writes committed with the charge, given the outcome priced (see `ChatCall.persist`). */
+  alsoWrite?: (outcome: CompletionOutcome) => void;
 }
 
 /** One way a completion runs: the live parts of its handle, and the run itself, ending in an unpriced outcome. */
@@ -142,6 +144,12 @@ export function startCompletion(input: CompletionStart): CompletionHandle {
       hold: chatPriceMicros(plan.worstCase),
       bill: (outcome) => completionBill(outcome, how),
       ...(input.settleRef !== undefined && { ref: input.settleRef }),
+      ...(input.alsoWrite && {
+        alsoWrite: (outcome: CompletionOutcome, charged: { micros: number }) => {
+          outcome.priceMicros = charged.micros;
+          input.alsoWrite!(outcome);
+        },
+      }),
     },
     () => run.start(),
   );

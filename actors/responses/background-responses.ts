@@ -97,7 +97,13 @@ export class BackgroundResponses {
       signal,
     };
     const running = this.markInProgress(head, input.accountId)
-      .then(() => this.options.responses.create(call, log, { head, settleRef: `response:${input.id}` }))
+      .then((run) =>
+        this.options.responses.create(call, log, {
+          head,
+          settleRef: `response:${input.id}`,
+          run,
+        }),
+      )
       .then(
         ({ response, priceMicros }) => ({ status: response.status, priceMicros }),
         (err: unknown) => this.failed(head, input.accountId, ensureError(err)),
@@ -111,18 +117,31 @@ export class BackgroundResponses {
     return running;
   }
 
-  /** Stores the response as in progress (creating the record on a first run); tells a waiting {@link start}. */
-  private async markInProgress(head: ResponseHead, accountId: string): Promise<void> {
+  /**
+   * Stores the response as in progress (creating the record on a first run) and counts the run,
+   * durably before it emits anything; tells a waiting {@link start}. Resolves with the run's number (0 first).
+   */
+  private async markInProgress(head: ResponseHead, accountId: string): Promise<number> {
     const recorded = this.recording.get(head.id);
     try {
       const record = this.options.store.get(accountId, head.id);
       const response = responseObject(head, { status: 'in_progress', output: [], usage: null });
+      // A record without a count was made by an earlier run (before runs were counted): at least one.
+      const run = record ? (record.runs ?? 1) : 0;
       await this.options.store.save(
         record
-          ? { ...record, response: { ...record.response, status: 'in_progress' } }
-          : { accountId, response, inputItems: storedInputItems(head.request.input), turn: [], events: null },
+          ? { ...record, response: { ...record.response, status: 'in_progress' }, runs: run + 1 }
+          : {
+              accountId,
+              response,
+              inputItems: storedInputItems(head.request.input, head.id),
+              turn: [],
+              events: null,
+              runs: run + 1,
+            },
       );
       recorded?.resolve();
+      return run;
     } catch (err) {
       recorded?.reject(err);
       throw err;

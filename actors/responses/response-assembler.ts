@@ -14,7 +14,8 @@ import { responseObject, type ResponseHead } from './response-object.js';
 
 /** Where a streamed response's events go (the SSE writer, a background response's log), with flow control. */
 export interface ResponseEmitter {
-  emit(event: ResponseStreamEvent): void;
+  /** One event; `responseJson` is its `response` already encoded as JSON, when it was (reuse it). */
+  emit(event: ResponseStreamEvent, responseJson?: string): void;
   /** Null while the consumer keeps up; otherwise a promise to wait on before producing more. */
   ready(): Promise<void> | null;
 }
@@ -29,22 +30,28 @@ function copyItem(item: OutputItem): OutputItem {
 /**
  * Builds a response's `output` from what the chat run produces (text deltas, tool-call fragments,
  * a file search), and, when streaming, emits the typed event sequence the SDKs parse, numbered
- * from 0: `response.created` and `.in_progress` before the first item, then per item `added`,
+ * from 0 (or the run's first sequence number): `response.created` and `.in_progress` before the first item, then per item `added`,
  * its deltas and `done`. Nothing is emitted until there is something to say, so a request refused
  * before it ran is still a plain HTTP error.
  */
 export class ResponseAssembler implements CompletionSink {
   readonly output: OutputItem[] = [];
-  private nextSeq = 0;
+  private nextSeq: number;
   private opened = false;
   private message: OutputMessage | null = null;
   private call: FunctionCallOutput | null = null;
   private callIndex = -1;
+  private replayed = false;
+  private finalSeq: number | null = null;
 
   constructor(
     private readonly head: ResponseHead,
     private readonly emitter: ResponseEmitter | null,
-  ) {}
+    /** The first event's sequence number (a background response's later run starts above its earlier ones). */
+    firstSequence = 0,
+  ) {
+    this.nextSeq = firstSequence;
+  }
 
   /** Whether the first event went out. */
   get isOpen(): boolean {
@@ -60,8 +67,11 @@ export class ResponseAssembler implements CompletionSink {
     return this.emitter?.ready() ?? null;
   }
 
+  // Numbers the event in place (no copy: a stream emits one per delta, and spreads showed in profiles).
   private send(event: UnnumberedEvent): void {
-    this.emitter!.emit({ ...event, sequence_number: this.nextSeq++ });
+    const numbered = event as ResponseStreamEvent;
+    numbered.sequence_number = this.nextSeq++;
+    this.emitter!.emit(numbered);
   }
 
   private emit(event: UnnumberedEvent): void {
@@ -78,7 +88,8 @@ export class ResponseAssembler implements CompletionSink {
   private add(item: OutputItem): number {
     this.output.push(item);
     const outputIndex = this.output.length - 1;
-    this.emit({ type: 'response.output_item.added', output_index: outputIndex, item: copyItem(item) });
+    if (this.emitter)
+      this.emit({ type: 'response.output_item.added', output_index: outputIndex, item: copyItem(item) });
     return outputIndex;
   }
 
@@ -111,19 +122,24 @@ export class ResponseAssembler implements CompletionSink {
       const outputIndex = this.add(this.message);
       const part = { type: 'output_text' as const, text: '', annotations: [], logprobs: [] };
       this.message.content.push(part);
-      this.emit({ ...this.where(this.message, outputIndex), type: 'response.content_part.added', part: { ...part } });
+      this.emit({
+        type: 'response.content_part.added',
+        item_id: this.message.id,
+        output_index: outputIndex,
+        content_index: 0,
+        part: { ...part },
+      });
     }
     this.message.content[0]!.text += delta;
+    if (!this.emitter) return;
     this.emit({
-      ...this.where(this.message, this.output.length - 1),
       type: 'response.output_text.delta',
+      item_id: this.message.id,
+      output_index: this.output.length - 1,
+      content_index: 0,
       delta,
       logprobs: [],
     });
-  }
-
-  private where(item: OutputItem, outputIndex: number) {
-    return { item_id: item.id, output_index: outputIndex, content_index: 0 };
   }
 
   private toolCall(fragment: { index: number; id?: string; name?: string; arguments: string }): void {
@@ -157,10 +173,24 @@ export class ResponseAssembler implements CompletionSink {
     this.message = null;
     message.status = status;
     const outputIndex = this.output.indexOf(message);
+    if (!this.emitter) return;
     const part = message.content[0]!;
-    const where = this.where(message, outputIndex);
-    this.emit({ ...where, type: 'response.output_text.done', text: part.text, logprobs: [] });
-    this.emit({ ...where, type: 'response.content_part.done', part: { ...part } });
+    const { id } = message;
+    this.emit({
+      type: 'response.output_text.done',
+      item_id: id,
+      output_index: outputIndex,
+      content_index: 0,
+      text: part.text,
+      logprobs: [],
+    });
+    this.emit({
+      type: 'response.content_part.done',
+      item_id: id,
+      output_index: outputIndex,
+      content_index: 0,
+      part: { ...part },
+    });
     this.emit({ type: 'response.output_item.done', output_index: outputIndex, item: copyItem(message) });
   }
 
@@ -177,12 +207,13 @@ export class ResponseAssembler implements CompletionSink {
       name: call.name,
       arguments: call.arguments,
     });
-    this.emit({ type: 'response.output_item.done', output_index: outputIndex, item: copyItem(call) });
+    if (this.emitter) this.emit({ type: 'response.output_item.done', output_index: outputIndex, item: copyItem(call) });
   }
 
-  /** A whole answer at once (a run that was not streamed): the same items a stream would have built. */
+  /** A whole answer at once (a run that was not streamed): the same items a stream would have built; once. */
   replay(answer: { text: string; toolCalls: readonly ToolCallResult[] } | undefined): void {
-    if (!answer) return;
+    if (!answer || this.replayed) return;
+    this.replayed = true;
     if (answer.text) this.text(answer.text);
     answer.toolCalls.forEach((call, index) =>
       this.toolCall({ index, id: call.id, name: call.name, arguments: call.arguments }),
@@ -198,6 +229,7 @@ export class ResponseAssembler implements CompletionSink {
   /**
    * The final event, carrying the finished response (and, in it, the price), numbered but not yet
    * sent: the caller stores the response first, so a client that saw the end can read it back.
+   * Asked again (a store transaction re-run), it keeps its number.
    */
   finalEvent(response: ResponseObject): ResponseStreamEvent | null {
     if (!this.emitter || !this.opened) return null;
@@ -207,11 +239,14 @@ export class ResponseAssembler implements CompletionSink {
         : response.status === 'incomplete' || response.status === 'cancelled'
           ? 'response.incomplete'
           : 'response.completed';
-    return { type, response, sequence_number: this.nextSeq++ };
+    this.finalSeq ??= this.nextSeq++;
+    return { type, response, sequence_number: this.finalSeq };
   }
 
-  /** Sends an event {@link finalEvent} numbered. */
-  deliver(event: ResponseStreamEvent | null): void {
-    if (event) this.emitter!.emit(event);
+  /** Sends an event {@link finalEvent} numbered (with its response's JSON text, when it was made). */
+  deliver(event: ResponseStreamEvent | null, responseJson: string | null = null): void {
+    if (!event) return;
+    if (responseJson === null) this.emitter!.emit(event);
+    else this.emitter!.emit(event, responseJson);
   }
 }

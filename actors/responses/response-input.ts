@@ -1,6 +1,5 @@
 import type { ChatMessage, ContentPart } from '../../protocols/chat.js';
 import type { InputContentPart, InputItem, OutputItem, StoredInputItem } from '../../protocols/responses.js';
-import { randomBase62 } from '../../runtime/ids.js';
 
 // A response's input as the chat machinery reads it: items become chat messages, function calls
 // and their outputs become assistant tool calls and tool messages, as OpenAI's own mapping does.
@@ -90,15 +89,23 @@ const ITEM_PREFIX: Record<string, string> = {
   file_search_call: 'fs',
 };
 
-/** The request's input items as GET …/input_items lists them: each with an id (the client's, or a new one). */
-export function storedInputItems(input: string | readonly InputItem[] | undefined): StoredInputItem[] {
+/**
+ * The request's input items as GET …/input_items lists them: each with an id, the client's or one
+ * made from the response's id and the item's place (`msg_<response>_<n>`): unique, the same in every
+ * record of the response (a background one is stored queued, then finished), and no random draw.
+ */
+export function storedInputItems(
+  input: string | readonly InputItem[] | undefined,
+  responseId: string,
+): StoredInputItem[] {
+  const own = responseId.slice(responseId.indexOf('_') + 1);
   if (input === undefined) return [];
   const items: readonly InputItem[] =
     typeof input === 'string'
       ? [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: input }] }]
       : input;
-  return items.map((item) => {
+  return items.map((item, index) => {
     const type = item.type ?? 'message';
-    return { ...item, type, id: item.id ?? `${ITEM_PREFIX[type]}_${randomBase62(24)}` };
+    return { ...item, type, id: item.id ?? `${ITEM_PREFIX[type]}_${own}_${index}` };
   });
 }

@@ -7,8 +7,8 @@ import { costBlock } from '../../protocols/pricing.js';
 import type { ResponseCreateRequest, ResponseObject, ResponseStreamEvent } from '../../protocols/responses.js';
 import { fieldError } from '../../protocols/validation.js';
 import type { Clock } from '../../runtime/clock.js';
-import { randomBase62 } from '../../runtime/ids.js';
-import type { ChatResult, ChatService } from '../chat/chat-service.js';
+import { timeOrderedId } from '../../runtime/ids.js';
+import type { ChatCall, ChatResult, ChatService } from '../chat/chat-service.js';
 import { ResponseAssembler, type ResponseEmitter } from './response-assembler.js';
 import { chatRequestOf } from './response-chat-request.js';
 import { fileSearchQuery, runFileSearch, type SearchFiles } from './response-file-search.js';
@@ -31,13 +31,26 @@ export interface ResponseCall {
 export interface ResponseResult {
   response: ResponseObject;
   priceMicros: number;
+  /** The response as JSON text when it was encoded already (to be stored), so the answer reuses it. */
+  json: string | null;
 }
 
 /** How a run that is not a plain request starts: its head already chosen, its charge settled by reference. */
 export interface CreateOptions {
   head?: ResponseHead;
   settleRef?: string;
+  /** Which run of a background response this is (0 first; a restart runs it again): see {@link RUN_SEQUENCE_SPAN}. */
+  run?: number;
 }
+
+/**
+ * How far apart the event numbers of a background response's runs start: run `n` (from 0, counted
+ * durably before it emits anything) numbers its events from `n × RUN_SEQUENCE_SPAN`. A run that
+ * restarts after a crash starts over (new items, a new `response.created`), and every number it uses
+ * is above any a client saw from an earlier run, so `starting_after=N` from before the crash resumes
+ * with the whole new run, in order, and nothing else. A run emits far fewer events than this.
+ */
+export const RUN_SEQUENCE_SPAN = 1_000_000;
 
 /** What the Responses feature runs on: chat completions, the stored responses, the file search. */
 export interface ResponseServiceOptions {
@@ -51,9 +64,10 @@ export interface ResponseServiceOptions {
 class RecordingEmitter implements ResponseEmitter {
   readonly events: ResponseStreamEvent[] = [];
   constructor(private readonly inner: ResponseEmitter) {}
-  emit(event: ResponseStreamEvent): void {
+  emit(event: ResponseStreamEvent, responseJson?: string): void {
     this.events.push(event);
-    this.inner.emit(event);
+    if (responseJson === undefined) this.inner.emit(event);
+    else this.inner.emit(event, responseJson);
   }
   ready(): Promise<void> | null {
     return this.inner.ready();
@@ -87,7 +101,7 @@ export class ResponseService {
     // Only a background response's events are kept (resumable, as on OpenAI): a foreground stream's
     // would cost every streamed request a copy and a larger write for a replay nobody can ask for.
     const recorder = emitter && request.background ? new RecordingEmitter(emitter) : null;
-    const assembler = new ResponseAssembler(head, recorder ?? emitter);
+    const assembler = new ResponseAssembler(head, recorder ?? emitter, (options.run ?? 0) * RUN_SEQUENCE_SPAN);
     const query = fileSearchQuery(request, turn);
     if (query !== null) {
       const { item, note } = await runFileSearch(this.options.search, accountId, request, query);
@@ -95,7 +109,7 @@ export class ResponseService {
       turn.splice(turn.length - 1, 0, note);
     }
     const instructions: ChatMessage[] = request.instructions ? [{ role: 'system', content: request.instructions }] : [];
-    const chatCall = {
+    const chatCall: ChatCall = {
       accountId,
       tokenId: call.tokenId,
       requestId: call.requestId,
@@ -107,10 +121,26 @@ export class ResponseService {
     const stored = (response: ResponseObject, last: ResponseStreamEvent | null): StoredResponse => ({
       accountId,
       response,
-      inputItems: storedInputItems(request.input),
+      inputItems: storedInputItems(request.input, head.id),
       turn,
       events: recorder ? [...recorder.events, ...(last ? [last] : [])] : null,
+      ...(options.run !== undefined && { runs: options.run + 1 }),
     });
+    // The end of a settled run: the answer's items (a non-streamed one replayed once), the finished
+    // response and its final event. With `store`, built inside the charge's transaction so the
+    // stored response commits with the charge: one durable commit per request, not two.
+    // The response is encoded once: the stored record holds the JSON text the answer sends.
+    const ending: { response?: ResponseObject; last?: ResponseStreamEvent | null; json?: string | null } = {};
+    const end = (result: ChatResult, inTransaction: boolean) => {
+      if (!emitter) assembler.replay(result.outcome.choices[0]);
+      const response = this.finished(head, assembler, result);
+      const last = assembler.finalEvent(response);
+      const json = inTransaction ? JSON.stringify(response) : null;
+      Object.assign(ending, { response, last, json });
+      if (json !== null) store.saveInTransaction(stored(response, last), json);
+      return { response, last, json };
+    };
+    if (request.store) chatCall.persist = (result: ChatResult) => void end(result, true);
     let result: ChatResult;
     try {
       result = emitter
@@ -129,21 +159,23 @@ export class ResponseService {
       const last = assembler.finalEvent(failed);
       if (request.store) await store.save(stored(failed, last));
       assembler.deliver(last);
-      return { response: failed, priceMicros: 0 };
+      return { response: failed, priceMicros: 0, json: null };
     }
-    if (!emitter) assembler.replay(result.outcome.choices[0]);
-    const response = this.finished(head, assembler, result);
-    const last = assembler.finalEvent(response);
-    if (request.store) await store.save(stored(response, last));
-    assembler.deliver(last);
-    return { response, priceMicros: result.outcome.priceMicros };
+    const committed = typeof ending.json === 'string';
+    const { response, last, json } = committed ? (ending as Required<typeof ending>) : end(result, false);
+    // A settle that committed nothing with the charge (none is made for some runs): stored now, still before the answer.
+    if (request.store && !committed) await store.save(stored(response, last));
+    assembler.deliver(last, json);
+    return { response, priceMicros: result.outcome.priceMicros, json };
   }
 
   /** A new response's id, creation time and model. */
   head(call: Pick<ResponseCall, 'model' | 'request'>): ResponseHead {
+    const now = this.options.clock.now();
     return {
-      id: `resp_${randomBase62(32)}`,
-      createdAt: Math.floor(this.options.clock.now() / 1000),
+      // Time-ordered (as OpenAI's are): the stored responses table grows at its end.
+      id: timeOrderedId('resp', now),
+      createdAt: Math.floor(now / 1000),
       model: call.model.id,
       request: call.request,
     };

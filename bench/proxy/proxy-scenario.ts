@@ -18,6 +18,8 @@ export interface ProxySettings {
   timeoutMs: number;
   /** Connections of the throughput rows (the latency rows use one). */
   connections: number;
+  /** Interleaved rounds of the wire formats beside chat (at least {@link MIN_WIRE_ROUNDS}). */
+  rounds?: number;
   onProgress?: (label: string, progress: LoadProgress) => void;
 }
 
@@ -38,6 +40,8 @@ export interface ProxyCase {
 /** Another wire format over the same completion, measured non-streaming beside chat in the same run. */
 export interface WireFormatCase {
   route: string;
+  /** Non-streaming, or streamed (chat and Responses only). */
+  mode: 'json' | 'sse';
   /** The round with the median throughput. */
   gateway: TargetResult;
   /** Median over the rounds. */
@@ -46,8 +50,8 @@ export interface WireFormatCase {
   rounds: number[];
 }
 
-/** Interleaved rounds of chat and the other wire formats. */
-const WIRE_ROUNDS = 3;
+/** The fewest interleaved rounds of chat and the other wire formats (`--rounds` asks for more). */
+const MIN_WIRE_ROUNDS = 3;
 
 function medianOf(values: number[]): number | null {
   if (values.length === 0) return null;
@@ -62,6 +66,8 @@ export interface ProxyReport {
   cases: ProxyCase[];
   /** `/v1/responses` and `/v1/messages` through the same gateway and upstream, interleaved with chat. */
   wireFormats?: WireFormatCase[];
+  /** How many interleaved rounds the wire-format rows are medians of. */
+  wireRounds?: number;
 }
 
 /** The wire formats measured beside chat: the same prompt and cap in each format's own request. */
@@ -161,6 +167,7 @@ export async function runProxyScenario(settings: ProxySettings): Promise<ProxyRe
   });
   const cases: ProxyCase[] = [];
   const wireFormats: WireFormatCase[] = [];
+  const wireRounds = Math.max(MIN_WIRE_ROUNDS, settings.rounds ?? 0);
   try {
     for (const [wire, mode, connections] of [
       ['chat', 'json', settings.connections],
@@ -202,22 +209,26 @@ export async function runProxyScenario(settings: ProxySettings): Promise<ProxyRe
         direct: straight,
         gatewayCpuMsPerRequest: cpuPerRequest(through),
       });
-      // The other wire formats right after chat's non-streaming row, interleaved with chat again for
-      // WIRE_ROUNDS rounds (a shared machine drifts between rows): medians of the same gateway and load.
-      if (wire === 'chat' && mode === 'json' && connections === settings.connections) {
+      // The other wire formats right after chat's row of the same mode, interleaved with chat again
+      // for `rounds` rounds (a shared machine drifts between rows): medians of the same gateway and load.
+      if (wire === 'chat' && connections === settings.connections) {
         const sampled = gateway.sample === 'self' ? null : gateway.sample;
+        const entries =
+          mode === 'json'
+            ? [undefined, ...WIRE_FORMATS].map((format) => ({ wire: 'chat' as const, format }))
+            : (['chat', 'responses'] as const).map((sseWire) => ({ wire: sseWire, format: undefined }));
         const rounds = new Map<string, TargetResult[]>();
-        for (let round = 0; round < WIRE_ROUNDS; round++)
-          for (const format of [undefined, ...WIRE_FORMATS]) {
-            const route = format?.route ?? '/v1/chat/completions';
-            const label = `svc gateway ${route} (json, ${connections} conn., round ${round + 1})`;
-            const row = await measure(gateway, label, 'ours', 'chat', 'json', connections, settings, sampled, format);
+        for (let round = 0; round < wireRounds; round++)
+          for (const { wire: rowWire, format } of entries) {
+            const route = format?.route ?? PATHS[rowWire];
+            const label = `svc gateway ${route} (${mode}, ${connections} conn., round ${round + 1})`;
+            const row = await measure(gateway, label, 'ours', rowWire, mode, connections, settings, sampled, format);
             rounds.set(route, [...(rounds.get(route) ?? []), row]);
           }
         for (const [route, rows] of rounds) {
           const cpus = rows.map(cpuPerRequest).filter((cpu): cpu is number => cpu !== null);
           const median = [...rows].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond)[rows.length >> 1]!;
-          wireFormats.push({ route, gateway: median, gatewayCpuMsPerRequest: medianOf(cpus), rounds: cpus });
+          wireFormats.push({ route, mode, gateway: median, gatewayCpuMsPerRequest: medianOf(cpus), rounds: cpus });
         }
       }
     }
@@ -234,6 +245,7 @@ export async function runProxyScenario(settings: ProxySettings): Promise<ProxyRe
     },
     cases,
     wireFormats,
+    wireRounds,
   };
 }
 
@@ -257,6 +269,8 @@ export function formatProxy(report: ProxyReport): string {
     chat?.gatewayCpuMsPerRequest && responses?.gatewayCpuMsPerRequest
       ? (responses.gatewayCpuMsPerRequest / chat.gatewayCpuMsPerRequest - 1) * 100
       : null;
+  const interleaved = (mode: 'json' | 'sse') =>
+    wireRatio(report, mode) === null ? ', single rows' : `, medians of ${report.wireRounds} interleaved rounds`;
   const check = (label: string, value: number | null | undefined, target: number, unit: string) =>
     `| ${label} | ${value === null || value === undefined ? '–' : `${fmt(value, 3)} ${unit}`} | ≤ ${target} ${unit} (${value !== null && value !== undefined && value <= target ? 'met' : 'missed'}) |`;
   return [
@@ -299,14 +313,14 @@ export function formatProxy(report: ProxyReport): string {
       'ms',
     ),
     check(
-      `Responses API CPU per request over chat, JSON (${report.settings.connections} conn.)`,
-      ratio(json50, pick('json', report.settings.connections, 'responses')),
+      `Responses API CPU per request over chat, JSON (${report.settings.connections} conn.${interleaved('json')})`,
+      wireRatio(report, 'json') ?? ratio(json50, pick('json', report.settings.connections, 'responses')),
       10,
       '%',
     ),
     check(
-      `Responses API CPU per stream over chat, SSE (${report.settings.connections} conn.)`,
-      ratio(sse50, pick('sse', report.settings.connections, 'responses')),
+      `Responses API CPU per stream over chat, SSE (${report.settings.connections} conn.${interleaved('sse')})`,
+      wireRatio(report, 'sse') ?? ratio(sse50, pick('sse', report.settings.connections, 'responses')),
       10,
       '%',
     ),
@@ -315,13 +329,27 @@ export function formatProxy(report: ProxyReport): string {
   ].join('\n');
 }
 
+/** `/v1/responses` CPU per request over chat's in the interleaved rounds of `mode`, in %; null without them. */
+function wireRatio(report: ProxyReport, mode: 'json' | 'sse'): number | null {
+  const cpu = (route: string) =>
+    report.wireFormats?.find((w) => w.route === route && w.mode === mode)?.gatewayCpuMsPerRequest ?? null;
+  const chat = cpu('/v1/chat/completions');
+  const responses = cpu('/v1/responses');
+  return chat && responses !== null ? (responses / chat - 1) * 100 : null;
+}
+
 /** Each other wire format's CPU per request beside chat's (same run): at most 10 % more. */
 function wireFormatRows(report: ProxyReport): string[] {
-  const formats = report.wireFormats ?? [];
+  return (['json', 'sse'] as const).flatMap((mode) => wireFormatTable(report, mode));
+}
+
+function wireFormatTable(report: ProxyReport, mode: 'json' | 'sse'): string[] {
+  const formats = (report.wireFormats ?? []).filter((w) => w.mode === mode);
   const chatCpu = formats.find((w) => w.route === '/v1/chat/completions')?.gatewayCpuMsPerRequest ?? null;
   if (formats.length === 0) return [];
+  const rounds = report.wireRounds ?? MIN_WIRE_ROUNDS;
   return [
-    `| wire format (non-streaming, ${report.settings.connections} conn., median of ${WIRE_ROUNDS} interleaved rounds) | gateway req/s | gateway CPU ms / request (each round) | ÷ chat completions | target |`,
+    `| wire format (${mode === 'json' ? 'non-streaming' : 'streaming'}, ${report.settings.connections} conn., median of ${rounds} interleaved rounds) | gateway req/s | gateway CPU ms / request (each round) | ÷ chat completions | target |`,
     '|---|---|---|---|---|',
     ...formats.map((w) => {
       const ratio = w.gatewayCpuMsPerRequest !== null && chatCpu ? w.gatewayCpuMsPerRequest / chatCpu : null;

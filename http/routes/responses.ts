@@ -14,16 +14,18 @@ import {
   RetrieveQuerySchema,
   type ResponseStreamEvent,
 } from '../../protocols/responses.js';
-import { sseNamed } from '../../protocols/sse.js';
+import { sseNamed, sseResponseEvent } from '../../protocols/sse.js';
 import { fieldError } from '../../protocols/validation.js';
 import type { AppDeps } from '../app-deps.js';
-import { accountOf, json, type RequestContext, type RouteDef } from '../route.js';
+import { accountOf, encodedJson, json, type RequestContext, type RouteDef } from '../route.js';
 import { SseWriter } from '../sse-writer.js';
 
 /** Writes response events as named SSE events; the stream opens with the first one. */
 class SseResponseEmitter implements ResponseEmitter {
   private opened = false;
   private lastSeq = -1;
+  /** The last response object encoded, and its JSON text. */
+  private encoded: { response: object; json: string } | null = null;
 
   constructor(
     private readonly writer: SseWriter,
@@ -34,14 +36,24 @@ class SseResponseEmitter implements ResponseEmitter {
     return this.opened;
   }
 
-  emit(event: ResponseStreamEvent): void {
+  emit(event: ResponseStreamEvent, responseJson?: string): void {
     if (!this.opened) {
       this.opened = true;
       const id = this.responseId ?? ('response' in event ? event.response.id : null);
       this.writer.open(id ? { 'x-response-id': id } : {});
     }
     this.lastSeq = event.sequence_number;
-    this.writer.push(sseNamed(event.type, event));
+    if (!('response' in event)) {
+      this.writer.push(sseNamed(event.type, event));
+      return;
+    }
+    // `response.created` and `.in_progress` carry the same object: encoded once for both.
+    let json = responseJson;
+    if (json === undefined) {
+      json = event.response === this.encoded?.response ? this.encoded.json : JSON.stringify(event.response);
+      this.encoded = { response: event.response, json };
+    }
+    this.writer.push(sseResponseEvent(event.type, json, event.sequence_number));
   }
 
   /** The `error` event that ends a stream a failure interrupted outside the run (the run itself ends with `response.failed`). */
@@ -143,8 +155,8 @@ export function responseRoutes({ responses, backgroundResponses }: AppDeps): Rou
           return follow(ctx, queued.id, -1);
         }
         if (call.request.stream) return stream(ctx, call);
-        const { response, priceMicros } = await responses.create(call, null);
-        return json(response, 200, { 'x-svc-price-usd': microsToUsd(priceMicros).toFixed(6) });
+        const { response, priceMicros, json: encoded } = await responses.create(call, null);
+        return encodedJson(response, encoded, { 'x-svc-price-usd': microsToUsd(priceMicros).toFixed(6) });
       },
     },
     {
