@@ -4,6 +4,7 @@
 import * as assert from 'uvu/assert';
 import type { ProcessedEvent } from '../actors/payments/payment-repo.js';
 import { SimulatedClock } from '../runtime/clock.js';
+import type { Logger } from '../runtime/logger.js';
 import { StripeDouble } from './doubles/stripe-double.js';
 import { startServer, type TestAccount, type TestServer } from './harness.js';
 
@@ -36,12 +37,19 @@ export async function startPayments(): Promise<PaymentsFixture> {
   const stripe = await StripeDouble.start(() => clock.now());
   const server = await startServer(stripe.env(), { clock });
   const errors: LoggedError[] = [];
-  const logger = server.app.deps.logger;
-  const logError = logger.error.bind(logger);
-  logger.error = (msg, fields = {}) => {
-    errors.push({ msg, fields });
-    logError(msg, fields);
+  // Error lines are kept from the server's logger and from every request's logger made from it
+  // (webhooks log through the request's, which stamps its request id).
+  const capture = (logger: Logger): Logger => {
+    const logError = logger.error.bind(logger);
+    logger.error = (msg, fields = {}) => {
+      errors.push({ msg, fields });
+      logError(msg, fields);
+    };
+    return logger;
   };
+  const logger = capture(server.app.deps.logger);
+  const forRequest = logger.forRequest.bind(logger);
+  logger.forRequest = (scope) => capture(forRequest(scope));
   const events = server.app.deps.store.table<ProcessedEvent>('payment_events');
   let payers = 0;
   return {
