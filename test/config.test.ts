@@ -6,6 +6,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createUwsApp } from '../http/uws-app.js';
 import { ConfigError, loadConfig } from '../runtime/config.js';
+import { selfSignedCertificate } from './doubles/tls-proxy.js';
 
 const test = suite('config: defaults serve, bad values name the variable');
 
@@ -14,31 +15,9 @@ const tls = { cert: '', key: '', otherKey: '', garbage: '' };
 
 test.before(() => {
   tlsDir = mkdtempSync(join(tmpdir(), 'svc-config-tls-'));
-  tls.cert = join(tlsDir, 'cert.pem');
-  tls.key = join(tlsDir, 'key.pem');
+  ({ certFile: tls.cert, keyFile: tls.key } = selfSignedCertificate(tlsDir));
   tls.otherKey = join(tlsDir, 'other-key.pem');
   tls.garbage = join(tlsDir, 'garbage.pem');
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=localhost',
-      '-keyout',
-      tls.key,
-      '-out',
-      tls.cert,
-    ],
-    { stdio: 'pipe' },
-  );
   execFileSync(
     'openssl',
     ['genpkey', '-algorithm', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-out', tls.otherKey],
