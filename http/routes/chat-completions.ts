@@ -26,9 +26,9 @@ import {
   StreamErrorEventSchema,
   completionObject,
 } from '../../protocols/chat-response.js';
-import { ApiError } from '../../protocols/errors.js';
 import { microsToUsd } from '../../protocols/money.js';
 import type { AppDeps } from '../app-deps.js';
+import { relayStream } from '../chat/relay-stream.js';
 import { StreamRelay } from '../chat/stream-relay.js';
 import { accountOf, json, type RequestContext, type RouteDef } from '../route.js';
 import { SseWriter } from '../sse-writer.js';
@@ -107,21 +107,15 @@ export function chatCompletionRoutes({ completions }: AppDeps): RouteDef[] {
   /** Streams a completion as SSE; a failure after the stream opened ends it with an error event. */
   const stream = async (ctx: RequestContext, call: ChatCall): Promise<undefined> => {
     const options = call.request.stream_options;
-    const sink: { relay?: StreamRelay } = {};
     const open = (head: ChatResult['head']) =>
-      (sink.relay = new StreamRelay(new SseWriter(ctx.ex), head, {
+      new StreamRelay(new SseWriter(ctx.ex), head, {
         n: call.request.n,
         progress: options?.include_progress_text === true,
         includeUsage: options?.include_usage === true,
-      }));
-    try {
-      const result = await completions.stream(call, open);
-      sink.relay!.finish(result.outcome, svcOfResult(result));
-    } catch (err) {
-      if (!(err instanceof ApiError) || !sink.relay?.isOpen) throw err;
-      sink.relay.fail(err, ctx.ex.requestId);
-    }
-    return undefined;
+      });
+    return relayStream(completions, call, ctx.ex.requestId, open, (relay, result) =>
+      relay.finish(result.outcome, svcOfResult(result)),
+    );
   };
 
   return [

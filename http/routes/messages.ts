@@ -15,6 +15,7 @@ import { microsToUsd } from '../../protocols/money.js';
 import { requireModel } from '../../protocols/models.js';
 import { countPromptTokens } from '../../protocols/tokens.js';
 import type { AppDeps } from '../app-deps.js';
+import { relayStream } from '../chat/relay-stream.js';
 import { MessagesRelay } from '../messages/messages-relay.js';
 import { accountOf, json, type RequestContext, type RouteDef, type RouteDialect } from '../route.js';
 import { SseWriter } from '../sse-writer.js';
@@ -57,21 +58,13 @@ export function messagesRoutes({ completions }: AppDeps): RouteDef[] {
 
   /** Streams the message as Anthropic's events; a failure after the stream opened is an `error` event. */
   const stream = async (ctx: RequestContext, call: ChatCall): Promise<undefined> => {
-    const sink: { relay?: MessagesRelay } = {};
     const open = (head: ChatResult['head']) =>
-      (sink.relay = new MessagesRelay(new SseWriter(ctx.ex), head, {
+      new MessagesRelay(new SseWriter(ctx.ex), head, {
         messageId: messageIdOf(head.id),
         requestId: ctx.ex.requestId,
         promptTokens: () => countPromptTokens(call.request.messages),
-      }));
-    try {
-      const result = await completions.stream(call, open);
-      sink.relay!.finish(result);
-    } catch (err) {
-      if (!(err instanceof ApiError) || !sink.relay?.isOpen) throw err;
-      sink.relay.fail(err, ctx.ex.requestId);
-    }
-    return undefined;
+      });
+    return relayStream(completions, call, ctx.ex.requestId, open, (relay, result) => relay.finish(result));
   };
 
   return [
