@@ -1,7 +1,7 @@
 import ExcelJS from 'exceljs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { SessionContext } from '../actors/sessions/session-machine.js';
+import type { SessionContext } from '../actors/sessions/session-types.js';
 import { stateOf, type SessionSnapshot } from '../actors/sessions/session-record.js';
 import { buildWorkbook, type Workbook, type WorkbookSheet } from '../actors/sessions/session-workbook.js';
 import { csvField, sheetToCsv } from '../http/views/workbook-csv.js';

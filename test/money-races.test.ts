@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { LIVE_SESSION_STATES } from '../actors/sessions/session-machine.js';
+import { LIVE_SESSION_STATES } from '../actors/sessions/session-states.js';
 import { stateOf, type SessionSnapshot } from '../http/views/session-view.js';
 import { AccountServices } from '../actors/accounts/account-services.js';
 import { SimulatedClock } from '../runtime/clock.js';

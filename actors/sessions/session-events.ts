@@ -1,6 +1,6 @@
 import type { TokenUsage } from '../../protocols/pricing.js';
 import type { LogEvent } from '../../runtime/host/actor-log.js';
-import type { SessionQuote } from './session-machine.js';
+import type { SessionQuote } from './session-types.js';
 
 /** The ways a session's run ends; each is also the state it ends in and the event that says so. */
 export type SessionEnding = 'completed' | 'cancelled' | 'failed' | 'expired';

@@ -1,168 +1,18 @@
 import { assign, emit, fromPromise, setup } from 'xstate';
 import type { ChatMessage } from '../../protocols/chat.js';
-import type { TokenUsage } from '../../protocols/pricing.js';
-import type { ChatPlan, PassName } from '../chat/chat-plan.js';
-import { CHECK_MAX_TOKENS, PLAN_MAX_TOKENS } from '../chat/chat-plan.js';
-import type { PassChoiceResult } from '../chat/completion.js';
-import { passMessages, type LiveInput } from '../chat/completion-passes.js';
+import type { LiveInput } from '../chat/completion-passes.js';
 import { effectError, effectOutput } from '../effect-results.js';
 import type { SessionDomainEvent } from './session-events.js';
-
-/** The quote a session parks with (same figures as /v1/estimate), money in micro-USD. */
-export interface SessionQuote {
-  minMicros: number;
-  holdMicros: number;
-  minSeconds: number;
-  maxSeconds: number;
-}
-
-/** A clarifying question the run is waiting on. */
-export interface PendingQuestion {
-  id: string;
-  text: string;
-}
-
-/** One step of the run, for the workbook's Turns sheet. */
-export interface SessionTurn {
-  phase: PassName | 'clarification';
-  at: number;
-  promptTokens: number;
-  completionTokens: number;
-  summary: string;
-}
-
-/** Everything a session needs to start; all of it is plain data, persisted with the snapshot. */
-export interface SessionInput {
-  id: string;
-  /** Processed tokens spent resolving content parts before the run (0 while approval defers it). */
-  preprocessed: TokenUsage;
-  accountId: string;
-  tokenId: string | null;
-  completionId: string;
-  model: string;
-  conversation: ChatMessage[];
-  /** The request's backend settings (plain JSON), handed to every step. */
-  settings: Record<string, unknown>;
-  plan: ChatPlan;
-  quote: SessionQuote;
-  requireApproval: boolean;
-  at: number;
-  approvalTtlMs: number;
-  idleTtlMs: number;
-}
-
-/** A session's state between events. */
-export interface SessionContext extends SessionInput {
-  planText: string;
-  answer: PassChoiceResult | null;
-  usage: TokenUsage;
-  liveInputs: LiveInput[];
-  question: PendingQuestion | null;
-  /** Messages added by clarifications: the assistant's question and the user's answer. */
-  clarifications: ChatMessage[];
-  turns: SessionTurn[];
-  deadlines: { approval?: number | null; idle?: number | null };
-  outcome: 'completed' | 'cancelled' | 'failed' | 'expired' | null;
-  cancelReason: string | null;
-  error: string | null;
-  priceMicros: number | null;
-  updatedAt: number;
-}
-
-/** Input of the runtime's `runStep` actor: one backend call, plain data so it can restart after a crash. */
-export interface RunStepInput {
-  sessionId: string;
-  pass: PassName;
-  messages: ChatMessage[];
-  maxTokens: number;
-  settings: Record<string, unknown>;
-  /** Offer the ask_user tool (the drafting step may ask a clarifying question). */
-  mayAsk: boolean;
-}
-
-/** Input of the runtime's `settleCharge` actor: idempotent by session id. */
-export interface SettleInput {
-  sessionId: string;
-  accountId: string;
-  tokenId: string | null;
-  model: string;
-  outcome: 'completed' | 'cancelled' | 'failed' | 'expired';
-  usage: TokenUsage;
-  capMicros: number;
-}
-
-/** Events clients (through the routes) and the host's timers send to a session. */
-export type SessionEvent =
-  | { type: 'APPROVE'; at: number; conversation: ChatMessage[]; preprocessed: TokenUsage }
-  | { type: 'LIVE_INPUT'; content: unknown; questionId: string | null; source: string; modality: string; at: number }
-  | { type: 'CANCEL'; reason: string | null; at: number }
-  | { type: 'ACKNOWLEDGE'; at: number }
-  | { type: 'TIMER'; name: string };
-
-const ASK_USER = 'ask_user';
-
-function stepMessages(context: SessionContext, pass: PassName): ChatMessage[] {
-  return passMessages({
-    pass,
-    conversation: [...context.conversation, ...context.clarifications],
-    liveInputs: context.liveInputs.filter((input) => input.questionId === null || input.usedIn !== null),
-    planText: context.planText,
-    answerText: context.answer?.text ?? '',
-  });
-}
-
-function stepInput(context: SessionContext, pass: PassName): RunStepInput {
-  return {
-    sessionId: context.id,
-    pass,
-    messages: stepMessages(context, pass),
-    maxTokens:
-      pass === 'plan'
-        ? PLAN_MAX_TOKENS
-        : pass === 'check' || pass === 'judge'
-          ? CHECK_MAX_TOKENS
-          : context.plan.maxTokens,
-    settings: context.settings,
-    mayAsk: pass === 'draft',
-  };
-}
-
-function askedQuestion(result: PassChoiceResult): PendingQuestion | null {
-  const call = result.toolCalls.find((c) => c.name === ASK_USER);
-  if (!call) return null;
-  let text = call.arguments;
-  try {
-    const parsed = JSON.parse(call.arguments) as { question?: unknown };
-    if (typeof parsed.question === 'string') text = parsed.question;
-  } catch {
-    // not JSON: the raw arguments are the question
-  }
-  return { id: call.id || `q_${call.arguments.length}`, text };
-}
-
-const add = (a: TokenUsage, b: TokenUsage): TokenUsage => ({
-  promptTokens: a.promptTokens + b.promptTokens,
-  completionTokens: a.completionTokens + b.completionTokens,
-});
-
-/** A finished step: its result, stamped by the runtime with when it finished. */
-export type StepResult = PassChoiceResult & { at?: number };
-
-function stepUpdate(context: SessionContext, result: StepResult, pass: PassName): Partial<SessionContext> {
-  const turn: SessionTurn = {
-    phase: pass,
-    at: result.at ?? context.updatedAt,
-    ...result.usage,
-    summary: result.text.slice(0, 200),
-  };
-  return {
-    usage: add(context.usage, result.usage),
-    turns: [...context.turns, turn],
-    ...(pass === 'plan' && { planText: result.text }),
-    ...(pass === 'draft' && { answer: result }),
-    liveInputs: context.liveInputs.map((input) => (input.usedIn ? input : { ...input, usedIn: pass })),
-  };
-}
+import { add, ASK_USER, askedQuestion, stepInput, stepUpdate } from './session-steps.js';
+import type {
+  RunStepInput,
+  SessionContext,
+  SessionEvent,
+  SessionInput,
+  SessionTurn,
+  SettleInput,
+  StepResult,
+} from './session-types.js';
 
 /**
  * A chat session: an asynchronous run with optional cost approval and clarifying questions.
@@ -457,21 +307,3 @@ export const sessionMachine = setup({
     expired: { type: 'final' },
   },
 });
-
-/** States in which a session holds no money and runs no step: it waits only for the client (and a deadline). */
-const PARKING_STATES: readonly string[] = ['awaiting_approval', 'completed'];
-
-/**
- * Whether a persisted session may wait parked in the store, out of memory: awaiting approval (for
- * the client or its approval deadline) or completed (for the client's acknowledgement, which may
- * never come).
- */
-export function sessionParks(persisted: unknown): boolean {
-  const value = (persisted as { value?: unknown } | null)?.value;
-  const top =
-    typeof value === 'string' ? value : value && typeof value === 'object' ? Object.keys(value)[0] : undefined;
-  return top !== undefined && PARKING_STATES.includes(top);
-}
-
-/** Top-level states in which a session is still working, waiting, or settling its charge. */
-export const LIVE_SESSION_STATES: readonly string[] = ['awaiting_approval', 'running', 'awaiting_user', 'settling'];

@@ -1,5 +1,5 @@
 import type { ActorRecord } from '../../runtime/host/actor-host.js';
-import type { SessionContext } from './session-machine.js';
+import type { SessionContext } from './session-types.js';
 
 /** A session's persisted snapshot, as far as readers need it. */
 export interface SessionSnapshot {

@@ -1,12 +1,7 @@
 import { fromPromise } from 'xstate';
-import {
-  sessionMachine,
-  sessionParks,
-  type RunStepInput,
-  type SessionContext,
-  type SettleInput,
-  type StepResult,
-} from './session-machine.js';
+import { sessionMachine } from './session-machine.js';
+import { sessionParks } from './session-states.js';
+import type { RunStepInput, SessionContext, SettleInput, StepResult } from './session-types.js';
 import type { ChatBackend, ChatBackendRequest, ToolDefinition } from '../../backends/chat-backend.js';
 import { chatPriceMicros } from '../../protocols/pricing.js';
 import type { Billing } from '../billing/billing.js';

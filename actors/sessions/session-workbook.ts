@@ -1,4 +1,4 @@
-import type { SessionContext } from './session-machine.js';
+import type { SessionContext } from './session-types.js';
 import { WORKBOOK_SHEET_NAMES } from '../../protocols/chat-session.js';
 import { microsToUsd } from '../../protocols/money.js';
 import {

@@ -1,7 +1,9 @@
 // Parked chat sessions for the rehydration figure: the real session machine, spawned through the
 // host with require_approval, so each rests in `awaiting_approval` with its approval deadline armed.
 import { chatPlanForSession } from '../../actors/chat/chat-plan.js';
-import { sessionMachine, sessionParks, type SessionInput } from '../../actors/sessions/session-machine.js';
+import { sessionMachine } from '../../actors/sessions/session-machine.js';
+import { sessionParks } from '../../actors/sessions/session-states.js';
+import type { SessionInput } from '../../actors/sessions/session-types.js';
 import { ChatCompletionRequestSchema } from '../../protocols/chat.js';
 import type { ActorHost } from '../../runtime/host/actor-host.js';
 import { SESSION_MACHINE } from '../../actors/sessions/session-runtime.js';

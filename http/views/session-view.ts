@@ -1,4 +1,4 @@
-import type { SessionQuote } from '../../actors/sessions/session-machine.js';
+import type { SessionQuote } from '../../actors/sessions/session-types.js';
 import type { SessionRecord } from '../../actors/sessions/session-record.js';
 import { completionObject, runSvc, type CompletionHeader } from '../../protocols/chat-response.js';
 import type {

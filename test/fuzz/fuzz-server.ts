@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LIVE_SESSION_STATES } from '../../actors/sessions/session-machine.js';
+import { LIVE_SESSION_STATES } from '../../actors/sessions/session-states.js';
 import { buildApp, type App } from '../../http/app.js';
 import { loadConfig } from '../../runtime/config.js';
 import { createLogger, type LogLevel } from '../../runtime/logger.js';
