@@ -2,16 +2,9 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createActor, fromPromise, waitFor } from 'xstate';
 import type { VideoSpec } from '../backends/video-generation.js';
-import {
-  CANCELLABLE_STATES,
-  MAX_SUBMIT_ATTEMPTS,
-  topState,
-  videoJobMachine,
-  type FinishInput,
-  type PollOutput,
-  type SubmitOutput,
-  type VideoJobInput,
-} from '../actors/video/video-job-machine.js';
+import { MAX_SUBMIT_ATTEMPTS, videoJobMachine } from '../actors/video/video-job-machine.js';
+import { CANCELLABLE_STATES, topState } from '../actors/video/video-job-states.js';
+import type { FinishInput, PollOutput, SubmitOutput, VideoJobInput } from '../actors/video/video-job-types.js';
 
 const test = suite('video job machine: states, cancel in each, one finish per job');
 

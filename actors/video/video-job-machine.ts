@@ -1,100 +1,20 @@
 import { assign, emit, fromPromise, setup } from 'xstate';
-import type { RemoteVideoJob, VideoPoll, VideoSpec } from '../../backends/video-generation.js';
+import type { RemoteVideoJob, VideoSpec } from '../../backends/video-generation.js';
 import { effectOutput } from '../effect-results.js';
+import type {
+  FinishInput,
+  JobError,
+  PollOutput,
+  StoreInput,
+  SubmitOutput,
+  VideoJobContext,
+  VideoJobEmitted,
+  VideoJobEvent,
+  VideoJobInput,
+} from './video-job-types.js';
 
 /** The name video jobs are registered under in the actor host. */
 export const VIDEO_JOB_MACHINE = 'video-job';
-
-/** Everything a job starts with; plain data, persisted with the snapshot. */
-export interface VideoJobInput {
-  id: string;
-  accountId: string;
-  tokenId: string | null;
-  model: string;
-  quality: string | null;
-  spec: VideoSpec;
-  backend: string;
-  /** The backend's declared cost of the clip and the price held for it, micro-USD. */
-  costMicros: number;
-  holdMicros: number;
-  /** Where the output is stored once made (fixed at creation, so a repeated store step writes the same place). */
-  mediaId: string;
-  at: number;
-  /** Time between polls of a running job. */
-  pollMs: number;
-}
-
-/** Why a job failed, in the wire's terms. */
-export interface JobError {
-  code: string;
-  message: string;
-}
-
-/** A job's state between events. */
-export interface VideoJobContext extends VideoJobInput {
-  progress: number;
-  remote: RemoteVideoJob | null;
-  startedAt: number | null;
-  finishedAt: number | null;
-  priceMicros: number;
-  output: { bytes: number; contentType: string } | null;
-  error: JobError | null;
-  cancelReason: string | null;
-  /** Polls in a row that the backend could not answer (retryable); past a bound the job fails. */
-  pollFailures: number;
-  /** Submits the backend turned away with a retryable failure (it was busy or down); past a bound the job fails. */
-  submitFailures?: number;
-  deadlines: { poll?: number | null; submit?: number | null };
-  updatedAt: number;
-}
-
-/** Events the service, the scheduler and the host's timers send to a job. */
-export type VideoJobEvent =
-  | { type: 'START'; at: number }
-  | { type: 'CANCEL'; at: number; reason: string | null }
-  | { type: 'TIMER'; name: string };
-
-/** What the runtime's `submit` step returns: the backend's job, or a retryable refusal (busy, down, timed out), and when. */
-export type SubmitOutput = ({ remote: RemoteVideoJob } | { retry: string; retryAfterMs: number | null }) & {
-  at: number;
-};
-
-/** What the runtime's `poll` step returns: the backend's answer (a retryable failure as `retry`), and when. */
-export type PollOutput = (VideoPoll | { state: 'retry'; message: string }) & { at: number };
-
-/**
- * What a job emits into its log: its steps, progress while running, and how it ended (money in
- * micro-USD). http/views/video-events.ts renders them on the wire.
- */
-export type VideoJobEmitted =
-  | { type: 'queued' }
-  | { type: 'started' }
-  | { type: 'progress'; progress: number }
-  | { type: 'completed'; mediaId: string; priceMicros: number; costMicros: number; bytes: number }
-  | { type: 'failed'; code: string; message: string }
-  | { type: 'cancelled'; reason: string | null };
-
-/** Input of the runtime's `finish` step: charge a completed job once, or let the hold go. */
-export interface FinishInput {
-  jobId: string;
-  accountId: string;
-  tokenId: string | null;
-  outcome: 'completed' | 'failed' | 'cancelled';
-  model: string;
-  spec: VideoSpec;
-  costMicros: number;
-  holdMicros: number;
-  remote: RemoteVideoJob | null;
-}
-
-/** Input of the runtime's `store` step. */
-export interface StoreInput {
-  jobId: string;
-  mediaId: string;
-  accountId: string;
-  remote: RemoteVideoJob;
-  spec: VideoSpec;
-}
 
 /** Retryable poll failures in a row before a job fails. */
 export const MAX_POLL_FAILURES = 5;
@@ -415,35 +335,3 @@ function finishInput(context: VideoJobContext, outcome: FinishInput['outcome']):
     remote: context.remote,
   };
 }
-
-/** Every state a job can be in (running has `waiting` and `polling` inside). */
-export type VideoJobStateName =
-  | 'queued'
-  | 'submitting'
-  | 'running'
-  | 'storing'
-  | 'settling'
-  | 'failing'
-  | 'cancelling'
-  | 'completed'
-  | 'failed'
-  | 'cancelled';
-
-/** The top-level state of a persisted snapshot value. */
-export function topState(value: unknown): VideoJobStateName {
-  return (typeof value === 'string' ? value : Object.keys(value as object)[0]) as VideoJobStateName;
-}
-
-/** States in which a job holds money. */
-export const HOLDING_STATES: readonly VideoJobStateName[] = [
-  'queued',
-  'submitting',
-  'running',
-  'storing',
-  'settling',
-  'failing',
-  'cancelling',
-];
-
-/** States that take CANCEL. */
-export const CANCELLABLE_STATES: readonly VideoJobStateName[] = ['queued', 'submitting', 'running'];

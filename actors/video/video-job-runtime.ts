@@ -8,17 +8,9 @@ import type { Logger } from '../../runtime/logger.js';
 import type { Billing } from '../billing/billing.js';
 import { StandingCharges, type OpenCharge, type Payer } from '../billing/charged-work.js';
 import type { MediaLinks } from '../images/media-links.js';
-import {
-  HOLDING_STATES,
-  topState,
-  VIDEO_JOB_MACHINE,
-  videoJobMachine,
-  type FinishInput,
-  type PollOutput,
-  type SubmitOutput,
-  type StoreInput,
-  type VideoJobContext,
-} from './video-job-machine.js';
+import { VIDEO_JOB_MACHINE, videoJobMachine } from './video-job-machine.js';
+import { HOLDING_STATES, topState } from './video-job-states.js';
+import type { FinishInput, PollOutput, StoreInput, SubmitOutput, VideoJobContext } from './video-job-types.js';
 
 /** What the job runtime needs. */
 export interface VideoJobRuntimeOptions {

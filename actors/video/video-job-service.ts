@@ -12,14 +12,9 @@ import type { Logger } from '../../runtime/logger.js';
 import type { Store } from '../../runtime/store/store.js';
 import type { Billing } from '../billing/billing.js';
 import type { MediaContent, MediaLinks } from '../images/media-links.js';
-import {
-  CANCELLABLE_STATES,
-  topState,
-  VIDEO_JOB_MACHINE,
-  type VideoJobContext,
-  type VideoJobInput,
-  type VideoJobStateName,
-} from './video-job-machine.js';
+import { VIDEO_JOB_MACHINE } from './video-job-machine.js';
+import { CANCELLABLE_STATES, topState, type VideoJobStateName } from './video-job-states.js';
+import type { VideoJobContext, VideoJobInput } from './video-job-types.js';
 import { planVideo } from './video-job-plan.js';
 import { VideoJobRuntime } from './video-job-runtime.js';
 

@@ -1,5 +1,5 @@
 import { assign, setup, transition } from 'xstate';
-import type { JobError } from './video-job-machine.js';
+import type { JobError } from './video-job-types.js';
 
 /** The name the node machine is documented (and inspected) under. */
 export const VIDEO_NODE_MACHINE = 'video-node';

@@ -3,12 +3,8 @@
 // plain setTimeout, with no host, no persistence, no HTTP and no billing. Prints one JSON line:
 // RSS before and after, and the CPU spent while holding them for BENCH_HOLD_MS.
 import { createActor, fromPromise } from 'xstate';
-import {
-  videoJobMachine,
-  type PollOutput,
-  type SubmitOutput,
-  type VideoJobInput,
-} from '../../actors/video/video-job-machine.js';
+import { videoJobMachine } from '../../actors/video/video-job-machine.js';
+import type { PollOutput, SubmitOutput, VideoJobInput } from '../../actors/video/video-job-types.js';
 import { readStatCpuMs } from '../load/process-sampler.js';
 
 const jobs = Number(process.env.BENCH_JOBS ?? 1000);
