@@ -17,6 +17,8 @@ export interface ServerUnderTest {
   token: string | null;
   /** A child's pid (sampled from /proc), 'self' when in-process, null when unknown (a remote target). */
   sample: number | 'self' | null;
+  /** The gateway's data directory while it runs (our gateway only): what the soak measures the store in. */
+  dataDir?: string;
   close(): Promise<void>;
 }
 
@@ -138,6 +140,7 @@ export async function startGateway(
       url,
       token: await createBenchAccount(url, adminKey),
       sample: 'self',
+      dataDir,
       close: () => app.close().then(cleanup),
     };
   }
@@ -151,6 +154,7 @@ export async function startGateway(
     url,
     token: await createBenchAccount(url, adminKey),
     sample: server.child.pid ?? null,
+    dataDir,
     close: () => server.stop().then(cleanup),
   };
 }
