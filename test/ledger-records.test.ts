@@ -1,12 +1,8 @@
-import { rmSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { AccountServices } from '../actors/accounts/account-services.js';
 import type { LedgerEntry } from '../actors/billing/ledger.js';
 import { fromLedgerRecord, toLedgerRecord } from '../actors/billing/ledger-record.js';
-import { SimulatedClock } from '../runtime/clock.js';
-import { LmdbStore } from '../runtime/store/lmdb-store.js';
-import { tempDataDir } from './harness.js';
+import { openLedgerFixture, TEST_CHARGE } from './ledger-fixture.js';
 
 const test = suite('ledger records: entries stored without field names, older whole entries still read');
 
@@ -40,36 +36,17 @@ test('a record of an unknown layout is refused rather than misread', () => {
 });
 
 test('entries written whole by an earlier version list beside new records, in order', async () => {
-  const dir = tempDataDir();
-  const store = LmdbStore.open(dir);
-  const clock = new SimulatedClock();
-  const services = new AccountServices(store, clock, { sessionTtlMs: 60_000, usageFlushMs: 0 });
+  const { store, services, accountId: id, tokenId, close } = await openLedgerFixture('records@example.com', 1000);
   try {
-    const created = await services.createAccount({
-      email: 'records@example.com',
-      password: null,
-      creditMicros: 1000,
-      tokenLabel: 't',
-    });
-    const id = created!.account.id;
     const [topup] = [...services.ledger.all(id)];
     // Rewrite the first entry as the earlier version stored it: the whole entry as a map.
     await store.transaction(() => void store.table<LedgerEntry>('ledger').put([id, 1], topup!));
-    const hold = services.ledger.hold({ accountId: id, tokenId: created!.token!.record.id, amount: 600 });
-    const settled = await services.ledger.settle(hold, {
-      charge: 250,
-      description: 'a',
-      requestId: 'r1',
-      model: 'pro-1',
-      promptTokens: 10,
-      completionTokens: 3,
-    });
+    const hold = services.ledger.hold({ accountId: id, tokenId, amount: 600 });
+    const settled = await services.ledger.settle(hold, TEST_CHARGE);
     assert.equal([...services.ledger.all(id)], [topup, settled]);
     assert.equal(services.ledger.recent(id, 10), [settled, topup]);
   } finally {
-    await services.close();
-    await store.close();
-    rmSync(dir, { recursive: true, force: true });
+    await close();
   }
 });
 
