@@ -181,7 +181,7 @@ export function formatSoak(report: SoakReport): string {
   // Where the trend, if it goes on, crosses the budget (the store keeps growing with its data).
   const crossing =
     slope > 0 && last.rssMb < SOAK_RSS_BUDGET_MB
-      ? `about ${(Math.round(last.requests + ((SOAK_RSS_BUDGET_MB - last.rssMb) / slope) * 100_000) / 1000).toLocaleString('en-US')}k requests`
+      ? `about ${Math.round((last.requests + ((SOAK_RSS_BUDGET_MB - last.rssMb) / slope) * 100_000) / 1000).toLocaleString('en-US')}k requests`
       : '–';
   return [
     `### soak: ${report.settings.requests.toLocaleString('en-US')} non-streaming requests through the proxy path, ${report.settings.connections} connections (load average ${report.loadAverage.toFixed(2)})`,
