@@ -1,13 +1,9 @@
-import { rmSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { applyLedgerEvent, canHold } from '../actors/billing/account-ledger.js';
 import { createBucket, takeFromBucket } from '../actors/accounts/token-bucket.js';
-import { AccountServices } from '../actors/accounts/account-services.js';
-import { SimulatedClock } from '../runtime/clock.js';
-import { LmdbStore } from '../runtime/store/lmdb-store.js';
 import { ApiError } from '../protocols/errors.js';
-import { tempDataDir } from './harness.js';
+import { openLedgerFixture, TEST_CHARGE } from './ledger-fixture.js';
 
 const test = suite('ledger and token bucket: pure transitions and LMDB settlement');
 
@@ -41,33 +37,15 @@ test('a changed limit restarts the bucket at the new capacity', () => {
 });
 
 test('holds, settles and credits on a real LMDB store keep the books exact', async () => {
-  const dir = tempDataDir();
-  const store = LmdbStore.open(dir);
-  const clock = new SimulatedClock();
-  const services = new AccountServices(store, clock, { sessionTtlMs: 60_000, usageFlushMs: 0 });
+  const { clock, services, accountId: id, tokenId, close } = await openLedgerFixture('ledger@example.com', 1000);
   try {
-    const created = await services.createAccount({
-      email: 'ledger@example.com',
-      password: null,
-      creditMicros: 1000,
-      tokenLabel: 't',
-    });
-    const id = created!.account.id;
-    const tokenId = created!.token!.record.id;
     const a = services.ledger.hold({ accountId: id, tokenId, amount: 600 });
     assert.throws(
       () => services.ledger.hold({ accountId: id, tokenId, amount: 401 }),
       (err: unknown) => err instanceof ApiError && err.code === 'insufficient_balance',
     );
     const b = services.ledger.hold({ accountId: id, tokenId, amount: 400 });
-    const settling = services.ledger.settle(a, {
-      charge: 250,
-      description: 'a',
-      requestId: 'r1',
-      model: 'pro-1',
-      promptTokens: 10,
-      completionTokens: 3,
-    });
+    const settling = services.ledger.settle(a, TEST_CHARGE);
     // Until the charge commits, the full hold still counts.
     assert.is(services.ledger.state(id).held, 1000);
     await settling;
@@ -106,9 +84,7 @@ test('holds, settles and credits on a real LMDB store keep the books exact', asy
     assert.is(again, 'refused', 'a hold settles once');
     assert.is(services.ledger.state(id).balance, 800);
   } finally {
-    await services.close();
-    await store.close();
-    rmSync(dir, { recursive: true, force: true });
+    await close();
   }
 });
 

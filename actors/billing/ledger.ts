@@ -6,6 +6,7 @@ import type { AccountRecord, AccountRepo } from '../accounts/account-repo.js';
 import type { Clock } from '../../runtime/clock.js';
 import { newId } from '../../runtime/ids.js';
 import type { KeyUsage } from '../accounts/key-usage.js';
+import { fromLedgerRecord, toLedgerRecord, type LedgerRecord } from './ledger-record.js';
 import type { Store, Table } from '../../runtime/store/store.js';
 
 /** One movement of money, as listed by /v1/account/usage. `amount` is signed micro-USD. */
@@ -108,7 +109,8 @@ interface Settling {
  * when the stored account shows the charge's seq), so money is never counted twice.
  */
 export class Ledger implements Billing {
-  private readonly entries: Table<LedgerEntry>;
+  /** Entries under [accountId, seq]: records, or whole entries written before records (read alike). */
+  private readonly entries: Table<LedgerRecord | LedgerEntry>;
   private readonly daily: Table<DailyTotals>;
   /** Charges made for a named thing (a session id): what makes a retried charge a no-op. */
   private readonly refs: Table<[string, number]>;
@@ -123,7 +125,7 @@ export class Ledger implements Billing {
     private readonly keyUsage: KeyUsage,
     private readonly clock: Clock,
   ) {
-    this.entries = store.table<LedgerEntry>('ledger');
+    this.entries = store.table<LedgerRecord | LedgerEntry>('ledger');
     this.daily = store.table<DailyTotals>('ledger_daily');
     this.refs = store.table<[string, number]>('ledger_refs');
   }
@@ -244,7 +246,7 @@ export class Ledger implements Billing {
         charged = false;
         if (input.ref !== undefined) {
           const seen = this.refs.get(input.ref);
-          if (seen) return this.entries.get(seen) ?? null;
+          if (seen) return this.entry(seen);
         }
         const account = this.accounts.get(accountId);
         if (!account || (charge === 0 && input.promptTokens === 0 && input.completionTokens === 0)) return null;
@@ -331,7 +333,7 @@ export class Ledger implements Billing {
     const seq = account.ledgerSeq + 1;
     const entry: LedgerEntry = { ...input, id: newId('le'), seq, balanceAfter, createdAt: now };
     this.accounts.putBalanceInTransaction(account, balanceAfter, seq);
-    void this.entries.put([account.id, seq], entry);
+    void this.entries.put([account.id, seq], toLedgerRecord(entry));
     const dayKey = [account.id, Math.floor(now / DAY_MS)];
     const day = this.daily.get(dayKey) ?? EMPTY_DAY;
     void this.daily.put(dayKey, {
@@ -345,24 +347,33 @@ export class Ledger implements Billing {
     return entry;
   }
 
+  /** The entry stored under `key` ([accountId, seq]), or null. */
+  private entry(key: [string, number]): LedgerEntry | null {
+    const stored = this.entries.get(key);
+    return stored === undefined ? null : fromLedgerRecord(stored, key[1]);
+  }
+
   /** The newest entries of an account, newest first. */
   recent(accountId: string, limit: number): LedgerEntry[] {
     const out: LedgerEntry[] = [];
-    for (const { value } of this.entries.getRange({
+    for (const { key, value } of this.entries.getRange({
       start: [accountId, Number.MAX_SAFE_INTEGER],
       end: [accountId, 0],
       reverse: true,
       limit,
     })) {
-      out.push(value);
+      out.push(fromLedgerRecord(value, (key as [string, number])[1]));
     }
     return out;
   }
 
   /** Every entry of an account, oldest first; for audits and tests. */
   *all(accountId: string): Iterable<LedgerEntry> {
-    for (const { value } of this.entries.getRange({ start: [accountId, 0], end: [accountId, Number.MAX_SAFE_INTEGER] }))
-      yield value;
+    for (const { key, value } of this.entries.getRange({
+      start: [accountId, 0],
+      end: [accountId, Number.MAX_SAFE_INTEGER],
+    }))
+      yield fromLedgerRecord(value, (key as [string, number])[1]);
   }
 
   /** Totals over the last `days` calendar days (UTC), today included. */

@@ -1,6 +1,6 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { buildApp } from '../../http/app.js';
@@ -17,6 +17,8 @@ export interface ServerUnderTest {
   token: string | null;
   /** A child's pid (sampled from /proc), 'self' when in-process, null when unknown (a remote target). */
   sample: number | 'self' | null;
+  /** The gateway's data directory while it runs (our gateway only): what the soak measures the store in. */
+  dataDir?: string;
   close(): Promise<void>;
 }
 
@@ -26,15 +28,27 @@ process.once('exit', () => {
 });
 
 /**
+ * The node flags `npm start` runs the server with (the `--` options before the entry in
+ * package.json's start script), so the bench measures the gateway as it is deployed.
+ */
+export function startFlags(): string[] {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
+  const words = pkg.scripts.start.split(/\s+/);
+  return words.slice(words.indexOf('node') + 1).filter((word) => word.startsWith('--'));
+}
+
+/**
  * Spawns `<entry>` (a child the bench kills on exit): compiled JavaScript with plain `node`, a
  * TypeScript source with `node --import tsx`; waits for `<pattern> (\d+)` on its stdout.
+ * `nodeFlags` go before the entry.
  */
 export function spawnServer(
   entry: string,
   env: Record<string, string>,
   ready: RegExp,
+  nodeFlags: readonly string[] = [],
 ): Promise<{ port: number; child: ChildProcess; stop(): Promise<void> }> {
-  const args = entry.endsWith('.js') ? [entry] : ['--import', 'tsx', entry];
+  const args = [...nodeFlags, ...(entry.endsWith('.js') ? [entry] : ['--import', 'tsx', entry])];
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: { ...process.env, ...env },
@@ -122,7 +136,7 @@ export function buildServer(): string {
 
 /**
  * Starts the gateway with the sim backend at zero latency and a fresh data directory, as a child
- * process (`node dist/http/main.js`, what `npm start` runs, built first) or inside this process.
+ * process (`node <start flags> dist/http/main.js`, what `npm start` runs, built first) or inside this process.
  * `env` adds settings on top of those (e.g. `SVC_SIM_SPEECH_REALTIME` for the realtime scenarios).
  */
 export async function startGateway(
@@ -138,6 +152,7 @@ export async function startGateway(
       url,
       token: await createBenchAccount(url, adminKey),
       sample: 'self',
+      dataDir,
       close: () => app.close().then(cleanup),
     };
   }
@@ -145,12 +160,14 @@ export async function startGateway(
     buildServer(),
     { ...gatewayEnv(dataDir, adminKey), ...options.env, SVC_LOG_LEVEL: 'warn' },
     /svc listening on (\d+)/,
+    startFlags(),
   );
   const url = `http://127.0.0.1:${server.port}`;
   return {
     url,
     token: await createBenchAccount(url, adminKey),
     sample: server.child.pid ?? null,
+    dataDir,
     close: () => server.stop().then(cleanup),
   };
 }
