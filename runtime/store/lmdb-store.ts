@@ -56,7 +56,7 @@ class LmdbTable<V> implements Table<V> {
     const steps = this.journal();
     if (steps)
       steps.push({
-        table: this as LmdbTable<unknown>,
+        table: this,
         key: key as LmdbKey,
         before: held ?? this.raw.getBinary(key as LmdbKey),
       });
