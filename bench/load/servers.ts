@@ -33,8 +33,14 @@ export function spawnServer(
   entry: string,
   env: Record<string, string>,
   ready: RegExp,
+  /** Flags for node before `entry` (`nodeArgs`) and arguments of the program after it (`args`). */
+  extra: { nodeArgs?: string[]; args?: string[] } = {},
 ): Promise<{ port: number; child: ChildProcess; stop(): Promise<void> }> {
-  const args = entry.endsWith('.js') ? [entry] : ['--import', 'tsx', entry];
+  const args = [
+    ...(extra.nodeArgs ?? []),
+    ...(entry.endsWith('.js') ? [entry] : ['--import', 'tsx', entry]),
+    ...(extra.args ?? []),
+  ];
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: { ...process.env, ...env },
