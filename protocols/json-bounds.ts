@@ -6,43 +6,34 @@ export const MAX_JSON_DEPTH = 64;
 /** Limits of a `metadata` object: it is stored with the resource, so it stays small. */
 export const METADATA_LIMITS = { maxKeys: 64, maxKeyLength: 64, maxDepth: 8, maxBytes: 1024 * 1024 } as const;
 
-interface Frame {
-  value: unknown;
-  depth: number;
-  key: string | number | null;
-  parent: Frame | null;
-}
-
-function pathOf(frame: Frame): (string | number)[] {
-  const path: (string | number)[] = [];
-  for (let at: Frame | null = frame; at && at.key !== null; at = at.parent) path.unshift(at.key);
-  return path;
+/** What {@link pathBeyondDepth} finds below `value` at `depth`: the path from there, or null. */
+function beyond(value: unknown, depth: number, maxDepth: number): (string | number)[] | null {
+  if (value === null || typeof value !== 'object') return null;
+  if (Array.isArray(value)) {
+    if (depth >= maxDepth) return value.length > 0 ? [] : null;
+    for (let i = 0; i < value.length; i++) {
+      const path = beyond(value[i], depth + 1, maxDepth);
+      if (path) return (path.unshift(i), path);
+    }
+    return null;
+  }
+  const keys = Object.keys(value);
+  if (depth >= maxDepth) return keys.length > 0 ? [] : null;
+  // Last key first: the order this walk has always reported the first path in.
+  for (let i = keys.length - 1; i >= 0; i--) {
+    const path = beyond((value as Record<string, unknown>)[keys[i]!], depth + 1, maxDepth);
+    if (path) return (path.unshift(keys[i]!), path);
+  }
+  return null;
 }
 
 /**
  * The path to the first value nested deeper than `maxDepth` levels (the top-level value is level
- * 0), or null. Walks with an explicit stack, so no input can overflow ours.
+ * 0), or null. Recursion stops at `maxDepth`, so no input can overflow the stack; no object is
+ * made per value walked (every request body is checked).
  */
 export function pathBeyondDepth(value: unknown, maxDepth: number): (string | number)[] | null {
-  const stack: Frame[] = [{ value, depth: 0, key: null, parent: null }];
-  while (stack.length > 0) {
-    const frame = stack.pop()!;
-    const current = frame.value;
-    if (current === null || typeof current !== 'object') continue;
-    if (frame.depth >= maxDepth) {
-      const entries = Array.isArray(current) ? current.length : Object.keys(current).length;
-      if (entries > 0) return pathOf(frame);
-      continue;
-    }
-    if (Array.isArray(current)) {
-      for (let i = current.length - 1; i >= 0; i--)
-        stack.push({ value: current[i], depth: frame.depth + 1, key: i, parent: frame });
-    } else {
-      for (const [key, child] of Object.entries(current))
-        stack.push({ value: child, depth: frame.depth + 1, key, parent: frame });
-    }
-  }
-  return null;
+  return beyond(value, 0, maxDepth);
 }
 
 /** A `metadata` object (any JSON values), bounded in keys, depth and encoded size. */

@@ -14,14 +14,19 @@ function randomByte(): number {
   return pool[poolAt++]!;
 }
 
+const ALPHABET_CODES = Buffer.from(ALPHABET, 'latin1');
+/** Where an id's characters are put together: one string made per id, not one per character. */
+let scratch = Buffer.alloc(64);
+
 /** A random base62 string of `length` characters (about 5.95 bits each). */
 export function randomBase62(length: number): string {
-  let out = '';
-  while (out.length < length) {
+  if (scratch.length < length) scratch = Buffer.alloc(length);
+  let at = 0;
+  while (at < length) {
     const byte = randomByte();
-    if (byte < 248) out += ALPHABET[byte % 62]; // 248 = 4 × 62: no modulo bias
+    if (byte < 248) scratch[at++] = ALPHABET_CODES[byte % 62]!; // 248 = 4 × 62: no modulo bias
   }
-  return out;
+  return scratch.toString('latin1', 0, length);
 }
 
 /** A public identifier such as `acct_…` or `tok_…`: prefix, underscore, 20 base62 characters. */

@@ -46,7 +46,8 @@ export class AccountRepo {
     private readonly store: Store,
     private readonly clock: Clock,
   ) {
-    this.accounts = store.table<AccountRecord>('accounts');
+    // Read by every hold and settle: decoded once per version, shared (records are never changed in place).
+    this.accounts = store.table<AccountRecord>('accounts', { sharedReads: { maxKeys: 10_000 } });
     this.emails = store.table<string>('account_emails');
     this.generation = new AuthGeneration(store);
   }
@@ -109,7 +110,7 @@ export class AccountRepo {
    * authentication decides depends on the balance (holds read it from the store each time).
    */
   putBalanceInTransaction(account: AccountRecord, balance: number, ledgerSeq: number): void {
-    void this.accounts.put(account.id, { ...account, balance, ledgerSeq });
+    void this.accounts.put(account.id, { ...account, balance, ledgerSeq }, { value: account });
   }
 
   /** Every account, in id order; for the admin CLI. */

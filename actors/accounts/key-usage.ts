@@ -84,13 +84,18 @@ export class KeyUsage {
     tokenId: string,
     charge: { promptTokens: number; completionTokens: number; cost: number },
   ): void {
-    const current = this.table.get(tokenId) ?? EMPTY;
-    void this.table.put(tokenId, {
-      ...current,
-      promptTokens: current.promptTokens + charge.promptTokens,
-      completionTokens: current.completionTokens + charge.completionTokens,
-      cost: current.cost + charge.cost,
-    });
+    const stored = this.table.get(tokenId);
+    const current = stored ?? EMPTY;
+    void this.table.put(
+      tokenId,
+      {
+        ...current,
+        promptTokens: current.promptTokens + charge.promptTokens,
+        completionTokens: current.completionTokens + charge.completionTokens,
+        cost: current.cost + charge.cost,
+      },
+      { value: stored }, // read just now in this transaction: the undo journal need not read it again
+    );
   }
 
   /** The token's usage including counts not yet flushed (or being flushed). */

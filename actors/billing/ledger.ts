@@ -92,6 +92,8 @@ function chargeEntry(
     completionTokens: input.completionTokens,
   };
 }
+/** What a key that was never written holds, for {@link Table.put}'s undo journal. */
+const NEW_KEY = { value: undefined };
 const EMPTY_DAY: DailyTotals = { topups: 0, charges: 0, requests: 0, promptTokens: 0, completionTokens: 0 };
 
 /** A hold whose charge is being committed: it stops counting once the account's seq reaches `seq`. */
@@ -333,17 +335,25 @@ export class Ledger implements Billing {
     const seq = account.ledgerSeq + 1;
     const entry: LedgerEntry = { ...input, id: newId('le'), seq, balanceAfter, createdAt: now };
     this.accounts.putBalanceInTransaction(account, balanceAfter, seq);
-    void this.entries.put([account.id, seq], toLedgerRecord(entry));
+    // The undo journal is told what each key held (read here), so it reads none of them again:
+    // an entry's key is new (only this method writes entries, each at the seq it writes beside it).
+    void this.entries.put([account.id, seq], toLedgerRecord(entry), NEW_KEY);
     const dayKey = [account.id, Math.floor(now / DAY_MS)];
-    const day = this.daily.get(dayKey) ?? EMPTY_DAY;
-    void this.daily.put(dayKey, {
-      // Top-ups net of reversals (a refund takes its top-up back out of the day's total).
-      topups: day.topups + (input.type === 'topup' || input.type === 'reversal' ? input.amount : 0),
-      charges: day.charges + (input.type === 'charge' ? -input.amount : 0),
-      requests: day.requests + (input.type === 'charge' ? 1 : 0),
-      promptTokens: day.promptTokens + input.promptTokens,
-      completionTokens: day.completionTokens + input.completionTokens,
-    });
+    const stored = this.daily.get(dayKey);
+    const day = stored ?? EMPTY_DAY;
+    const held = { value: stored };
+    void this.daily.put(
+      dayKey,
+      {
+        // Top-ups net of reversals (a refund takes its top-up back out of the day's total).
+        topups: day.topups + (input.type === 'topup' || input.type === 'reversal' ? input.amount : 0),
+        charges: day.charges + (input.type === 'charge' ? -input.amount : 0),
+        requests: day.requests + (input.type === 'charge' ? 1 : 0),
+        promptTokens: day.promptTokens + input.promptTokens,
+        completionTokens: day.completionTokens + input.completionTokens,
+      },
+      held,
+    );
     return entry;
   }
 

@@ -40,15 +40,19 @@ export function startFlags(): string[] {
 /**
  * Spawns `<entry>` (a child the bench kills on exit): compiled JavaScript with plain `node`, a
  * TypeScript source with `node --import tsx`; waits for `<pattern> (\d+)` on its stdout.
- * `nodeFlags` go before the entry.
  */
 export function spawnServer(
   entry: string,
   env: Record<string, string>,
   ready: RegExp,
-  nodeFlags: readonly string[] = [],
+  /** Flags for node before `entry` (`nodeArgs`) and arguments of the program after it (`args`). */
+  extra: { nodeArgs?: string[]; args?: string[] } = {},
 ): Promise<{ port: number; child: ChildProcess; stop(): Promise<void> }> {
-  const args = [...nodeFlags, ...(entry.endsWith('.js') ? [entry] : ['--import', 'tsx', entry])];
+  const args = [
+    ...(extra.nodeArgs ?? []),
+    ...(entry.endsWith('.js') ? [entry] : ['--import', 'tsx', entry]),
+    ...(extra.args ?? []),
+  ];
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: { ...process.env, ...env },
@@ -160,7 +164,7 @@ export async function startGateway(
     buildServer(),
     { ...gatewayEnv(dataDir, adminKey), ...options.env, SVC_LOG_LEVEL: 'warn' },
     /svc listening on (\d+)/,
-    startFlags(),
+    { nodeArgs: startFlags() },
   );
   const url = `http://127.0.0.1:${server.port}`;
   return {

@@ -10,6 +10,9 @@ import { ResourceSampler } from '../load/process-sampler.js';
 import { runLoadInWorker } from '../load/run-in-worker.js';
 import { spawnServer, startGateway, type ServerUnderTest } from '../load/servers.js';
 import { toTargetResult, type TargetResult } from '../load/target-result.js';
+import { measureDiskFloor, type DiskFloor } from './disk-floor.js';
+import { startOtherGateway, type OtherGateway } from './other-gateway.js';
+import { measureOutside, type OutsideFigure } from './outside-wrk.js';
 
 /** Settings of the proxy scenario. */
 export interface ProxySettings {
@@ -51,7 +54,7 @@ export interface WireFormatCase {
 }
 
 /** The fewest interleaved rounds of chat and the other wire formats (`--rounds` asks for more). */
-const MIN_WIRE_ROUNDS = 3;
+export const MIN_WIRE_ROUNDS = 3;
 
 function medianOf(values: number[]): number | null {
   if (values.length === 0) return null;
@@ -68,6 +71,22 @@ export interface ProxyReport {
   wireFormats?: WireFormatCase[];
   /** How many interleaved rounds the wire-format rows are medians of. */
   wireRounds?: number;
+  /** One durable LMDB commit (put, then flushed), timed with the gateway idle just before the 1-connection row. */
+  diskFloor?: DiskFloor;
+  /** The open-source gateway on the same upstream, right after our row of the same mode (or why it is missing). */
+  otherGateway?: { name: string; cases: OtherGatewayCase[] } | { skipped: string };
+  /** wrk against our gateway, CPU from /proc, once per interleaved non-streaming round (or why it is missing). */
+  outside?: (OutsideFigure & { rounds: number[] }) | { skipped: string };
+}
+
+/** The other gateway's row of one mode at the throughput rows' connections. */
+export interface OtherGatewayCase {
+  mode: 'json' | 'sse';
+  /** The round with the median throughput. */
+  gateway: TargetResult;
+  /** Median over the rounds, and each round's. */
+  cpuMsPerRequest: number | null;
+  rounds: number[];
 }
 
 /** The wire formats measured beside chat: the same prompt and cap in each format's own request. */
@@ -113,7 +132,7 @@ const body = (wire: ProxyWire, stream: boolean) =>
 const PATHS: Record<ProxyWire, string> = { chat: '/v1/chat/completions', responses: '/v1/responses' };
 
 async function measure(
-  server: ServerUnderTest,
+  server: ServerUnderTest & { headers?: Record<string, string> },
   label: string,
   role: 'ours' | 'baseline',
   wire: ProxyWire,
@@ -128,7 +147,11 @@ async function measure(
   const stats = await runLoadInWorker(
     {
       url: `${server.url}${format?.route ?? PATHS[wire]}`,
-      headers: { ...format?.headers, ...(server.token && { authorization: `Bearer ${server.token}` }) },
+      headers: {
+        ...format?.headers,
+        ...server.headers,
+        ...(server.token && { authorization: `Bearer ${server.token}` }),
+      },
       body: format?.body ?? body(wire, mode === 'sse'),
       mode,
       connections,
@@ -147,6 +170,78 @@ async function measure(
   return toTargetResult(label, role, stats, resources, loadavg()[0] ?? 0);
 }
 
+/** Medians of a mode's interleaved rounds: the wire formats, the other gateway, wrk from outside. */
+interface Interleaved {
+  wireFormats: WireFormatCase[];
+  other: OtherGatewayCase | null;
+  outside: ProxyReport['outside'];
+}
+
+async function interleave(run: {
+  gateway: ServerUnderTest;
+  other: OtherGateway | { skipped: string };
+  settings: ProxySettings;
+  mode: 'json' | 'sse';
+  connections: number;
+  rounds: number;
+}): Promise<Interleaved> {
+  const { gateway, other, settings, mode, connections } = run;
+  const sampled = gateway.sample === 'self' ? null : gateway.sample;
+  const entries =
+    mode === 'json'
+      ? [undefined, ...WIRE_FORMATS].map((format) => ({ wire: 'chat' as const, format }))
+      : (['chat', 'responses'] as const).map((sseWire) => ({ wire: sseWire, format: undefined }));
+  const rounds = new Map<string, TargetResult[]>();
+  const otherRows: TargetResult[] = [];
+  const outsides: OutsideFigure[] = [];
+  let outsideSkipped: string | null = null;
+  for (let round = 0; round < run.rounds; round++) {
+    for (const { wire: rowWire, format } of entries) {
+      const route = format?.route ?? PATHS[rowWire];
+      const label = `svc gateway ${route} (${mode}, ${connections} conn., round ${round + 1})`;
+      const row = await measure(gateway, label, 'ours', rowWire, mode, connections, settings, sampled, format);
+      rounds.set(route, [...(rounds.get(route) ?? []), row]);
+    }
+    if ('url' in other) {
+      const label = `${other.name} chat (${mode}, ${connections} conn., round ${round + 1})`;
+      const pid = typeof other.sample === 'number' ? other.sample : null;
+      otherRows.push(await measure(other, label, 'baseline', 'chat', mode, connections, settings, pid));
+    }
+    if (mode === 'json' && typeof sampled === 'number' && gateway.token) {
+      const figure = await measureOutside(gateway.url, gateway.token, sampled, settings.durationMs, connections);
+      if ('skipped' in figure) outsideSkipped = figure.skipped;
+      else outsides.push(figure);
+    }
+  }
+  const byThroughput = (rows: TargetResult[]) =>
+    [...rows].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond)[rows.length >> 1]!;
+  const cpus = (rows: TargetResult[]) => rows.map(cpuPerRequest).filter((cpu): cpu is number => cpu !== null);
+  const wireFormats = [...rounds].map(([route, rows]) => ({
+    route,
+    mode,
+    gateway: byThroughput(rows),
+    gatewayCpuMsPerRequest: medianOf(cpus(rows)),
+    rounds: cpus(rows),
+  }));
+  const outsideCpus = outsides.map((figure) => figure.cpuMsPerRequest);
+  const outside: ProxyReport['outside'] =
+    outsides.length > 0
+      ? {
+          requests: outsides.reduce((sum, figure) => sum + figure.requests, 0),
+          non2xx: outsides.reduce((sum, figure) => sum + figure.non2xx, 0),
+          cpuMsPerRequest: medianOf(outsideCpus)!,
+          rounds: outsideCpus,
+        }
+      : outsideSkipped === null
+        ? undefined
+        : { skipped: outsideSkipped };
+  const otherCase =
+    otherRows.length > 0
+      ? { mode, gateway: byThroughput(otherRows), cpuMsPerRequest: medianOf(cpus(otherRows)), rounds: cpus(otherRows) }
+      : null;
+  return { wireFormats, other: otherCase, outside };
+}
+
 /** Runs the proxy scenario: starts the upstream and the gateway (as child processes), loads both. */
 export async function runProxyScenario(settings: ProxySettings): Promise<ProxyReport> {
   const upstream = await spawnServer('bench/proxy/instant-upstream-main.ts', {}, /upstream listening on (\d+)/);
@@ -163,8 +258,13 @@ export async function runProxyScenario(settings: ProxySettings): Promise<ProxyRe
       SVC_UPSTREAM_MODEL: 'instant',
       SVC_UPSTREAM_API_KEY: 'sk-bench-upstream',
       SVC_CHAT_CACHE_TTL_S: '0',
+      SVC_UPSTREAM_CONCURRENCY: '512', // as in the issue's outside measurement
     },
   });
+  const other = await startOtherGateway(direct.url);
+  const others: OtherGatewayCase[] = [];
+  let diskFloor: DiskFloor | undefined;
+  let outside: ProxyReport['outside'];
   const cases: ProxyCase[] = [];
   const wireFormats: WireFormatCase[] = [];
   const wireRounds = Math.max(MIN_WIRE_ROUNDS, settings.rounds ?? 0);
@@ -177,6 +277,7 @@ export async function runProxyScenario(settings: ProxySettings): Promise<ProxyRe
       ['responses', 'sse', settings.connections],
       ['chat', 'sse', 1],
     ] as const) {
+      if (connections === 1 && mode === 'json') diskFloor = await measureDiskFloor();
       const through = await measure(
         gateway,
         `svc gateway ${wire} (${mode}, ${connections} conn.)`,
@@ -209,31 +310,19 @@ export async function runProxyScenario(settings: ProxySettings): Promise<ProxyRe
         direct: straight,
         gatewayCpuMsPerRequest: cpuPerRequest(through),
       });
-      // The other wire formats right after chat's row of the same mode, interleaved with chat again
-      // for `rounds` rounds (a shared machine drifts between rows): medians of the same gateway and load.
+      // The other wire formats, the other gateway and wrk from outside right after chat's row of the
+      // same mode, interleaved with chat again for `rounds` rounds (a shared machine drifts between
+      // rows, and every server is warm by its second round): medians of the same upstream and load.
       if (wire === 'chat' && connections === settings.connections) {
-        const sampled = gateway.sample === 'self' ? null : gateway.sample;
-        const entries =
-          mode === 'json'
-            ? [undefined, ...WIRE_FORMATS].map((format) => ({ wire: 'chat' as const, format }))
-            : (['chat', 'responses'] as const).map((sseWire) => ({ wire: sseWire, format: undefined }));
-        const rounds = new Map<string, TargetResult[]>();
-        for (let round = 0; round < wireRounds; round++)
-          for (const { wire: rowWire, format } of entries) {
-            const route = format?.route ?? PATHS[rowWire];
-            const label = `svc gateway ${route} (${mode}, ${connections} conn., round ${round + 1})`;
-            const row = await measure(gateway, label, 'ours', rowWire, mode, connections, settings, sampled, format);
-            rounds.set(route, [...(rounds.get(route) ?? []), row]);
-          }
-        for (const [route, rows] of rounds) {
-          const cpus = rows.map(cpuPerRequest).filter((cpu): cpu is number => cpu !== null);
-          const median = [...rows].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond)[rows.length >> 1]!;
-          wireFormats.push({ route, mode, gateway: median, gatewayCpuMsPerRequest: medianOf(cpus), rounds: cpus });
-        }
+        const result = await interleave({ gateway, other, settings, mode, connections, rounds: wireRounds });
+        wireFormats.push(...result.wireFormats);
+        if (result.other) others.push(result.other);
+        outside ??= result.outside;
       }
     }
   } finally {
     await gateway.close();
+    if ('url' in other) await other.close();
     await direct.close();
   }
   return {
@@ -246,118 +335,8 @@ export async function runProxyScenario(settings: ProxySettings): Promise<ProxyRe
     cases,
     wireFormats,
     wireRounds,
+    ...(diskFloor && { diskFloor }),
+    otherGateway: 'url' in other ? { name: other.name, cases: others } : other,
+    ...(outside && { outside }),
   };
-}
-
-const fmt = (n: number, digits = 2) => n.toLocaleString('en-US', { maximumFractionDigits: digits });
-
-/** The proxy report as Markdown, with the issue's targets beside the figures. */
-export function formatProxy(report: ProxyReport): string {
-  const rows = report.cases.map((c) => {
-    const added50 = c.gateway.latencyMs.p50 - c.direct.latencyMs.p50;
-    const added99 = c.gateway.latencyMs.p99 - c.direct.latencyMs.p99;
-    const ttfb = c.gateway.sse && c.direct.sse ? fmt(c.gateway.sse.ttfbMs.p50 - c.direct.sse.ttfbMs.p50, 3) : '–';
-    return `| ${c.wire} | ${c.mode} | ${c.connections} | ${fmt(c.direct.requestsPerSecond, 0)} | ${fmt(c.gateway.requestsPerSecond, 0)} | ${c.gatewayCpuMsPerRequest ?? '–'} | ${fmt(added50, 3)} / ${fmt(added99, 3)} | ${ttfb} | ${c.gateway.server ? `${c.gateway.server.rssMbStart} → ${c.gateway.server.rssMbMax}` : '–'} | ${Object.keys(c.gateway.errors).length ? JSON.stringify(c.gateway.errors) : 0} |`;
-  });
-  const pick = (mode: string, connections: number, wire: ProxyWire = 'chat') =>
-    report.cases.find((c) => c.wire === wire && c.mode === mode && c.connections === connections);
-  const json50 = pick('json', report.settings.connections);
-  const json1 = pick('json', 1);
-  const sse50 = pick('sse', report.settings.connections);
-  const sse1 = pick('sse', 1);
-  const ratio = (chat: ProxyCase | undefined, responses: ProxyCase | undefined) =>
-    chat?.gatewayCpuMsPerRequest && responses?.gatewayCpuMsPerRequest
-      ? (responses.gatewayCpuMsPerRequest / chat.gatewayCpuMsPerRequest - 1) * 100
-      : null;
-  const interleaved = (mode: 'json' | 'sse') =>
-    wireRatio(report, mode) === null ? ', single rows' : `, medians of ${report.wireRounds} interleaved rounds`;
-  const check = (label: string, value: number | null | undefined, target: number, unit: string) =>
-    `| ${label} | ${value === null || value === undefined ? '–' : `${fmt(value, 3)} ${unit}`} | ≤ ${target} ${unit} (${value !== null && value !== undefined && value <= target ? 'met' : 'missed'}) |`;
-  return [
-    `### proxy: gateway → instant node:http upstream vs the upstream direct (${report.settings.durationS} s per row after ${report.settings.warmupS} s warm-up)`,
-    '',
-    '| wire | mode | connections | direct req/s | gateway req/s | gateway CPU ms / request | added latency p50 / p99 ms | added first byte p50 ms | gateway RSS MB | errors |',
-    '|---|---|---|---|---|---|---|---|---|---|',
-    ...rows,
-    '',
-    '| figure | measured | target |',
-    '|---|---|---|',
-    check(
-      `gateway CPU per non-streaming request (${report.settings.connections} conn.)`,
-      json50?.gatewayCpuMsPerRequest,
-      0.15,
-      'ms',
-    ),
-    check(
-      `gateway CPU per 20-chunk stream (${report.settings.connections} conn.)`,
-      sse50?.gatewayCpuMsPerRequest,
-      0.3,
-      'ms',
-    ),
-    check(
-      'added latency p50, 1 connection',
-      json1 ? json1.gateway.latencyMs.p50 - json1.direct.latencyMs.p50 : null,
-      0.3,
-      'ms',
-    ),
-    check(
-      'added latency p99, 1 connection',
-      json1 ? json1.gateway.latencyMs.p99 - json1.direct.latencyMs.p99 : null,
-      1,
-      'ms',
-    ),
-    check(
-      'added time to first byte p50, streaming, 1 connection',
-      sse1?.gateway.sse && sse1.direct.sse ? sse1.gateway.sse.ttfbMs.p50 - sse1.direct.sse.ttfbMs.p50 : null,
-      0.5,
-      'ms',
-    ),
-    check(
-      `Responses API CPU per request over chat, JSON (${report.settings.connections} conn.${interleaved('json')})`,
-      wireRatio(report, 'json') ?? ratio(json50, pick('json', report.settings.connections, 'responses')),
-      10,
-      '%',
-    ),
-    check(
-      `Responses API CPU per stream over chat, SSE (${report.settings.connections} conn.${interleaved('sse')})`,
-      wireRatio(report, 'sse') ?? ratio(sse50, pick('sse', report.settings.connections, 'responses')),
-      10,
-      '%',
-    ),
-    '',
-    ...wireFormatRows(report),
-  ].join('\n');
-}
-
-/** `/v1/responses` CPU per request over chat's in the interleaved rounds of `mode`, in %; null without them. */
-function wireRatio(report: ProxyReport, mode: 'json' | 'sse'): number | null {
-  const cpu = (route: string) =>
-    report.wireFormats?.find((w) => w.route === route && w.mode === mode)?.gatewayCpuMsPerRequest ?? null;
-  const chat = cpu('/v1/chat/completions');
-  const responses = cpu('/v1/responses');
-  return chat && responses !== null ? (responses / chat - 1) * 100 : null;
-}
-
-/** Each other wire format's CPU per request beside chat's (same run): at most 10 % more. */
-function wireFormatRows(report: ProxyReport): string[] {
-  return (['json', 'sse'] as const).flatMap((mode) => wireFormatTable(report, mode));
-}
-
-function wireFormatTable(report: ProxyReport, mode: 'json' | 'sse'): string[] {
-  const formats = (report.wireFormats ?? []).filter((w) => w.mode === mode);
-  const chatCpu = formats.find((w) => w.route === '/v1/chat/completions')?.gatewayCpuMsPerRequest ?? null;
-  if (formats.length === 0) return [];
-  const rounds = report.wireRounds ?? MIN_WIRE_ROUNDS;
-  return [
-    `| wire format (${mode === 'json' ? 'non-streaming' : 'streaming'}, ${report.settings.connections} conn., median of ${rounds} interleaved rounds) | gateway req/s | gateway CPU ms / request (each round) | ÷ chat completions | target |`,
-    '|---|---|---|---|---|',
-    ...formats.map((w) => {
-      const ratio = w.gatewayCpuMsPerRequest !== null && chatCpu ? w.gatewayCpuMsPerRequest / chatCpu : null;
-      const errors = Object.keys(w.gateway.errors).length ? ` (errors ${JSON.stringify(w.gateway.errors)})` : '';
-      const target =
-        w.route === '/v1/chat/completions' ? '' : `≤ 1.1 (${ratio !== null && ratio <= 1.1 ? 'met' : 'missed'})`;
-      return `| ${w.route} | ${fmt(w.gateway.requestsPerSecond, 0)}${errors} | ${w.gatewayCpuMsPerRequest ?? '–'} (${w.rounds.join(', ')}) | ${ratio === null ? '–' : fmt(ratio, 3)} | ${target} |`;
-    }),
-    '',
-  ];
 }

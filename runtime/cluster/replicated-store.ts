@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from '../logger.js';
-import type { Key, Store, Table } from '../store/store.js';
+import type { Key, Store, Table, TableOptions } from '../store/store.js';
 import {
   ConflictError,
   FencedError,
@@ -259,10 +259,10 @@ export class ReplicatedStore implements Store {
     pending.settle(outcome);
   }
 
-  table<V>(name: string): Table<V> {
+  table<V>(name: string, options?: TableOptions): Table<V> {
     let table = this.tables.get(name);
     if (!table) {
-      table = new ReplicatedTable<unknown>(this, name, this.local.table(name));
+      table = new ReplicatedTable<unknown>(this, name, this.local.table(name, options));
       this.tables.set(name, table);
     }
     return table as Table<V>;

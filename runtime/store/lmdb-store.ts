@@ -1,13 +1,17 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { open, type Database, type Key as LmdbKey, type RootDatabase } from 'lmdb';
-import type { Key, RangeOptions, Store, Table } from './store.js';
+import { DecodedValues } from './decoded-values.js';
+import type { Held, Key, RangeOptions, Store, Table, TableOptions } from './store.js';
 
-/** One write of a transaction, as it can be undone: the raw bytes the key held before (undefined: absent). */
+/**
+ * One write of a transaction, as it can be undone: the raw bytes the key held before, or the value
+ * the writer said it held (undefined: absent).
+ */
 interface UndoStep {
-  raw: Database<Buffer, LmdbKey>;
+  table: LmdbTable<unknown>;
   key: LmdbKey;
-  before: Buffer | undefined;
+  before: Buffer | Held<unknown> | undefined;
 }
 
 /**
@@ -19,18 +23,22 @@ class LmdbTable<V> implements Table<V> {
     private readonly db: Database<V, LmdbKey>,
     private readonly raw: Database<Buffer, LmdbKey>,
     private readonly journal: () => UndoStep[] | null,
+    private readonly decoded: DecodedValues<V> | null,
   ) {}
 
   get(key: Key): V | undefined {
-    return this.db.get(key as LmdbKey);
+    if (!this.decoded || typeof key !== 'string') return this.db.get(key as LmdbKey);
+    const bytes = this.raw.getBinary(key);
+    return bytes === undefined ? undefined : this.decoded.decode(key, bytes);
   }
 
   doesExist(key: Key): boolean {
     return this.db.doesExist(key as LmdbKey);
   }
 
-  put(key: Key, value: V): Promise<boolean> {
-    this.note(key);
+  put(key: Key, value: V, held?: Held<V>): Promise<boolean> {
+    this.note(key, held);
+    if (this.decoded && typeof key === 'string') return this.raw.put(key, this.decoded.pack(key, value));
     return this.db.put(key as LmdbKey, value);
   }
 
@@ -44,9 +52,22 @@ class LmdbTable<V> implements Table<V> {
     return this.db.remove(key as LmdbKey);
   }
 
-  private note(key: Key): void {
+  private note(key: Key, held?: Held<V>): void {
     const steps = this.journal();
-    if (steps) steps.push({ raw: this.raw, key: key as LmdbKey, before: this.raw.getBinary(key as LmdbKey) });
+    if (steps)
+      steps.push({
+        table: this,
+        key: key as LmdbKey,
+        before: held ?? this.raw.getBinary(key as LmdbKey),
+      });
+  }
+
+  /** Puts back what `step` noted, without journaling (the rollback of a throwing callback). */
+  restore(step: UndoStep): void {
+    const before = step.before;
+    if (before instanceof Uint8Array) void this.raw.put(step.key, before);
+    else if (before?.value !== undefined) void this.db.put(step.key, before.value as V);
+    else void this.raw.remove(step.key);
   }
 
   getRange(options?: RangeOptions): Iterable<{ key: Key; value: V }> {
@@ -102,12 +123,13 @@ export class LmdbStore implements Store {
     return new LmdbStore(root);
   }
 
-  table<V>(name: string): Table<V> {
+  table<V>(name: string, options: TableOptions = {}): Table<V> {
     let table = this.tables.get(name);
     if (!table) {
       const db = this.root.openDB<unknown, LmdbKey>({ name, encoding: 'msgpack', cache: false });
       const raw = this.root.openDB<Buffer, LmdbKey>({ name, encoding: 'binary', cache: false });
-      table = new LmdbTable(db, raw, () => this.undo);
+      const decoded = options.sharedReads ? new DecodedValues<unknown>(options.sharedReads.maxKeys) : null;
+      table = new LmdbTable(db, raw, () => this.undo, decoded);
       this.tables.set(name, table);
     }
     return table as Table<V>;
@@ -121,10 +143,7 @@ export class LmdbStore implements Store {
     try {
       return action();
     } catch (err) {
-      for (const step of steps.reverse()) {
-        if (step.before === undefined) void step.raw.remove(step.key);
-        else void step.raw.put(step.key, step.before);
-      }
+      for (const step of steps.reverse()) step.table.restore(step);
       throw err;
     } finally {
       this.undo = null;

@@ -9,6 +9,11 @@ export interface RangeOptions {
   limit?: number;
 }
 
+/** What a key held when a transaction read it (`value` undefined: absent). */
+export interface Held<V> {
+  value: V | undefined;
+}
+
 /**
  * A named table of one store. Reads are synchronous and see what is committed (and, inside a
  * transaction, that transaction's own writes); writes resolve once committed.
@@ -16,8 +21,12 @@ export interface RangeOptions {
 export interface Table<V> {
   get(key: Key): V | undefined;
   doesExist(key: Key): boolean;
-  /** Writes `value` (a fresh copy is stored: later changes to the object are not). */
-  put(key: Key, value: V): Promise<boolean>;
+  /**
+   * Writes `value` (a fresh copy is stored: later changes to the object are not). Inside a
+   * transaction, `held` may say what the key holds now, as read in that same transaction (undefined
+   * value: absent), so undoing the write needs no second read of the key; never a guess.
+   */
+  put(key: Key, value: V, held?: Held<V>): Promise<boolean>;
   /**
    * Writes a value given as msgpack the way an LMDB table stores it (msgpackr's records, defined
    * inside the value: `new Packr({ mapsAsObjects: true })`), stored as is: `get` then decodes what
@@ -32,13 +41,24 @@ export interface Table<V> {
   getKeysCount(options?: RangeOptions): number;
 }
 
+/** How a table is opened. */
+export interface TableOptions {
+  /**
+   * Reads return values decoded once per stored bytes and shared between readers, frozen (never
+   * change one; write a copy). Each read still fetches the key's bytes, so it sees every write at
+   * once; it skips decoding when they are bytes read or written before (string keys, at most
+   * `maxKeys` of them kept). For a small record read on every request.
+   */
+  sharedReads?: { maxKeys: number };
+}
+
 /**
  * The embedded store port: named tables, atomic transactions (a callback runs alone, so
  * read-check-write inside it is atomic) and a durability barrier. `LmdbStore` is the real one,
  * `MemoryStore` the one tests and benchmarks can run on.
  */
 export interface Store {
-  table<V>(name: string): Table<V>;
+  table<V>(name: string, options?: TableOptions): Table<V>;
   /** Runs `action` atomically; resolves after commit (visible, survives a process kill). */
   transaction<T>(action: () => T): Promise<T>;
   /** Like {@link transaction} but blocks until committed (CLI, boot-time repairs). */

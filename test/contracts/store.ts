@@ -3,6 +3,9 @@ import type { Test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Store } from '../../runtime/store/store.js';
 
+/** The encoding an LMDB table stores, for putPacked. */
+const packr = new Packr({ mapsAsObjects: true });
+
 /** What the contract needs of an implementation: a fresh store, and how to dispose of it. */
 export interface StoreUnderTest {
   open(): Store | Promise<Store>;
@@ -36,7 +39,6 @@ export function storeContract(test: Test, impl: StoreUnderTest): void {
   );
 
   withStore('a value written packed (as a log entry carries it) reads back as if put', async (store) => {
-    const packr = new Packr({ mapsAsObjects: true });
     const table = store.table<Record<string, unknown>>('packed');
     const value = {
       id: 'acct_1',
@@ -169,6 +171,53 @@ export function storeContract(test: Test, impl: StoreUnderTest): void {
     assert.is(outcome, 'boom');
     assert.is(table.get('kept'), 1);
     assert.is(table.get('new'), undefined);
+  });
+
+  withStore(
+    'a write told what its key held is undone to that value, or removed when it held nothing',
+    async (store) => {
+      const table = store.table<{ n: number }>('held');
+      await table.put('old', { n: 1 });
+      const outcome = await store
+        .transaction(() => {
+          const old = table.get('old');
+          void table.put('old', { n: 2 }, { value: old });
+          void table.put('fresh', { n: 3 }, { value: table.get('fresh') });
+          throw new Error('boom');
+        })
+        .then(
+          () => 'committed',
+          (err: Error) => err.message,
+        );
+      assert.is(outcome, 'boom');
+      assert.equal(table.get('old'), { n: 1 });
+      assert.is(table.get('fresh'), undefined);
+    },
+  );
+
+  withStore('a table with shared reads sees every write at once, rolled back ones undone', async (store) => {
+    type Account = { id: string; balance: number; plan: { id: string } | null };
+    const table = store.table<Account>('shared', { sharedReads: { maxKeys: 2 } });
+    await table.put('a', { id: 'a', balance: 1, plan: { id: 'pro' } });
+    const first = table.get('a')!;
+    assert.equal(first, { id: 'a', balance: 1, plan: { id: 'pro' } });
+    for (let balance = 2; balance < 6; balance++)
+      await store.transaction(() => void table.put('a', { ...table.get('a')!, balance }, { value: table.get('a') }));
+    assert.is(table.get('a')!.balance, 5);
+    await table.putPacked('a', packr.pack({ id: 'a', balance: 7, plan: null }));
+    assert.equal(table.get('a'), { id: 'a', balance: 7, plan: null }, 'packed bytes written beside it are read');
+    await store
+      .transaction(() => {
+        void table.put('a', { id: 'a', balance: 8, plan: null }, { value: table.get('a') });
+        assert.is(table.get('a')!.balance, 8, 'the transaction reads its own write');
+        throw new Error('rolled back');
+      })
+      .catch(() => undefined);
+    assert.is(table.get('a')!.balance, 7, 'a rolled-back write is not read');
+    for (const key of ['b', 'c', 'd']) await table.put(key, { id: key, balance: 0, plan: null });
+    assert.is(table.get('a')!.balance, 7, 'a key read again after more keys than are kept');
+    await table.remove('a');
+    assert.is(table.get('a'), undefined);
   });
 
   withStore('transactionSync commits before it returns', (store) => {
