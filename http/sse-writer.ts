@@ -32,6 +32,7 @@ export class SseWriter {
   private queued = false;
   private blocked: Promise<void> | null = null;
   private ended = false;
+  private held = false;
 
   constructor(private readonly ex: Exchange) {}
 
@@ -81,7 +82,16 @@ export class SseWriter {
   /** The end-of-tick flush: this writer is no longer in the queue. */
   flushQueued(): void {
     this.queued = false;
-    this.flush();
+    if (!this.held) this.flush();
+  }
+
+  /**
+   * Keeps what is pushed from now on queued until {@link end} (or {@link FLUSH_AT}): for a stream
+   * whose last events are made a tick or more before its end (a response's `done` events, made in
+   * the settle's transaction), so they leave with the end in one write instead of a write of their own.
+   */
+  holdUntilEnd(): void {
+    this.held = true;
   }
 
   private flush(): void {

@@ -24,6 +24,8 @@ export interface ResponseEmitter {
    * from one template (a stream's most frequent event, built here as no object); without it, {@link emit}.
    */
   textDelta?(itemId: string, outputIndex: number, delta: string, sequenceNumber: number): void;
+  /** The events from now on may wait and go out with the last one (the run is ending; one write, not two). */
+  holdUntilEnd?(): void;
 }
 
 type ItemStatus = OutputMessage['status'];

@@ -77,6 +77,10 @@ class SseResponseEmitter implements ResponseEmitter {
     );
   }
 
+  holdUntilEnd(): void {
+    this.writer.holdUntilEnd();
+  }
+
   /** The `error` event that ends a stream a failure interrupted outside the run (the run itself ends with `response.failed`). */
   fail(err: ApiError): void {
     this.emit({
