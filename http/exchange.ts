@@ -29,14 +29,18 @@ export interface Exchange {
   pipeBody(sink: (chunk: Buffer) => void | Promise<void>, limit: number): Promise<number>;
   /** Sends a complete response (headers only, with its Content-Length, to a HEAD). A no-op once the client is gone. */
   send(status: number, headers: Record<string, string>, body: string | Buffer): void;
-  /** Starts a streamed response (status and headers now, body by `write`). */
-  beginStream(status: number, headers: Record<string, string>): void;
+  /**
+   * Starts a streamed response (status and headers now, body by `write`). With `lazy`, the status
+   * and headers wait for the first `write` (an empty one sends just them) or `end`, and leave in
+   * the same send as that body: one socket write where there were two.
+   */
+  beginStream(status: number, headers: Record<string, string>, options?: { lazy: boolean }): void;
   /** Writes a chunk of a streamed response; false means the client is slow: await `drained()`. */
   write(chunk: string | Buffer): boolean;
   /** Resolves when the client has taken the queued bytes (or has gone). */
   drained(): Promise<void>;
-  /** Ends a streamed response. */
-  end(): void;
+  /** Ends a streamed response, after `last` when given (in the same send). */
+  end(last?: string): void;
   /**
    * Sends a response of a known `size` (sent as Content-Length) whose body comes from `chunks`,
    * pulling the next chunk only once the client has taken the previous one. Resolves when done

@@ -32,6 +32,7 @@ export class SseWriter {
   private queued = false;
   private blocked: Promise<void> | null = null;
   private ended = false;
+  private held = false;
 
   constructor(private readonly ex: Exchange) {}
 
@@ -39,9 +40,14 @@ export class SseWriter {
   static openCount = 0;
   private counted = false;
 
-  /** Sends status and headers. */
+  /**
+   * Starts the response: status and headers leave with this tick's events, in the same socket
+   * write (one cork per tick, not one for the head and one for the body).
+   */
   open(headers: Record<string, string> = {}): void {
-    this.ex.beginStream(200, { ...SSE_HEADERS, ...headers });
+    this.ex.beginStream(200, { ...SSE_HEADERS, ...headers }, { lazy: true });
+    // Nothing may be pushed this tick (a follower waiting for events): the head still goes out.
+    this.schedule();
     if (this.counted || this.ex.signal.aborted) return;
     this.counted = true;
     SseWriter.openCount++;
@@ -60,24 +66,37 @@ export class SseWriter {
     this.pending += text;
     // A producer that never yields to the event loop must still meet backpressure.
     if (this.pending.length >= FLUSH_AT) this.flush();
-    else if (!this.queued) {
-      this.queued = true;
-      queued.push(this);
-      if (!scheduled) {
-        scheduled = true;
-        setImmediate(flushQueued);
-      }
+    else this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.queued) return;
+    this.queued = true;
+    queued.push(this);
+    if (!scheduled) {
+      scheduled = true;
+      setImmediate(flushQueued);
     }
   }
 
   /** The end-of-tick flush: this writer is no longer in the queue. */
   flushQueued(): void {
     this.queued = false;
-    this.flush();
+    if (!this.held) this.flush();
+  }
+
+  /**
+   * Keeps what is pushed from now on queued until {@link end} (or {@link FLUSH_AT}): for a stream
+   * whose last events are made a tick or more before its end (a response's `done` events, made in
+   * the settle's transaction), so they leave with the end in one write instead of a write of their own.
+   */
+  holdUntilEnd(): void {
+    this.held = true;
   }
 
   private flush(): void {
-    if (this.pending.length === 0) return;
+    if (this.ended) return;
+    // An empty write still sends a head that waits for the body (the exchange skips it otherwise).
     const text = this.pending;
     this.pending = '';
     if (!this.ex.write(text) && !this.blocked) {
@@ -92,12 +111,13 @@ export class SseWriter {
     return this.blocked;
   }
 
-  /** Writes what is queued and ends the response. */
+  /** Writes what is queued and ends the response, in one socket write. */
   end(): void {
     if (this.ended) return;
-    this.flush();
+    const text = this.pending;
+    this.pending = '';
     this.ended = true;
     this.uncount();
-    this.ex.end();
+    this.ex.end(text);
   }
 }

@@ -47,6 +47,8 @@ export class UwsExchange implements Exchange {
   /** The status sent (0 until a response starts), for the metrics. */
   status = 0;
   private finished = false;
+  /** Headers of a stream begun lazily, not written yet: they go out with its first write or its end. */
+  private lazyHead: Record<string, string> | null = null;
   /** Body bytes received from the socket but not yet handed to a consumer. */
   private pending: Buffer[] = [];
   private pendingBytes = 0;
@@ -204,16 +206,33 @@ export class UwsExchange implements Exchange {
     return declared - this.received > DRAIN_LIMIT;
   }
 
-  beginStream(status: number, headers: Record<string, string>): void {
+  beginStream(status: number, headers: Record<string, string>, options?: { lazy: boolean }): void {
     if (this.finished || this.started) return;
     this.started = true;
     this.status = status;
+    if (options?.lazy && this.method !== 'HEAD') {
+      this.lazyHead = headers;
+      return;
+    }
     this.res.cork(() => {
-      this.res.writeStatus(statusLine(status));
-      this.res.writeHeader('x-request-id', this.requestId);
-      for (const name in headers) this.res.writeHeader(name, headers[name]!);
+      this.writeHead(headers);
       if (this.method === 'HEAD') this.endHead();
     });
+  }
+
+  /** Status line and headers; called inside a cork. */
+  private writeHead(headers: Record<string, string>): void {
+    this.res.writeStatus(statusLine(this.status));
+    this.res.writeHeader('x-request-id', this.requestId);
+    for (const name in headers) this.res.writeHeader(name, headers[name]!);
+  }
+
+  /** A lazy head not written yet goes out now (inside the caller's cork, so with what follows it). */
+  private writeLazyHead(): void {
+    const headers = this.lazyHead;
+    if (!headers) return;
+    this.lazyHead = null;
+    this.writeHead(headers);
   }
 
   /** A HEAD answer is complete with its headers: end it and tell the producer to stop. */
@@ -228,9 +247,12 @@ export class UwsExchange implements Exchange {
 
   write(chunk: string | Buffer): boolean {
     if (this.finished) return true;
+    // An empty chunk would end a chunked body: it only sends a lazy head, if one waits.
+    if (chunk.length === 0 && !this.lazyHead) return true;
     let ok = true;
     this.res.cork(() => {
-      ok = this.res.write(chunk);
+      this.writeLazyHead();
+      if (chunk.length > 0) ok = this.res.write(chunk);
     });
     if (!ok) {
       this.res.onWritable(() => {
@@ -253,10 +275,14 @@ export class UwsExchange implements Exchange {
     for (const resolve of waiters) resolve();
   }
 
-  end(): void {
+  end(last?: string): void {
     if (this.finished) return;
     this.finished = true;
-    this.res.cork(() => this.res.end(undefined, this.mustClose()));
+    this.res.cork(() => {
+      this.writeLazyHead();
+      if (last) this.res.write(last);
+      this.res.end(undefined, this.mustClose());
+    });
     this.flushDrainWaiters();
   }
 

@@ -372,3 +372,19 @@ export type UnnumberedEvent = ResponseStreamEvent extends infer E
     ? Omit<E, 'sequence_number'>
     : never
   : never;
+
+/** A `response.output_text.delta` before its number, its fields in their wire order (number last). */
+export function outputTextDelta(
+  itemId: string,
+  outputIndex: number,
+  delta: string,
+): Extract<UnnumberedEvent, { type: 'response.output_text.delta' }> {
+  return {
+    type: 'response.output_text.delta',
+    item_id: itemId,
+    output_index: outputIndex,
+    content_index: 0,
+    delta,
+    logprobs: [],
+  };
+}

@@ -37,3 +37,21 @@ export const SSE_HEADERS: Record<string, string> = {
   'cache-control': 'no-cache, no-transform',
   'x-accel-buffering': 'no',
 };
+
+/**
+ * Stands for a string value in an event encoded once as a template: its JSON text, `"\u0000"`,
+ * occurs nowhere else in what we encode (our ids and names carry no NUL).
+ */
+export const SSE_HOLE = '\u0000';
+const HOLE_JSON = JSON.stringify(SSE_HOLE);
+
+/**
+ * An encoded SSE event cut where {@link SSE_HOLE} stands: `head + JSON.stringify(value) + tail` is
+ * then the same text as encoding the event with `value` in the hole, without walking the event
+ * again. Null when the hole is not there exactly once (the caller encodes the event whole).
+ */
+export function sseTemplate(encoded: string): { head: string; tail: string } | null {
+  const at = encoded.indexOf(HOLE_JSON);
+  if (at < 0 || encoded.includes(HOLE_JSON, at + HOLE_JSON.length)) return null;
+  return { head: encoded.slice(0, at), tail: encoded.slice(at + HOLE_JSON.length) };
+}

@@ -9,6 +9,7 @@ import type {
   ResponseStreamEvent,
   UnnumberedEvent,
 } from '../../protocols/responses.js';
+import { outputTextDelta } from '../../protocols/responses.js';
 import { randomBase62 } from '../../runtime/ids.js';
 import { responseObject, type ResponseHead } from './response-object.js';
 
@@ -18,6 +19,13 @@ export interface ResponseEmitter {
   emit(event: ResponseStreamEvent, responseJson?: string): void;
   /** Null while the consumer keeps up; otherwise a promise to wait on before producing more. */
   ready(): Promise<void> | null;
+  /**
+   * A `response.output_text.delta` by its fields, for an emitter that encodes the stream's deltas
+   * from one template (a stream's most frequent event, built here as no object); without it, {@link emit}.
+   */
+  textDelta?(itemId: string, outputIndex: number, delta: string, sequenceNumber: number): void;
+  /** The events from now on may wait and go out with the last one (the run is ending; one write, not two). */
+  holdUntilEnd?(): void;
 }
 
 type ItemStatus = OutputMessage['status'];
@@ -132,14 +140,12 @@ export class ResponseAssembler implements CompletionSink {
     }
     this.message.content[0]!.text += delta;
     if (!this.emitter) return;
-    this.emit({
-      type: 'response.output_text.delta',
-      item_id: this.message.id,
-      output_index: this.output.length - 1,
-      content_index: 0,
-      delta,
-      logprobs: [],
-    });
+    // The message's `added` events went out above, so the stream is open.
+    if (this.emitter.textDelta) {
+      this.emitter.textDelta(this.message.id, this.output.length - 1, delta, this.nextSeq++);
+      return;
+    }
+    this.emit(outputTextDelta(this.message.id, this.output.length - 1, delta));
   }
 
   private toolCall(fragment: { index: number; id?: string; name?: string; arguments: string }): void {

@@ -133,6 +133,8 @@ export class ResponseService {
     const ending: { response?: ResponseObject; last?: ResponseStreamEvent | null; json?: string | null } = {};
     const end = (result: ChatResult, inTransaction: boolean) => {
       if (!emitter) assembler.replay(result.outcome.choices[0]);
+      // The items' `done` events are made here, inside the settle's transaction: they leave with the final event.
+      emitter?.holdUntilEnd?.();
       const response = this.finished(head, assembler, result);
       const last = assembler.finalEvent(response);
       const json = inTransaction ? JSON.stringify(response) : null;

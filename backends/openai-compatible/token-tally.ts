@@ -24,25 +24,36 @@ function safeCut(text: string): number {
   return at;
 }
 
+/** Text held uncounted up to this many characters: most answers are counted once, if ever. */
+const COUNT_AT = 4096;
+
 /**
  * Counts the tokens of a text that arrives in pieces, equal to `countTokens` of the whole text
- * without keeping it: only the unfinished trailing word is carried from one piece to the next.
+ * without keeping it: the pieces are joined until {@link COUNT_AT} characters, then counted up
+ * to their trailing word, which is carried. An upstream that reports usage never asks for the
+ * total, so a short answer is never counted at all (counting showed per chunk in stream profiles).
  */
 export class TokenTally {
   #tokens = 0;
-  #carry = '';
+  #text = '';
 
   /** Adds the next piece of the text. */
   add(piece: string): void {
     if (piece === '') return;
-    const text = this.#carry + piece;
+    this.#text += piece;
+    if (this.#text.length >= COUNT_AT) this.#count();
+  }
+
+  /** Counts what is held up to its trailing word, which stays held. */
+  #count(): void {
+    const text = this.#text;
     const cut = safeCut(text);
     if (cut > 0) this.#tokens += countTokens(text.slice(0, cut));
-    this.#carry = text.slice(cut);
+    this.#text = text.slice(cut);
   }
 
   /** The tokens of everything added so far. */
   total(): number {
-    return this.#tokens + countTokens(this.#carry);
+    return this.#tokens + countTokens(this.#text);
   }
 }

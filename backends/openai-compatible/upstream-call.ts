@@ -16,6 +16,7 @@ import {
 import { createUpstreamRequestBody } from './upstream-request-body.js';
 import { UpstreamChunkSchema, UpstreamCompletionSchema, type UpstreamChunk } from './upstream-schemas.js';
 import { plainChunk, plainCompletion } from './upstream-plain-shapes.js';
+import { UpstreamChunkTemplate } from './upstream-chunk-template.js';
 import { UpstreamResponse } from './upstream-response.js';
 import type { UpstreamSlots } from './upstream-slots.js';
 
@@ -111,11 +112,12 @@ export class UpstreamCall {
   async *#stream(): AsyncGenerator<ChatBackendEvent, void, undefined> {
     const answer = new UpstreamAnswer();
     const out: ChatBackendEvent[] = [];
+    const template = new UpstreamChunkTemplate();
     let sawDone = false;
     const decoder = new SseDecoder((event) => {
       if (sawDone) return;
       if (event.data === '[DONE]') sawDone = true;
-      else answer.applyChunk(this.#parseChunk(event.data), out);
+      else answer.applyChunk(this.#parseChunk(event.data, template), out);
     });
     while (!sawDone) {
       const bytes = await this.#read();
@@ -224,10 +226,16 @@ export class UpstreamCall {
     return json;
   }
 
-  #parseChunk(data: string): UpstreamChunk {
+  /** A chunk's data: read through the stream's template when it fits, parsed (and maybe learned from) when not. */
+  #parseChunk(data: string, template: UpstreamChunkTemplate): UpstreamChunk {
+    const known = template.match(data);
+    if (known) return known;
     const json = this.#parseJson(data);
     const plain = plainChunk(json);
-    if (plain) return plain;
+    if (plain) {
+      template.learn(data, plain);
+      return plain;
+    }
     const parsed = UpstreamChunkSchema.safeParse(json);
     if (!parsed.success) throw malformedFailure('a chunk is not a chat.completion.chunk', parsed.error);
     return parsed.data;

@@ -15,7 +15,7 @@ import {
   type CompletionHeader,
 } from '../../protocols/chat-response.js';
 import type { ApiError } from '../../protocols/errors.js';
-import { SSE_DONE, sseData } from '../../protocols/sse.js';
+import { SSE_DONE, SSE_HOLE, sseData, sseTemplate } from '../../protocols/sse.js';
 import type { SseWriter } from '../sse-writer.js';
 
 const PHASES: Record<PassName, { phase: ChunkProgress['phase']; text: string }> = {
@@ -36,6 +36,8 @@ export class StreamRelay implements CompletionSink {
   /** Choices whose first delta went out, one bit each (n is at most 8). */
   private started = 0;
   private phase: ChunkProgress['phase'] = 'answering';
+  /** Per choice, its text chunk encoded once and cut where the text goes (null: encode each whole). */
+  private readonly textChunks: ({ head: string; tail: string } | null)[] = [];
 
   constructor(
     private readonly writer: SseWriter,
@@ -56,9 +58,11 @@ export class StreamRelay implements CompletionSink {
 
   private chunk(choices: ChunkChoice[], extra: Pick<ChatCompletionChunk, 'progress'> = {}): void {
     this.open();
-    this.writer.push(
-      sseData(chunkObject(this.header, choices, this.options.includeUsage ? { usage: null, ...extra } : extra)),
-    );
+    this.writer.push(this.chunkText(choices, extra));
+  }
+
+  private chunkText(choices: ChunkChoice[], extra: Pick<ChatCompletionChunk, 'progress'> = {}): string {
+    return sseData(chunkObject(this.header, choices, this.options.includeUsage ? { usage: null, ...extra } : extra));
   }
 
   private progress(event: ChunkProgress['event'], statusText: string): void {
@@ -71,6 +75,24 @@ export class StreamRelay implements CompletionSink {
     if (this.started & bit) return {};
     this.started |= bit;
     return { role: 'assistant', content: null };
+  }
+
+  /**
+   * A choice's later text chunk (its role went out with the first): every one differs only in its
+   * text, so it is spliced into the chunk encoded once, the same bytes as encoding it whole.
+   */
+  private textChunk(choice: number, text: string): void {
+    let template = this.textChunks[choice];
+    if (template === undefined) {
+      const probe = this.chunkText([deltaChoice(choice, { content: SSE_HOLE })]);
+      template = this.textChunks[choice] = sseTemplate(probe);
+    }
+    this.open();
+    this.writer.push(
+      template
+        ? template.head + JSON.stringify(text) + template.tail
+        : this.chunkText([deltaChoice(choice, { content: text })]),
+    );
   }
 
   /** Flow control for the producer: null while the client keeps up. */
@@ -86,7 +108,8 @@ export class StreamRelay implements CompletionSink {
         this.progress('phase', PHASES[event.phase].text);
         return;
       case 'delta':
-        this.chunk([deltaChoice(event.choice, { ...this.roleFor(event.choice), content: event.text })]);
+        if (this.started & (1 << event.choice)) this.textChunk(event.choice, event.text);
+        else this.chunk([deltaChoice(event.choice, { ...this.roleFor(event.choice), content: event.text })]);
         return;
       case 'tool_call':
         this.chunk([

@@ -6,6 +6,7 @@ import { microsToUsd } from '../../protocols/money.js';
 import { requireModel } from '../../protocols/models.js';
 import {
   InputItemListSchema,
+  outputTextDelta,
   InputItemsQuerySchema,
   ResponseCreateRequestSchema,
   ResponseDeletedSchema,
@@ -14,7 +15,7 @@ import {
   RetrieveQuerySchema,
   type ResponseStreamEvent,
 } from '../../protocols/responses.js';
-import { sseNamed, sseResponseEvent } from '../../protocols/sse.js';
+import { SSE_HOLE, sseNamed, sseResponseEvent, sseTemplate } from '../../protocols/sse.js';
 import { fieldError } from '../../protocols/validation.js';
 import type { AppDeps } from '../app-deps.js';
 import { accountOf, encodedJson, json, type RequestContext, type RouteDef } from '../route.js';
@@ -54,6 +55,30 @@ class SseResponseEmitter implements ResponseEmitter {
       this.encoded = { response: event.response, json };
     }
     this.writer.push(sseResponseEvent(event.type, json, event.sequence_number));
+  }
+
+  /** The text deltas of one item, encoded once and cut where the delta goes; the sequence number ends each. */
+  private deltas: { itemId: string; outputIndex: number; head: string; tail: string } | null = null;
+
+  textDelta(itemId: string, outputIndex: number, delta: string, sequenceNumber: number): void {
+    let template = this.deltas;
+    if (template?.itemId !== itemId || template.outputIndex !== outputIndex) {
+      // `sequence_number` comes last in every event: the text up to it, then the number per event.
+      const cut = sseTemplate(sseNamed('response.output_text.delta', outputTextDelta(itemId, outputIndex, SSE_HOLE)));
+      template = this.deltas = cut && { itemId, outputIndex, head: cut.head, tail: cut.tail.slice(0, -3) };
+    }
+    if (!template) {
+      this.emit({ ...outputTextDelta(itemId, outputIndex, delta), sequence_number: sequenceNumber });
+      return;
+    }
+    this.lastSeq = sequenceNumber;
+    this.writer.push(
+      `${template.head}${JSON.stringify(delta)}${template.tail},"sequence_number":${sequenceNumber}}\n\n`,
+    );
+  }
+
+  holdUntilEnd(): void {
+    this.writer.holdUntilEnd();
   }
 
   /** The `error` event that ends a stream a failure interrupted outside the run (the run itself ends with `response.failed`). */
