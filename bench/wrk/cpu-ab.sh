@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Outside CPU A/B of compiled gateways: for each round and each side (sides alternate, the order
-# rotating every round), start `node <side>/dist/http/main.js` on the sim with a fresh data
+# rotating every round), start `node <flags of its npm start> <side>/dist/http/main.js` on the sim with a fresh data
 # directory, make an account and API token through the admin API, warm up with wrk for 3 s, then
 # run wrk -t1 -c50 -d8s and read the server's utime+stime from /proc/<pid>/stat before and after:
 # CPU ms per request = CPU delta / requests. Usage: cpu-ab.sh ROUNDS NAME=DIR [NAME=DIR ...]
@@ -30,12 +30,17 @@ if [[ $backend == openai-compatible ]]; then
     SVC_UPSTREAM_MODEL=instant SVC_UPSTREAM_API_KEY=sk-bench-upstream SVC_UPSTREAM_CONCURRENCY=512)
 fi
 
+# The node flags of a side's `npm start` (before its entry), so each side runs as it is deployed.
+start_flags() {
+  node -p "require('$1/package.json').scripts.start.split(/\\s+/).filter((w) => w.startsWith('--')).join(' ')"
+}
+
 measure() {
   local name=$1 dir=$2 data port pid token out reqs before after non2xx
   data=$(mktemp -d)
   port=$((20000 + RANDOM % 20000))
   env "${upstream_env[@]}" PORT=$port SVC_DATA_DIR=$data SVC_ADMIN_KEY=$admin SVC_LOG_LEVEL=warn SVC_CHAT_CACHE_TTL_S=0 \
-    node "$dir/dist/http/main.js" >"$data/out" 2>"$data/err" &
+    node $(start_flags "$dir") "$dir/dist/http/main.js" >"$data/out" 2>"$data/err" &
   pid=$!
   for _ in $(seq 600); do grep -q 'svc listening on' "$data/out" 2>/dev/null && break; sleep 0.1; done
   token=$(curl -sf -X POST "http://127.0.0.1:$port/admin/v1/accounts" \

@@ -26,6 +26,10 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
+# The node flags of a side's `npm start` (before its entry), so each side runs as it is deployed.
+start_flags() {
+  node -p "require('$1/package.json').scripts.start.split(/\\s+/).filter((w) => w.startsWith('--')).join(' ')"
+}
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 
 node --import tsx "$root/bench/proxy/instant-upstream-main.ts" >"$work/upstream.out" &
@@ -40,7 +44,7 @@ for side in "${sides[@]}"; do
   PORT=0 SVC_DATA_DIR=$work/$name SVC_ADMIN_KEY=$admin SVC_LOG_LEVEL=warn SVC_CHAT_CACHE_TTL_S=0 \
     SVC_BACKEND=openai-compatible SVC_UPSTREAM_BASE_URL=http://127.0.0.1:$upstream/v1 \
     SVC_UPSTREAM_MODEL=instant SVC_UPSTREAM_API_KEY=sk-bench-upstream SVC_UPSTREAM_CONCURRENCY=512 \
-    node ${NODE_FLAGS:-} "$dir/dist/http/main.js" >"$work/$name.out" 2>"$work/$name.err" &
+    node $(start_flags "$dir") ${NODE_FLAGS:-} "$dir/dist/http/main.js" >"$work/$name.out" 2>"$work/$name.err" &
   pid[$name]=$!
   pids+=($!)
   for _ in $(seq 600); do grep -q 'svc listening on' "$work/$name.out" 2>/dev/null && break; sleep 0.1; done
