@@ -34,7 +34,10 @@ export function spawnServer(
   env: Record<string, string>,
   ready: RegExp,
 ): Promise<{ port: number; child: ChildProcess; stop(): Promise<void> }> {
-  const args = entry.endsWith('.js') ? [entry] : ['--import', 'tsx', entry];
+  // BENCH_SERVER_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"): node flags for the server
+  // alone, which NODE_OPTIONS cannot carry (it refuses --cpu-prof and would reach the client too).
+  const nodeArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
+  const args = [...nodeArgs, ...(entry.endsWith('.js') ? [entry] : ['--import', 'tsx', entry])];
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: { ...process.env, ...env },
