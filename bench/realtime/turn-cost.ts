@@ -55,6 +55,7 @@ host.register(calls.hosted());
 const loop = await buildSpeechLoop('Tell me more.', 700);
 const frames = [...loop.speech, ...Array.from({ length: loop.silenceFrames }, () => loop.silence)];
 let answered = 0;
+let stopped = 0;
 let transcribed = 0;
 let audioOut = 0;
 const connections: CallConnection[] = [];
@@ -63,6 +64,7 @@ for (let i = 0; i < callCount; i++) {
     {
       send: (text) => {
         if (text.includes('"response.done"')) answered++;
+        else if (text.includes('"input_audio_buffer.speech_stopped"')) stopped++;
         else if (text.includes('"response.output_audio.delta"')) audioOut++;
         else if (text.includes('input_audio_transcription.completed"')) transcribed++;
       },
@@ -94,13 +96,24 @@ function feed(connection: CallConnection, i: number): void {
   else connection.message(frames[i]!);
 }
 
-/** One cycle: every call says the sentence and falls silent; resolves once every turn is answered. */
+/**
+ * One cycle: every call says the sentence and falls silent, the calls a frame apart in their loop
+ * (a call's turn ends while the others are mid-sentence, as live calls' turns do), the loop turning
+ * between frames so answers run beside the input.
+ */
 async function cycle(): Promise<void> {
-  const target = answered + callCount;
-  for (let i = 0; i < frames.length; i++) for (const connection of connections) feed(connection, i);
+  const stride = Math.max(1, Math.floor(frames.length / callCount));
+  for (let step = 0; step < frames.length; step++) {
+    for (let c = 0; c < callCount; c++) feed(connections[c]!, (step + c * stride) % frames.length);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+/** Resolves once every turn heard so far is answered. */
+async function settled(): Promise<void> {
   const deadline = Date.now() + 30_000;
-  while (answered < target) {
-    if (Date.now() > deadline) throw new Error(`turn-cost: ${target - answered} turns unanswered`);
+  while (answered < stopped) {
+    if (Date.now() > deadline) throw new Error(`turn-cost: ${stopped - answered} turns unanswered`);
     await tick();
   }
 }
@@ -126,6 +139,7 @@ function threadCpu(): Map<string, number> {
 }
 
 for (let i = 0; i < 3; i++) await cycle(); // warm-up: JIT, the calls' first turns
+await settled();
 const threadsBefore = threadCpu();
 const startTurns = answered;
 const startTranscribed = transcribed;
@@ -133,6 +147,7 @@ const startAudio = audioOut;
 const before = process.cpuUsage();
 const wallStart = performance.now();
 for (let i = 0; i < cycles; i++) await cycle();
+await settled();
 const used = process.cpuUsage(before);
 const wallMs = performance.now() - wallStart;
 const turns = answered - startTurns;
