@@ -1,7 +1,8 @@
 // CPU per input frame of a realtime call, in process: one `input_audio_buffer.append` of 20 ms
 // (PCM16 24 kHz, and G.711 µ-law 8 kHz) handed to a live call's connection as the socket hands it
-// over: parse, decode, the call's checks, VAD. The audio is low noise the VAD measures but never
-// hears as speech, so no frame turns into a machine event: this is the steady per-frame path.
+// over (its bytes, or its text on builds before the byte path): parse, decode, the call's checks,
+// VAD. The audio is low noise the VAD measures but never hears as speech, so no frame turns into a
+// machine event: this is the steady per-frame path.
 // Beside it, the floor: JSON.parse and a base64 decode of the same frame. Runs in `npm run bench --
 // --scenario micro`, or alone (`npx tsx bench/realtime/frame-cost.ts [ms]`) for A/B runs against
 // an older build (it only uses APIs that predate it).
@@ -106,6 +107,16 @@ export async function realtimeFrameTasks(): Promise<{ tasks: FrameTask[]; close(
   const mulawCall = await connect('audio/pcmu');
   const pcm = appends(960, true);
   const mulaw = appends(160, false);
+  // As the socket hands a frame over: its bytes where the connection takes them (older builds: text).
+  const handOver = (connection: CallConnection, texts: string[]) => {
+    const bytes = texts.map((text) => Buffer.from(text));
+    const byBytes = connection as Partial<Pick<CallConnection, 'messageBytes'>>;
+    return byBytes.messageBytes
+      ? (i: number) => byBytes.messageBytes!.call(connection, bytes[i % FRAMES]!)
+      : (i: number) => connection.message(texts[i % FRAMES]!);
+  };
+  const pcmFrame = handOver(pcmCall, pcm);
+  const mulawFrame = handOver(mulawCall, mulaw);
   let p = 0;
   let m = 0;
   let f = 0;
@@ -114,13 +125,13 @@ export async function realtimeFrameTasks(): Promise<{ tasks: FrameTask[]; close(
       group: 'realtime input frame',
       name: 'append 20 ms PCM16 24 kHz (parse, decode, checks, VAD)',
       baseline: false,
-      fn: () => pcmCall.message(pcm[p++ % FRAMES]!),
+      fn: () => pcmFrame(p++),
     },
     {
       group: 'realtime input frame',
       name: 'append 20 ms µ-law 8 kHz (parse, decode, G.711 + resample, checks, VAD)',
       baseline: false,
-      fn: () => mulawCall.message(mulaw[m++ % FRAMES]!),
+      fn: () => mulawFrame(m++),
     },
     {
       group: 'realtime input frame',
