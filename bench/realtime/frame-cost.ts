@@ -5,18 +5,11 @@
 // machine event: this is the steady per-frame path.
 // Beside it, the floor: JSON.parse and a base64 decode of the same frame. Runs in `npm run bench --
 // --scenario micro`, or alone (`npx tsx bench/realtime/frame-cost.ts [ms]`) for A/B runs against
-// an older build (it only uses APIs that predate it).
+// an older build (it and in-process-calls.ts only use APIs that predate them).
 import { Bench } from 'tinybench';
-import { AccountServices } from '../../actors/accounts/account-services.js';
-import { CallRuntime } from '../../actors/realtime/call-runtime.js';
-import { createSimChatBackend } from '../../backends/sim/sim-chat-backend.js';
-import { createSimSpeechBackend } from '../../backends/sim/sim-speech.js';
-import { createSimTranscriptionBackend } from '../../backends/sim/sim-transcription.js';
 import { CallConnection } from '../../http/realtime/call-connection.js';
-import { systemClock } from '../../runtime/clock.js';
-import { ActorHost } from '../../runtime/host/actor-host.js';
-import { createLogger } from '../../runtime/logger.js';
 import { MemoryStore } from '../../runtime/store/memory-store.js';
+import { inProcessCalls } from './in-process-calls.js';
 
 /** One task of the frame benchmark. */
 export interface FrameTask {
@@ -49,29 +42,7 @@ const appends = (bytes: number, pcm: boolean): string[] =>
 
 /** Sets up two live calls (PCM and µ-law) on an in-memory host; the tasks feed them frames. */
 export async function realtimeFrameTasks(): Promise<{ tasks: FrameTask[]; close(): Promise<void> }> {
-  const store = new MemoryStore();
-  const logger = createLogger('silent');
-  const services = new AccountServices(store, systemClock, { sessionTtlMs: 60_000, usageFlushMs: 0 });
-  const created = await services.createAccount({
-    email: 'bench-frames@example.com',
-    password: null,
-    creditMicros: 1e12,
-    tokenLabel: 'bench',
-  });
-  const holder = { accountId: created!.account.id, tokenId: created!.token!.record.id };
-  const host = new ActorHost(store, systemClock, logger);
-  const calls = new CallRuntime({
-    host,
-    billing: services.ledger,
-    chat: createSimChatBackend({ ttftMs: 0, tokensPerSecond: 0 }),
-    speech: createSimSpeechBackend(),
-    transcription: createSimTranscriptionBackend(),
-    clock: systemClock,
-    logger,
-    holdStepMicros: 1_000_000,
-    endGraceMs: 3000,
-  });
-  host.register(calls.hosted());
+  const { calls, holder, logger, close } = await inProcessCalls(new MemoryStore());
   let heard = 0;
   const socket = {
     send: (text: string) => void (text.includes('"input_audio_buffer.speech_started"') && heard++),
@@ -146,8 +117,7 @@ export async function realtimeFrameTasks(): Promise<{ tasks: FrameTask[]; close(
       pcmCall.socketClosed();
       mulawCall.socketClosed();
       await new Promise((resolve) => setTimeout(resolve, 50));
-      await host.close();
-      await services.close();
+      await close();
     },
   };
 }

@@ -5,21 +5,14 @@
 // over whole cycles, per turn and per input frame. What the 500-call scenario charges to the turns,
 // without the sockets and the machine's load.
 //   npx tsx bench/realtime/turn-cost.ts [cycles] [calls] [voice threads]
-// It only uses APIs that predate it, for A/B runs against an older build.
+// It only uses APIs that predate it (with in-process-calls.ts), for A/B runs against an older build.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AccountServices } from '../../actors/accounts/account-services.js';
-import { CallRuntime } from '../../actors/realtime/call-runtime.js';
-import { createSimChatBackend } from '../../backends/sim/sim-chat-backend.js';
-import { createSimSpeechBackend } from '../../backends/sim/sim-speech.js';
-import { createSimTranscriptionBackend } from '../../backends/sim/sim-transcription.js';
 import { createSimVoicePool } from '../../backends/sim/sim-voice-pool.js';
 import { CallConnection } from '../../http/realtime/call-connection.js';
-import { systemClock } from '../../runtime/clock.js';
-import { ActorHost } from '../../runtime/host/actor-host.js';
-import { createLogger } from '../../runtime/logger.js';
 import { LmdbStore } from '../../runtime/store/lmdb-store.js';
+import { inProcessCalls } from './in-process-calls.js';
 import { buildSpeechLoop } from './speech-loop.js';
 
 const cycles = Number(process.argv[2] ?? 20);
@@ -28,29 +21,8 @@ const threads = Number(process.argv[4] ?? 0);
 
 const dataDir = mkdtempSync(join(tmpdir(), 'svc-turn-cost-'));
 const store = LmdbStore.open(dataDir);
-const logger = createLogger('silent');
-const services = new AccountServices(store, systemClock, { sessionTtlMs: 60_000, usageFlushMs: 0 });
-const created = await services.createAccount({
-  email: 'bench-turns@example.com',
-  password: null,
-  creditMicros: 1e12,
-  tokenLabel: 'bench',
-});
-const holder = { accountId: created!.account.id, tokenId: created!.token!.record.id };
-const host = new ActorHost(store, systemClock, logger);
 const pool = threads > 0 ? createSimVoicePool({ threads }) : null;
-const calls = new CallRuntime({
-  host,
-  billing: services.ledger,
-  chat: createSimChatBackend({ ttftMs: 0, tokensPerSecond: 0 }),
-  speech: createSimSpeechBackend({ pool }),
-  transcription: createSimTranscriptionBackend({ pool }),
-  clock: systemClock,
-  logger,
-  holdStepMicros: 1_000_000,
-  endGraceMs: 3000,
-});
-host.register(calls.hosted());
+const { calls, holder, logger, close } = await inProcessCalls(store, pool);
 
 const loop = await buildSpeechLoop('Tell me more.', 700);
 const frames = [...loop.speech, ...Array.from({ length: loop.silenceFrames }, () => loop.silence)];
@@ -173,8 +145,7 @@ const result = {
 process.stdout.write(`${JSON.stringify(result)}\n`);
 for (const connection of connections) connection.socketClosed();
 await new Promise((resolve) => setTimeout(resolve, 100));
-await host.close();
-await services.close();
+await close();
 await pool?.close();
 await store.close();
 rmSync(dataDir, { recursive: true, force: true });
