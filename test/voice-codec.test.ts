@@ -161,6 +161,20 @@ test('a cut-off or corrupted utterance is refused, and the good one beside it st
   );
 });
 
+test('an utterance followed by the start of another, cut anywhere, reads as the first alone', () => {
+  const first = samples('first');
+  const second = samples('second');
+  for (let tail = 0; tail <= 4000; tail += 97) {
+    for (const gap of [0, 130]) {
+      const audio = mix(first.length + gap + tail, [
+        [first, 0],
+        [second.subarray(0, tail), first.length + gap],
+      ]);
+      assert.is(decodeSimVoice(audio), 'first', `${tail} samples of the second after ${gap}`);
+    }
+  }
+});
+
 test('rendering in chunks gives the same audio as all at once, in 4800-byte pieces', () => {
   const text = 'The quick brown fox jumps over the lazy dog.';
   const chunks = [...simVoiceChunks(text, 4800)];

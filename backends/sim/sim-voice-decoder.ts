@@ -130,9 +130,9 @@ function slidingPurity(x: Int16Array, tone: number, start: number, count: number
   const stepCos = cos[1]!;
   const stepSin = sin[1]!;
   const out = new Float64Array(count);
-  for (let i = 0; ; i++) {
+  for (let i = 0; i < count; i++) {
     out[i] = energy === 0 ? 0 : (re * re + im * im) / ((energy * WINDOW_SAMPLES) / 2);
-    if (i === count - 1) return out;
+    if (i === count - 1) break;
     const leaving = x[start + i]!;
     const entering = x[start + i + WINDOW_SAMPLES]!;
     energy += entering * entering - leaving * leaving;
@@ -140,6 +140,7 @@ function slidingPurity(x: Int16Array, tone: number, start: number, count: number
     re = shiftedRe * stepCos - im * stepSin;
     im = shiftedRe * stepSin + im * stepCos;
   }
+  return out;
 }
 
 /**
@@ -230,7 +231,11 @@ function findSync(x: Int16Array, blocks: SyncBlocks, from: number): number {
     )
       continue;
     // The first grid window that passes lies up to REFINE_SPAN before the true start, or half a block after it.
-    const { at, score } = bestSync(x, Math.max(from, coarse - BLOCK_SAMPLES), Math.min(last, coarse + REFINE_SPAN));
+    const lo = Math.max(from, coarse - BLOCK_SAMPLES);
+    const hi = Math.min(last, coarse + REFINE_SPAN);
+    // Past the end of the last utterance read, less than a sync's length may remain: nothing to align.
+    if (lo > hi) return -1;
+    const { at, score } = bestSync(x, lo, hi);
     if (score >= SYNC.length * SYNC_PURITY) return at;
     b += REFINE_SPAN / BLOCK_SAMPLES - 1; // that stretch holds no sync: go on past it
   }
