@@ -70,8 +70,9 @@ export const ConfigSchema = z.object({
   SVC_SIM_GENERATION_COST_PER_MINUTE_MICROS: intFromEnv(60_000),
   // The sim speaks at playback speed, as a live engine would (off: instant).
   SVC_SIM_SPEECH_REALTIME: z.stringbool().default(false),
-  // Worker threads for the sim voice's CPU work (reading turns, rendering speech); 0: in the event loop.
-  SVC_SIM_VOICE_THREADS: intFromEnv(1, 0, 16),
+  // Worker threads for the sim voice's CPU work (reading turns, rendering speech); 0: in the event
+  // loop, where a turn's reading (~0.2 ms) costs less than the hop to a thread and back (bench/README.md).
+  SVC_SIM_VOICE_THREADS: intFromEnv(0, 0, 16),
   // Realtime calls: ticket lifetime, wait for end_ack, money held per call, idle timeout, and the
   // per-socket send buffer above which audio frames are dropped and, further, the socket closed.
   SVC_REALTIME_TICKET_TTL_S: intFromEnv(60, 1, 3600),

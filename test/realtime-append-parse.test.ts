@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseClientMessage } from '../http/realtime/client-message.js';
+import { parseClientBytes, parseClientMessage } from '../http/realtime/client-message.js';
 import { decodeBase64Strict } from '../protocols/base64.js';
 
 const test = suite('realtime appends: strict base64 without a regex, and the flat-envelope fast path');
@@ -49,6 +49,32 @@ test('an append is parsed to the same command by the fast path and refused with 
   assert.ok('error' in numberId, 'a non-string event_id is the schema’s to refuse');
   const noAudio = parseClientMessage(JSON.stringify({ type: 'input_audio_buffer.append' }));
   assert.ok('error' in noAudio);
+});
+
+test('a frame read from its bytes parses as its text does, whatever its shape', () => {
+  const audio = Buffer.from(Array.from({ length: 960 }, (_, i) => (i * 37) % 256)).toString('base64');
+  const texts = [
+    `{"type":"input_audio_buffer.append","audio":"${audio}"}`,
+    `{"type":"input_audio_buffer.append","audio":""}`,
+    `{"type":"input_audio_buffer.append","audio":"${audio}","event_id":"e1"}`,
+    `{ "type": "input_audio_buffer.append", "audio": "${audio}" }`,
+    `{"type":"input_audio_buffer.append","audio":"${audio.slice(0, 8)}\\/${audio.slice(10)}"}`,
+    `{"type":"input_audio_buffer.append","audio":"${audio.slice(0, 8)}\\u0041${audio.slice(9)}"}`,
+    `{"type":"input_audio_buffer.append","audio":"AAé="}`,
+    `{"type":"input_audio_buffer.append","audio":"AA\u00e9A"}`,
+    `{"type":"input_audio_buffer.append","audio":"abc"}`,
+    `{"type":"input_audio_buffer.append","audio":"AAAA"}"}`,
+    `{"type":"input_audio_buffer.append","audio":"AA"AA"}`,
+    `{"type":"input_audio_buffer.append","audio":"AAAA"`,
+    `{"type":"input_audio_buffer.commit"}`,
+    `{"type":"session.update","session":{"instructions":"dis « bonjour » 👋"}}`,
+    'not json',
+  ];
+  for (const text of texts) {
+    assert.equal(parseClientBytes(Buffer.from(text, 'utf8')), parseClientMessage(text), text.slice(0, 80));
+  }
+  const fast = parseClientBytes(Buffer.from(texts[0]!));
+  assert.equal(fast, { command: { type: 'appendAudio', audio: Buffer.from(audio, 'base64'), clientEventId: null } });
 });
 
 test.run();

@@ -6,6 +6,7 @@ import type { CallOutput } from '../actors/realtime/call-output.js';
 import { applySessionChange, defaultCallSession } from '../actors/realtime/call-session.js';
 import {
   audioDelta,
+  audioDeltaText,
   closedEvent,
   errorEvent,
   renderEmitted,
@@ -229,6 +230,21 @@ test('a response that only calls a function shows no message item; its call open
     name: 'get_weather',
     arguments: '{"city":"Paris"}',
   });
+});
+
+test("an output audio frame's concatenated wire text is the JSON the serializer writes", () => {
+  const frame = {
+    responseId: 'resp_9',
+    itemId: 'item_6',
+    outputIndex: 1,
+    audio: Buffer.from([0, 1, 2, 250, 251, 255, 7]),
+  };
+  for (const svcTs of [null, 1_790_000_000_000.5, 12]) {
+    const text = audioDeltaText(frame, svcTs, 'event_abc');
+    assert.is(text, JSON.stringify({ event_id: 'event_abc', ...audioDelta(frame, svcTs) }));
+    assert.ok(ServerEventSchema.safeParse(JSON.parse(text)).success);
+  }
+  assert.match(audioDeltaText(frame, null), /^\{"event_id":"event_[0-9A-Za-z]{20}",/);
 });
 
 test('error events take their type from the error catalogue', () => {

@@ -82,6 +82,30 @@ test('an utterance is found at any sample offset in white noise at -50 dBFS', ()
   }
 });
 
+test('read exactly in white noise at -30 dBFS and beside a steady tone that misleads the zero crossings', () => {
+  const random = seedFromBytes(Buffer.from('loud noise'));
+  const text = 'Could you book a table for two?';
+  const voice = samples(text);
+  for (let trial = 0; trial < 5; trial++) {
+    const at = Math.floor(random.next() * 24_000);
+    const length = at + voice.length + 6000;
+    assert.is(decodeSimVoice(mix(length, [[voice, at]], noise(length, -30, random))), text, `at sample ${at}`);
+  }
+  // A 3.3 kHz tone at half the voice's amplitude adds zero crossings to every symbol: the symbols
+  // are then mostly read by all 16 filters, not the one tone the crossings point to, and come out right.
+  for (const [hz, share] of [
+    [3300, 0.5],
+    [1234, 0.8],
+    [650, 0.7],
+  ] as const) {
+    const amplitude = 0.1 * 32_768 * Math.SQRT2 * share;
+    const tone = Int16Array.from({ length: voice.length + 6000 }, (_, n) =>
+      Math.round(amplitude * Math.sin((2 * Math.PI * hz * n) / 24_000)),
+    );
+    assert.is(decodeSimVoice(mix(tone.length, [[voice, 3000]], tone)), text, `beside ${hz} Hz`);
+  }
+});
+
 test('several utterances, with silence between or back to back, are joined by a space unless one side has it', () => {
   const first = samples('first part');
   const second = samples('¿segunda? 再见');
@@ -135,6 +159,20 @@ test('a cut-off or corrupted utterance is refused, and the good one beside it st
     ),
     'still here',
   );
+});
+
+test('an utterance followed by the start of another, cut anywhere, reads as the first alone', () => {
+  const first = samples('first');
+  const second = samples('second');
+  for (let tail = 0; tail <= 4000; tail += 97) {
+    for (const gap of [0, 130]) {
+      const audio = mix(first.length + gap + tail, [
+        [first, 0],
+        [second.subarray(0, tail), first.length + gap],
+      ]);
+      assert.is(decodeSimVoice(audio), 'first', `${tail} samples of the second after ${gap}`);
+    }
+  }
 });
 
 test('rendering in chunks gives the same audio as all at once, in 4800-byte pieces', () => {

@@ -103,19 +103,20 @@ class PcmCollector {
   private used = 0;
   length = 0;
 
-  append(source: Buffer): void {
-    let at = 0;
-    while (at < source.length) {
+  /** Appends `source[start, end)` (all of it by default). */
+  append(source: Buffer, start = 0, end = source.length): void {
+    let at = start;
+    while (at < end) {
       if (!this.block || this.used === this.block.length) {
         if (this.block) this.blocks.push(this.block);
         this.block = Buffer.allocUnsafe(BLOCK_BYTES); // only the written part is ever read
         this.used = 0;
       }
-      const copied = source.copy(this.block, this.used, at);
+      const copied = source.copy(this.block, this.used, at, end);
       this.used += copied;
       at += copied;
     }
-    this.length += source.length;
+    this.length += end - start;
   }
 
   /** The first `limit` bytes collected, as one buffer. */
@@ -135,9 +136,10 @@ class FrameRing {
     this.frames = Buffer.alloc(capacity * FRAME_BYTES);
   }
 
-  push(frame: Buffer): void {
+  /** Keeps the frame at byte `offset` of `source`. */
+  push(source: Buffer, offset: number): void {
     if (this.capacity === 0) return;
-    frame.copy(this.frames, this.next * FRAME_BYTES, 0, FRAME_BYTES);
+    source.copy(this.frames, this.next * FRAME_BYTES, offset, offset + FRAME_BYTES);
     this.next = (this.next + 1) % this.capacity;
     this.count = Math.min(this.count + 1, this.capacity);
   }
@@ -179,9 +181,40 @@ interface Speech {
   unvoicedFrames: number;
 }
 
-interface OnsetFrame {
-  voiced: boolean;
-  startByte: number;
+/**
+ * The last ONSET_WINDOW_FRAMES frames heard while idle: whether each was voiced and where it
+ * started, in fixed slots (one frame every 10 ms per call: nothing allocated for it).
+ */
+class OnsetWindow {
+  private readonly voiced = new Uint8Array(ONSET_WINDOW_FRAMES);
+  private readonly starts = new Float64Array(ONSET_WINDOW_FRAMES);
+  private next = 0;
+  private count = 0;
+  voicedCount = 0;
+
+  push(voiced: boolean, startByte: number): void {
+    if (this.count === ONSET_WINDOW_FRAMES) this.voicedCount -= this.voiced[this.next]!;
+    else this.count++;
+    this.voiced[this.next] = voiced ? 1 : 0;
+    this.starts[this.next] = startByte;
+    this.voicedCount += voiced ? 1 : 0;
+    this.next = (this.next + 1) % ONSET_WINDOW_FRAMES;
+  }
+
+  /** Where the oldest voiced frame in the window starts (-1 when none is voiced). */
+  firstVoicedStart(): number {
+    for (let i = 0; i < this.count; i++) {
+      const slot = (this.next - this.count + i + ONSET_WINDOW_FRAMES) % ONSET_WINDOW_FRAMES;
+      if (this.voiced[slot]) return this.starts[slot]!;
+    }
+    return -1;
+  }
+
+  clear(): void {
+    this.next = 0;
+    this.count = 0;
+    this.voicedCount = 0;
+  }
 }
 
 const roundMs = (bytes: number) => Math.round(pcmDurationMs(bytes));
@@ -201,7 +234,7 @@ export class EnergyVad {
   private readonly partial = Buffer.alloc(FRAME_BYTES);
   private partialBytes = 0;
   private readonly ring: FrameRing;
-  private onset: OnsetFrame[] = [];
+  private readonly onset = new OnsetWindow();
   private speech: Speech | null = null;
 
   constructor(settings: VadSettings) {
@@ -237,9 +270,9 @@ export class EnergyVad {
       this.partialBytes += at;
       if (this.partialBytes < FRAME_BYTES) return events;
       this.partialBytes = 0;
-      this.analyse(this.partial, events);
+      this.analyse(this.partial, 0, events);
     }
-    for (; at + FRAME_BYTES <= pcm.length; at += FRAME_BYTES) this.analyse(pcm.subarray(at, at + FRAME_BYTES), events);
+    for (; at + FRAME_BYTES <= pcm.length; at += FRAME_BYTES) this.analyse(pcm, at, events);
     this.partialBytes = pcm.copy(this.partial, 0, at);
     return events;
   }
@@ -249,7 +282,7 @@ export class EnergyVad {
     this.consumedBytes += this.partialBytes; // keeps later frame times on the session timeline
     this.partialBytes = 0;
     this.speech = null;
-    this.onset = [];
+    this.onset.clear();
     this.ring.clear();
   }
 
@@ -269,18 +302,18 @@ export class EnergyVad {
     this.silenceFrames = Math.max(1, Math.ceil(this.settings.silenceDurationMs / FRAME_MS));
   }
 
-  private analyse(frame: Buffer, events: VadEvent[]): void {
+  /** The 10 ms frame at byte `offset` of `pcm` (read in place). */
+  private analyse(pcm: Buffer, offset: number, events: VadEvent[]): void {
     const startByte = this.consumedBytes;
     this.consumedBytes += FRAME_BYTES;
-    const voiced = speechProbability(rmsDbfs(frame, 0, FRAME_SAMPLES)) > this.settings.threshold;
-    if (this.speech) return this.continueSpeech(this.speech, frame, voiced, events);
+    const voiced = speechProbability(rmsDbfs(pcm, offset, FRAME_SAMPLES)) > this.settings.threshold;
+    if (this.speech) return this.continueSpeech(this.speech, pcm, offset, voiced, events);
 
-    this.ring.push(frame);
-    this.onset.push({ voiced, startByte });
-    if (this.onset.length > ONSET_WINDOW_FRAMES) this.onset.shift();
-    if (!voiced || this.onset.filter((f) => f.voiced).length < ONSET_VOICED_FRAMES) return;
+    this.ring.push(pcm, offset);
+    this.onset.push(voiced, startByte);
+    if (!voiced || this.onset.voicedCount < ONSET_VOICED_FRAMES) return;
 
-    const speechStart = this.onset.find((f) => f.voiced)!.startByte;
+    const speechStart = this.onset.firstVoicedStart();
     const speechFrames = (this.consumedBytes - speechStart) / FRAME_BYTES;
     const audio = new PcmCollector();
     audio.append(this.ring.newest(speechFrames + this.prefixFrames));
@@ -291,7 +324,7 @@ export class EnergyVad {
       unvoicedFrames: 0,
     };
     this.ring.clear();
-    this.onset = [];
+    this.onset.clear();
     events.push({
       type: 'speech_started',
       audioStartMs: roundMs(speechStart),
@@ -299,8 +332,8 @@ export class EnergyVad {
     });
   }
 
-  private continueSpeech(speech: Speech, frame: Buffer, voiced: boolean, events: VadEvent[]): void {
-    speech.audio.append(frame);
+  private continueSpeech(speech: Speech, pcm: Buffer, offset: number, voiced: boolean, events: VadEvent[]): void {
+    speech.audio.append(pcm, offset, offset + FRAME_BYTES);
     if (voiced) {
       speech.unvoicedFrames = 0;
       speech.lastVoicedEnd = this.consumedBytes;

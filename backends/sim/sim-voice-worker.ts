@@ -1,6 +1,6 @@
 // Worker-thread task handler (run by the Piscina pool in sim-voice-pool.ts): the sim voice's CPU
-// work, off the server's event loop. Reading a turn (a Goertzel scan over every sample) is the
-// costly part; speaking renders the tones. Audio travels both ways as transferred ArrayBuffers.
+// work, off the server's event loop. Reading a turn (a scan for the sync, then a filter per
+// symbol) is the costly part; speaking renders the tones. Audio travels both ways as transferred ArrayBuffers.
 import { isMainThread } from 'node:worker_threads';
 import { move } from 'piscina';
 import { decodeSimVoice, simVoiceChunks } from './sim-voice-codec.js';

@@ -48,8 +48,12 @@ export function spawnServer(
   /** Flags for node before `entry` (`nodeArgs`) and arguments of the program after it (`args`). */
   extra: { nodeArgs?: string[]; args?: string[] } = {},
 ): Promise<{ port: number; child: ChildProcess; stop(): Promise<void> }> {
+  // BENCH_SERVER_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"): node flags for the server
+  // alone, which NODE_OPTIONS cannot carry (it refuses --cpu-prof and would reach the client too).
+  const envArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
   const args = [
     ...(extra.nodeArgs ?? []),
+    ...envArgs,
     ...(entry.endsWith('.js') ? [entry] : ['--import', 'tsx', entry]),
     ...(extra.args ?? []),
   ];

@@ -1,21 +1,15 @@
 // CPU per input frame of a realtime call, in process: one `input_audio_buffer.append` of 20 ms
 // (PCM16 24 kHz, and G.711 µ-law 8 kHz) handed to a live call's connection as the socket hands it
-// over: parse, decode, the call's checks, VAD. The audio is low noise the VAD measures but never
-// hears as speech, so no frame turns into a machine event: this is the steady per-frame path.
+// over (its bytes, or its text on builds before the byte path): parse, decode, the call's checks,
+// VAD. The audio is low noise the VAD measures but never hears as speech, so no frame turns into a
+// machine event: this is the steady per-frame path.
 // Beside it, the floor: JSON.parse and a base64 decode of the same frame. Runs in `npm run bench --
 // --scenario micro`, or alone (`npx tsx bench/realtime/frame-cost.ts [ms]`) for A/B runs against
-// an older build (it only uses APIs that predate it).
+// an older build (it and in-process-calls.ts only use APIs that predate them).
 import { Bench } from 'tinybench';
-import { AccountServices } from '../../actors/accounts/account-services.js';
-import { CallRuntime } from '../../actors/realtime/call-runtime.js';
-import { createSimChatBackend } from '../../backends/sim/sim-chat-backend.js';
-import { createSimSpeechBackend } from '../../backends/sim/sim-speech.js';
-import { createSimTranscriptionBackend } from '../../backends/sim/sim-transcription.js';
 import { CallConnection } from '../../http/realtime/call-connection.js';
-import { systemClock } from '../../runtime/clock.js';
-import { ActorHost } from '../../runtime/host/actor-host.js';
-import { createLogger } from '../../runtime/logger.js';
 import { MemoryStore } from '../../runtime/store/memory-store.js';
+import { inProcessCalls } from './in-process-calls.js';
 
 /** One task of the frame benchmark. */
 export interface FrameTask {
@@ -48,29 +42,7 @@ const appends = (bytes: number, pcm: boolean): string[] =>
 
 /** Sets up two live calls (PCM and µ-law) on an in-memory host; the tasks feed them frames. */
 export async function realtimeFrameTasks(): Promise<{ tasks: FrameTask[]; close(): Promise<void> }> {
-  const store = new MemoryStore();
-  const logger = createLogger('silent');
-  const services = new AccountServices(store, systemClock, { sessionTtlMs: 60_000, usageFlushMs: 0 });
-  const created = await services.createAccount({
-    email: 'bench-frames@example.com',
-    password: null,
-    creditMicros: 1e12,
-    tokenLabel: 'bench',
-  });
-  const holder = { accountId: created!.account.id, tokenId: created!.token!.record.id };
-  const host = new ActorHost(store, systemClock, logger);
-  const calls = new CallRuntime({
-    host,
-    billing: services.ledger,
-    chat: createSimChatBackend({ ttftMs: 0, tokensPerSecond: 0 }),
-    speech: createSimSpeechBackend(),
-    transcription: createSimTranscriptionBackend(),
-    clock: systemClock,
-    logger,
-    holdStepMicros: 1_000_000,
-    endGraceMs: 3000,
-  });
-  host.register(calls.hosted());
+  const { calls, holder, logger, close } = await inProcessCalls(new MemoryStore());
   let heard = 0;
   const socket = {
     send: (text: string) => void (text.includes('"input_audio_buffer.speech_started"') && heard++),
@@ -106,6 +78,16 @@ export async function realtimeFrameTasks(): Promise<{ tasks: FrameTask[]; close(
   const mulawCall = await connect('audio/pcmu');
   const pcm = appends(960, true);
   const mulaw = appends(160, false);
+  // As the socket hands a frame over: its bytes where the connection takes them (older builds: text).
+  const handOver = (connection: CallConnection, texts: string[]) => {
+    const bytes = texts.map((text) => Buffer.from(text));
+    const byBytes = connection as Partial<Pick<CallConnection, 'messageBytes'>>;
+    return byBytes.messageBytes
+      ? (i: number) => byBytes.messageBytes!.call(connection, bytes[i % FRAMES]!)
+      : (i: number) => connection.message(texts[i % FRAMES]!);
+  };
+  const pcmFrame = handOver(pcmCall, pcm);
+  const mulawFrame = handOver(mulawCall, mulaw);
   let p = 0;
   let m = 0;
   let f = 0;
@@ -114,13 +96,13 @@ export async function realtimeFrameTasks(): Promise<{ tasks: FrameTask[]; close(
       group: 'realtime input frame',
       name: 'append 20 ms PCM16 24 kHz (parse, decode, checks, VAD)',
       baseline: false,
-      fn: () => pcmCall.message(pcm[p++ % FRAMES]!),
+      fn: () => pcmFrame(p++),
     },
     {
       group: 'realtime input frame',
       name: 'append 20 ms µ-law 8 kHz (parse, decode, G.711 + resample, checks, VAD)',
       baseline: false,
-      fn: () => mulawCall.message(mulaw[m++ % FRAMES]!),
+      fn: () => mulawFrame(m++),
     },
     {
       group: 'realtime input frame',
@@ -135,8 +117,7 @@ export async function realtimeFrameTasks(): Promise<{ tasks: FrameTask[]; close(
       pcmCall.socketClosed();
       mulawCall.socketClosed();
       await new Promise((resolve) => setTimeout(resolve, 50));
-      await host.close();
-      await services.close();
+      await close();
     },
   };
 }

@@ -3,9 +3,9 @@ import type { CallListener, CallRuntime, RealtimeCall } from '../../actors/realt
 import { ApiError } from '../../protocols/errors.js';
 import type { Logger } from '../../runtime/logger.js';
 import { CallOutbox, type CallSocket } from './call-outbox.js';
-import { parseClientMessage } from './client-message.js';
+import { parseClientBytes, parseClientMessage, type ParsedMessage } from './client-message.js';
 import { renderResponse } from './response-events.js';
-import { audioDelta, closedEvent, errorEvent, renderEmitted, speechStartedEvent } from './server-events.js';
+import { audioDeltaText, closedEvent, errorEvent, renderEmitted, speechStartedEvent } from './server-events.js';
 
 /** What a connection needs besides its socket. */
 export interface ConnectionOptions {
@@ -55,10 +55,21 @@ export class CallConnection implements CallListener {
       this.early.push(text);
       return;
     }
-    if (!this.call.takesMessages()) return;
-    const parsed = parseClientMessage(text);
+    if (this.call.takesMessages()) this.apply(this.call, parseClientMessage(text));
+  }
+
+  /** One text frame from the client as the socket's bytes (an append's audio is read without decoding the frame as text). */
+  messageBytes(bytes: Buffer): void {
+    if (!this.call) {
+      this.early.push(bytes.toString('utf8'));
+      return;
+    }
+    if (this.call.takesMessages()) this.apply(this.call, parseClientBytes(bytes));
+  }
+
+  private apply(call: RealtimeCall, parsed: ParsedMessage): void {
     if ('error' in parsed) this.outbox.send(parsed.error);
-    else this.call.command(parsed.command);
+    else call.command(parsed.command);
   }
 
   /** A binary frame: the protocol is JSON text frames only. */
@@ -89,7 +100,7 @@ export class CallConnection implements CallListener {
         return;
       case 'responseAudio': {
         const sentAt = this.options.timing ? performance.timeOrigin + performance.now() : null;
-        this.outbox.sendAudio(audioDelta(event, sentAt));
+        this.outbox.sendAudio(() => audioDeltaText(event, sentAt));
         return;
       }
       case 'speechStarted':

@@ -24,22 +24,26 @@ export class CallOutbox {
 
   /** Sends an event (with a fresh `event_id`); false when the socket is gone or was just closed. */
   send(event: UnstampedEvent): boolean {
+    return this.sendText(() => JSON.stringify({ event_id: newEventId(), ...event }));
+  }
+
+  /** Sends an audio event (its wire text, rendered only when it goes) unless the client has fallen behind; false when dropped. */
+  sendAudio(render: () => string): boolean {
+    if (!this.closed && this.socket.bufferedAmount() > this.limits.dropAudioBytes) {
+      this.droppedFrames++;
+      return false;
+    }
+    return this.sendText(render);
+  }
+
+  private sendText(render: () => string): boolean {
     if (this.closed) return false;
     if (this.socket.bufferedAmount() > this.limits.closeBytes) {
       this.close(1008, 'client too slow: send buffer over limit');
       return false;
     }
-    this.socket.send(JSON.stringify({ event_id: newEventId(), ...event }));
+    this.socket.send(render());
     return true;
-  }
-
-  /** Sends an audio event unless the client has fallen behind; false when dropped. */
-  sendAudio(event: UnstampedEvent<'response.output_audio.delta'>): boolean {
-    if (!this.closed && this.socket.bufferedAmount() > this.limits.dropAudioBytes) {
-      this.droppedFrames++;
-      return false;
-    }
-    return this.send(event);
   }
 
   /** Closes the socket; nothing is sent after. */

@@ -58,6 +58,35 @@ export function parseClientMessage(text: string): ParsedMessage {
   return { command: toCommand(parsed.data, eventId) };
 }
 
+/** The bytes every compact `{"type":"input_audio_buffer.append","audio":"…"}` starts with. */
+const APPEND_HEAD = Buffer.from('{"type":"input_audio_buffer.append","audio":"');
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/**
+ * Parses one text frame as it came off the socket. The common append, written compactly with
+ * nothing but its type and audio (what SDKs and phone bridges send 50 times a second), is read
+ * from the bytes: its audio is taken as a one-byte string straight into the base64 decoder, with no
+ * UTF-8 decoding of the frame and no JSON parse. Anything else, or an audio that does not decode,
+ * takes {@link parseClientMessage}: the same command, or the same error.
+ */
+export function parseClientBytes(bytes: Buffer): ParsedMessage {
+  const end = bytes.length - 2; // before the closing `"}`
+  if (
+    end >= APPEND_HEAD.length &&
+    bytes[end] === QUOTE &&
+    bytes[end + 1] === 0x7d &&
+    bytes.compare(APPEND_HEAD, 0, APPEND_HEAD.length, 0, APPEND_HEAD.length) === 0 &&
+    bytes.indexOf(QUOTE, APPEND_HEAD.length) === end &&
+    !bytes.subarray(APPEND_HEAD.length, end).includes(BACKSLASH)
+  ) {
+    // Bytes outside base64's alphabet (UTF-8 ones included) make the strict decoder refuse.
+    const audio = decodeBase64Strict(bytes.toString('latin1', APPEND_HEAD.length, end));
+    if (audio) return { command: { type: 'appendAudio', audio, clientEventId: null } };
+  }
+  return parseClientMessage(bytes.toString('utf8'));
+}
+
 /** An `input_audio_buffer.append` with only `type`, `audio` and `event_id` as strings, as a command; else null (the general path decides). */
 function fastAppend(raw: unknown): ParsedMessage | null {
   if (typeof raw !== 'object' || raw === null) return null;

@@ -184,7 +184,7 @@ export function serveRealtime(app: TemplatedApp, deps: RealtimeSocketDeps): { cl
       const { relayed, connection } = ws.getUserData();
       if (relayed) return relayed.fromClient(Buffer.from(message), isBinary);
       if (isBinary) connection?.refuseBinary();
-      else connection?.message(Buffer.from(message).toString('utf8'));
+      else connection?.messageBytes(Buffer.from(message));
     },
     close: (ws) => {
       open.delete(ws);

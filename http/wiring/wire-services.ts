@@ -104,8 +104,8 @@ export function wireServices(
   host.register(new UploadRuntime(library).hosted());
   const files = new FileService(library, { maxFileBytes: config.SVC_FILE_MAX_BYTES });
   const uploads = new UploadService({ host, library, clock, ttlMs: config.SVC_UPLOAD_TTL_S * 1000 });
-  // The sim voice's CPU work (reading a turn, rendering speech) runs on worker threads: the event
-  // loop of 500 live calls only moves frames.
+  // The sim voice's CPU work (reading a turn, rendering speech) runs in the loop unless
+  // SVC_SIM_VOICE_THREADS asks for worker threads: a turn's reading costs less than the hop.
   const simVoice = config.SVC_SPEECH_BACKEND === 'sim' || config.SVC_TRANSCRIPTION_BACKEND === 'sim';
   const voicePool =
     simVoice && config.SVC_SIM_VOICE_THREADS > 0 ? createSimVoicePool({ threads: config.SVC_SIM_VOICE_THREADS }) : null;
