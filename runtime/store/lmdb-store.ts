@@ -126,8 +126,10 @@ export class LmdbStore implements Store {
   table<V>(name: string, options: TableOptions = {}): Table<V> {
     let table = this.tables.get(name);
     if (!table) {
-      const db = this.root.openDB<unknown, LmdbKey>({ name, encoding: 'msgpack', cache: false });
-      const raw = this.root.openDB<Buffer, LmdbKey>({ name, encoding: 'binary', cache: false });
+      // Both views of a table must agree on compression, or one would read the other's bytes raw.
+      const compression = options.compressed === true;
+      const db = this.root.openDB<unknown, LmdbKey>({ name, encoding: 'msgpack', cache: false, compression });
+      const raw = this.root.openDB<Buffer, LmdbKey>({ name, encoding: 'binary', cache: false, compression });
       const decoded = options.sharedReads ? new DecodedValues<unknown>(options.sharedReads.maxKeys) : null;
       table = new LmdbTable(db, raw, () => this.undo, decoded);
       this.tables.set(name, table);

@@ -50,6 +50,12 @@ export interface TableOptions {
    * `maxKeys` of them kept). For a small record read on every request.
    */
   sharedReads?: { maxKeys: number };
+  /**
+   * Values over 1 KB are stored LZ4-compressed (by LMDB's writer thread, off the event loop), values
+   * written before compression was on still read. For large records written on a hot path and read
+   * rarely: fewer pages per commit and a smaller file.
+   */
+  compressed?: boolean;
 }
 
 /**
