@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import { AccountServices } from '../actors/accounts/account-services.js';
-import type { SettleInput } from '../actors/billing/ledger.js';
+import type { SettleInput } from '../actors/billing/ledger-types.js';
 import { SimulatedClock } from '../runtime/clock.js';
 import { LmdbStore } from '../runtime/store/lmdb-store.js';
 import { tempDataDir } from './harness.js';

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { LedgerEntry } from '../actors/billing/ledger.js';
+import type { LedgerEntry } from '../actors/billing/ledger-types.js';
 import { fromLedgerRecord, toLedgerRecord } from '../actors/billing/ledger-record.js';
 import { openLedgerFixture, TEST_CHARGE } from './ledger-fixture.js';
 

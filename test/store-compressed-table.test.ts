@@ -1,10 +1,10 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { open } from 'lmdb';
-import { Packr } from 'msgpackr';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { LmdbStore } from '../runtime/store/lmdb-store.js';
+import { tablePackr } from '../runtime/store/table-packr.js';
 import { tempDataDir } from './harness.js';
 
 const test = suite('store: a compressed LMDB table (large records, values written before compression still read)');
@@ -40,7 +40,7 @@ test('old plain values read, new ones are stored compressed, and a failed transa
     for (let n = 20; n < 40; n++) await table.put(`new_${n}`, recordOf(n));
     for (let n = 20; n < 40; n++) assert.equal(table.get(`new_${n}`), recordOf(n), `new_${n} reads back`);
     // Bytes that travelled packed (a cluster node's apply, records inside the value) go in and come out the same way.
-    await table.putPacked('packed', Buffer.from(new Packr({ mapsAsObjects: true }).pack(recordOf(99))));
+    await table.putPacked('packed', Buffer.from(tablePackr.pack(recordOf(99))));
     assert.equal(table.get('packed'), recordOf(99));
 
     // A transaction that throws puts back what the key held, through the same compression.

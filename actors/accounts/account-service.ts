@@ -1,5 +1,5 @@
 import { ApiError } from '../../protocols/errors.js';
-import type { DailyTotals, LedgerEntry } from '../billing/ledger.js';
+import type { DailyTotals, LedgerEntry } from '../billing/ledger-types.js';
 import type { AccountRecord } from './account-repo.js';
 import type { AccountServices } from './account-services.js';
 import type { KeyUsageRecord } from './key-usage.js';

@@ -1,5 +1,5 @@
 import type { LedgerState } from './account-ledger.js';
-import type { Hold, LedgerEntry, SettleInput } from './ledger.js';
+import type { Hold, LedgerEntry, SettleInput } from './ledger-types.js';
 
 /**
  * The billing port every billable feature uses, and the only path money moves by: hold the worst

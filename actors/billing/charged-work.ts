@@ -1,7 +1,7 @@
 import { trace } from '@opentelemetry/api';
 import { ensureError } from '../../protocols/errors.js';
 import type { Billing } from './billing.js';
-import type { Hold, LedgerEntry } from './ledger.js';
+import type { Hold, LedgerEntry } from './ledger-types.js';
 
 /** Who pays for a piece of work, and the request its ledger entry names. */
 export interface Payer {

@@ -1,4 +1,4 @@
-import type { LedgerEntry } from './ledger.js';
+import type { LedgerEntry } from './ledger-types.js';
 
 /**
  * A ledger entry as stored: its fields in a fixed order, without the field names. One entry is

@@ -1,7 +1,8 @@
 import type { Clock } from '../../runtime/clock.js';
 import type { Store, Table } from '../../runtime/store/store.js';
 import type { AccountRepo } from '../accounts/account-repo.js';
-import type { Ledger, LedgerEntry } from '../billing/ledger.js';
+import type { Ledger } from '../billing/ledger.js';
+import type { LedgerEntry } from '../billing/ledger-types.js';
 import { applyReversalFact, readReversalState, type ReversalFact, type TopUpDispute } from './top-up-reversal.js';
 
 /** A provider event the service has handled, by the provider's event id. */

@@ -3,7 +3,7 @@ import type { KeyUsageRecord } from '../../actors/accounts/key-usage.js';
 import type { LoginSession, SignedIn } from '../../actors/accounts/login-service.js';
 import type { CreatedToken } from '../../actors/accounts/token-service.js';
 import type { TokenRecord } from '../../actors/accounts/token-repo.js';
-import type { LedgerEntry } from '../../actors/billing/ledger.js';
+import type { LedgerEntry } from '../../actors/billing/ledger-types.js';
 import type {
   AccountObject,
   AccountUsageObject,

@@ -2,17 +2,17 @@ import { JetStreamApiError } from '@nats-io/jetstream';
 import { Packr } from 'msgpackr';
 import { ApiError } from '../../protocols/errors.js';
 import type { Key } from '../store/store.js';
+import { tablePackr } from '../store/table-packr.js';
 
 // Entries travel as msgpack with plain maps (no shared record structures), so every node decodes every entry alone.
 export const packr = new Packr({ useRecords: false });
 
 /**
- * Written values travel in the local store's own encoding: msgpack records defined inside each
- * value (no structures shared between values, so each decodes alone), which is what an LMDB table
- * stores. A node applies them as they are (`putPacked`), without decoding and encoding each value
- * again. Decodes both that and the plain maps of entries written before (`records` unset).
+ * Written values travel in the local store's own encoding ({@link tablePackr}), so a node applies
+ * them as they are (`putPacked`), without decoding and encoding each value again. Decodes both that
+ * and the plain maps of entries written before (`records` unset).
  */
-export const valuePackr = new Packr({ mapsAsObjects: true });
+export const valuePackr = tablePackr;
 
 /** One write of an entry: table, key, and the packed value (null: the key is removed). */
 export type Write = [table: string, key: Key, value: Buffer | null];

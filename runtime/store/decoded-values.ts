@@ -1,13 +1,7 @@
-import { Packr } from 'msgpackr';
+import { tablePackr as packr } from './table-packr.js';
 
 /** How many versions of one key are kept: the committed one and the one a transaction just wrote. */
 const VERSIONS = 2;
-
-/**
- * The encoding an LMDB table stores (msgpack records defined inside each value, see
- * {@link Table.putPacked}): packing here gives the bytes `db.put` would have written.
- */
-const packr = new Packr({ mapsAsObjects: true });
 
 function deepFreeze<V>(value: V): V {
   if (value && typeof value === 'object' && !Object.isFrozen(value)) {

@@ -29,7 +29,7 @@ export interface Table<V> {
   put(key: Key, value: V, held?: Held<V>): Promise<boolean>;
   /**
    * Writes a value given as msgpack the way an LMDB table stores it (msgpackr's records, defined
-   * inside the value: `new Packr({ mapsAsObjects: true })`), stored as is: `get` then decodes what
+   * inside the value: `tablePackr` of table-packr.ts), stored as is: `get` then decodes what
    * was packed. A replica applying a log entry writes its bytes without decoding and encoding again.
    */
   putPacked(key: Key, packed: Buffer): Promise<boolean>;

@@ -1,10 +1,7 @@
-import { Packr } from 'msgpackr';
 import type { Test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Store } from '../../runtime/store/store.js';
-
-/** The encoding an LMDB table stores, for putPacked. */
-const packr = new Packr({ mapsAsObjects: true });
+import { tablePackr as packr } from '../../runtime/store/table-packr.js';
 
 /** What the contract needs of an implementation: a fresh store, and how to dispose of it. */
 export interface StoreUnderTest {
