@@ -2,6 +2,7 @@ import { createActor } from 'xstate';
 import type { ChatBackend, ChatBackendRequest, ToolChoice, ToolDefinition } from '../../backends/chat-backend.js';
 import type { ChatCompletionRequest, ChatMessage } from '../../protocols/chat.js';
 import { chatPriceMicros, type TokenUsage } from '../../protocols/pricing.js';
+import type { CancelSignal } from '../../runtime/cancel-signal.js';
 import type { ActorRegistry } from '../../runtime/host/actor-registry.js';
 import type { Billing } from '../billing/billing.js';
 import { chargedWork } from '../billing/charged-work.js';
@@ -107,7 +108,7 @@ export interface CompletionStart {
   billing: Billing;
   backend: ChatBackend;
   registry: ActorRegistry;
-  signal: AbortSignal;
+  signal: CancelSignal;
   ready: () => Promise<void> | null;
   /** Receives the visible answer as it is produced and the run's phase and live-input events. */
   onEmit?: (event: CompletionEmitted | AnswerFragment) => void;

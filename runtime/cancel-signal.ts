@@ -1,0 +1,68 @@
+/**
+ * What work watches to stop when its caller goes: an AbortSignal, or a {@link CancelSource}, which
+ * has the same three members without being an EventTarget. Node's AbortController is one (an
+ * EventTarget with its listener bookkeeping, ~1.3 µs to make), and every HTTP request needs a way
+ * to be cancelled while almost none is: the exchange hands out a CancelSource and makes a real
+ * AbortSignal only when something asks for one (issue 28: about 2.5 % of a request's CPU profile).
+ */
+export type CancelSignal = AbortSignal | CancelSource;
+
+/** A listener of a {@link CancelSignal}: called once, with no event. */
+type Listener = () => void;
+
+/**
+ * A light AbortController and its signal in one: `abort()` calls each listener once (in the order
+ * added) and aborts the AbortSignal it handed out, if any. Listeners are always once-only, as an
+ * abort happens once.
+ */
+export class CancelSource {
+  aborted = false;
+  /** One listener without an array (the usual case: the run a request started), then an array. */
+  #first: Listener | null = null;
+  #more: Listener[] | null = null;
+  #controller: AbortController | null = null;
+
+  /** Calls `listener` when aborted (never if it already was: check `aborted` first, as with an AbortSignal). */
+  addEventListener(_type: 'abort', listener: Listener, _options?: { once?: boolean }): void {
+    if (this.aborted) return;
+    if (this.#first === null) this.#first = listener;
+    else (this.#more ??= []).push(listener);
+  }
+
+  /** Forgets `listener` (its first registration). */
+  removeEventListener(_type: 'abort', listener: Listener): void {
+    if (this.#first === listener) {
+      this.#first = null;
+      return;
+    }
+    const index = this.#more?.indexOf(listener) ?? -1;
+    if (index >= 0) this.#more!.splice(index, 1);
+  }
+
+  /** An AbortSignal that aborts with this one, made on first read (already aborted if this is). */
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.aborted) this.#controller.abort();
+    }
+    return this.#controller.signal;
+  }
+
+  /** Aborts: the AbortSignal handed out (if any), then every listener, once. */
+  abort(): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.#controller?.abort();
+    const first = this.#first;
+    const more = this.#more;
+    this.#first = null;
+    this.#more = null;
+    first?.();
+    if (more) for (const listener of more) listener();
+  }
+}
+
+/** The AbortSignal of `cancel`, for APIs that take only one (a CancelSource makes it then). */
+export function abortSignalOf(cancel: CancelSignal): AbortSignal {
+  return cancel instanceof CancelSource ? cancel.signal : cancel;
+}
