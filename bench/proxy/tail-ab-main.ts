@@ -1,7 +1,7 @@
 // The added tail at one connection (issue 28), A/B across compiled builds: one instant upstream,
 // one gateway per side (`node <its start flags> <dir>/dist/http/main.js`, the openai-compatible
 // backend, cache off, upstream concurrency 512), and per round, sides rotating: the disk floor
-// (1,500 durable LMDB commits), the upstream called directly, then each gateway, each for
+// (1,500 durable LMDB commits) and the settle floor (1,500 hold → settle), the upstream called directly, then each gateway, each for
 // `--requests` sequential non-streaming requests on one keep-alive connection (the issue's
 // two-message body). Added = gateway − direct at the same percentile, per round; medians of rounds.
 // Usage: npx tsx bench/proxy/tail-ab-main.ts [--rounds 5] [--requests 3000] NAME=DIR [NAME=DIR ...]
@@ -14,6 +14,7 @@ import { parseArgs } from 'node:util';
 import { Client } from 'undici';
 import { createBenchAccount, spawnServer } from '../load/servers.js';
 import { measureDiskFloor } from './disk-floor.js';
+import { measureSettleFloor } from './settle-floor.js';
 import { readFileSync } from 'node:fs';
 
 const { values, positionals } = parseArgs({
@@ -108,6 +109,8 @@ try {
   for (let round = 0; round < rounds; round++) {
     const floor = await measureDiskFloor();
     add('disk floor', { p50: floor.p50Ms, p90: NaN, p99: floor.p99Ms, p999: NaN });
+    const settle = await measureSettleFloor();
+    add('settle floor', { p50: settle.p50Ms, p90: NaN, p99: settle.p99Ms, p999: NaN });
     const base = await sequential(direct, '/v1/chat/completions', null, requests);
     const d: Row = {
       p50: quantile(base, 0.5),
@@ -142,7 +145,7 @@ process.stdout.write(
 );
 for (const [name, list] of rows) {
   const cell = (k: keyof Row) => (Number.isNaN(list[0]![k]) ? '–' : round3(median(list.map((r) => r[k]))).toString());
-  const label = name === 'disk floor' || name === 'direct' ? name : `${name} (added)`;
+  const label = name.endsWith('floor') || name === 'direct' ? name : `${name} (added)`;
   process.stdout.write(
     `| ${label} | ${cell('p50')} | ${cell('p90')} | ${cell('p99')} | ${cell('p999')} | ${list.map((r) => round3(r.p99)).join(', ')} |\n`,
   );
