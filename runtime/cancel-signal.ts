@@ -7,8 +7,10 @@
  */
 export type CancelSignal = AbortSignal | CancelSource;
 
-/** A listener of a {@link CancelSignal}: called once, with no event. */
-type Listener = () => void;
+/** A listener of a {@link CancelSignal}: a function or an object with `handleEvent`, called once with no event. */
+type Listener = (() => void) | { handleEvent(): void };
+
+const call = (listener: Listener) => (typeof listener === 'function' ? listener() : listener.handleEvent());
 
 /**
  * A light AbortController and its signal in one: `abort()` calls each listener once (in the order
@@ -17,6 +19,8 @@ type Listener = () => void;
  */
 export class CancelSource {
   aborted = false;
+  /** Why it was aborted (undefined until then), as an AbortSignal's `reason`. */
+  reason: unknown = undefined;
   /** One listener without an array (the usual case: the run a request started), then an array. */
   #first: Listener | null = null;
   #more: Listener[] | null = null;
@@ -39,26 +43,35 @@ export class CancelSource {
     if (index >= 0) this.#more!.splice(index, 1);
   }
 
-  /** An AbortSignal that aborts with this one, made on first read (already aborted if this is). */
+  /** Throws `reason` when aborted, as an AbortSignal's `throwIfAborted`. */
+  throwIfAborted(): void {
+    if (this.aborted) throw this.reason;
+  }
+
+  /** An AbortSignal that aborts with this one (and its reason), made on first read (already aborted if this is). */
   get signal(): AbortSignal {
     if (!this.#controller) {
       this.#controller = new AbortController();
-      if (this.aborted) this.#controller.abort();
+      if (this.aborted) this.#controller.abort(this.reason);
     }
     return this.#controller.signal;
   }
 
-  /** Aborts: the AbortSignal handed out (if any), then every listener, once. */
-  abort(): void {
+  /**
+   * Aborts with `reason` (by default an `AbortError` DOMException, as AbortController's): the
+   * AbortSignal handed out (if any), then every listener, once.
+   */
+  abort(reason?: unknown): void {
     if (this.aborted) return;
     this.aborted = true;
-    this.#controller?.abort();
+    this.reason = reason === undefined ? new DOMException('This operation was aborted', 'AbortError') : reason;
+    this.#controller?.abort(this.reason);
     const first = this.#first;
     const more = this.#more;
     this.#first = null;
     this.#more = null;
-    first?.();
-    if (more) for (const listener of more) listener();
+    if (first) call(first);
+    if (more) for (const listener of more) call(listener);
   }
 }
 

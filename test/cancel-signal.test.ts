@@ -52,6 +52,38 @@ test('its AbortSignal is made on first read and aborts with it, or is already ab
   assert.is(after.signal.aborted, true);
 });
 
+test('the reason is kept, thrown by throwIfAborted and passed to its AbortSignal', () => {
+  const source = new CancelSource();
+  source.throwIfAborted();
+  const reason = new Error('cancelled');
+  source.abort(reason);
+  assert.is(source.reason, reason);
+  assert.throws(
+    () => source.throwIfAborted(),
+    (err: unknown) => err === reason,
+  );
+  assert.is(source.signal.reason, reason);
+  const plain = new CancelSource();
+  plain.abort();
+  assert.instance(plain.reason, DOMException);
+  assert.is((plain.reason as DOMException).name, 'AbortError');
+});
+
+test('a listener object is called through handleEvent, as an EventTarget calls it', () => {
+  const source = new CancelSource();
+  let handled = 0;
+  const listener = { handleEvent: () => handled++ };
+  source.addEventListener('abort', () => {});
+  source.addEventListener('abort', listener);
+  source.abort();
+  assert.is(handled, 1);
+  const removed = new CancelSource();
+  removed.addEventListener('abort', listener);
+  removed.removeEventListener('abort', listener);
+  removed.abort();
+  assert.is(handled, 1);
+});
+
 test('an AbortSignal is its own AbortSignal', () => {
   const controller = new AbortController();
   assert.is(abortSignalOf(controller.signal), controller.signal);

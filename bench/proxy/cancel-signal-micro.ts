@@ -1,7 +1,7 @@
 // What a request's cancel signal costs on the direct path (issue 28), the old way beside the new in
 // one process (tinybench p50): the exchange's signal and the run's listener on it, as an
 // AbortController (an EventTarget) or as a CancelSource (a field per listener, an AbortSignal only
-// when read). The run's own AbortController, which the backend's call listens on, is in both.
+// when read); then the run's own signal, which the backend's call listens on, as a CancelSource too.
 // Run: npx tsx bench/proxy/cancel-signal-micro.ts
 import { Bench } from 'tinybench';
 import { CancelSource } from '../../runtime/cancel-signal.js';
@@ -35,6 +35,17 @@ add('CancelSource per exchange (after)', false, () => {
   run.signal.removeEventListener('abort', onBackendAbort);
   exchange.removeEventListener('abort', onAbort);
   sink += exchange.aborted || run.signal.aborted ? 0 : 1;
+});
+
+add('CancelSource per exchange and per run (after, second step)', false, () => {
+  const exchange = new CancelSource();
+  const run = new CancelSource();
+  const onAbort = () => run.abort();
+  exchange.addEventListener('abort', onAbort);
+  run.addEventListener('abort', onBackendAbort);
+  run.removeEventListener('abort', onBackendAbort);
+  exchange.removeEventListener('abort', onAbort);
+  sink += exchange.aborted || run.aborted ? 0 : 1;
 });
 
 await bench.run();
