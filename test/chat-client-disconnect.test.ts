@@ -5,7 +5,7 @@ import { COMPLETION_MACHINE, type CompletionHandle } from '../actors/chat/comple
 import { chatBody, startServer, type TestAccount, type TestServer } from './harness.js';
 import { startFakeUpstream, type CapturedRequest, type FakeUpstream } from './fake-upstream.js';
 
-const test = suite('chat completions: a client that disconnects cancels the upstream call');
+const test = suite('chat completions and responses: a client that disconnects cancels the upstream call');
 
 let upstream: FakeUpstream;
 let server: TestServer;
@@ -30,13 +30,13 @@ test.after(async () => {
 });
 
 /** Sends `body` on a raw socket, waits until the upstream has the call, then closes the socket. */
-async function sendAndLeave(body: Record<string, unknown>): Promise<CapturedRequest> {
+async function sendAndLeave(path: string, body: Record<string, unknown>): Promise<CapturedRequest> {
   const reached = new Promise<CapturedRequest>((resolve) => (arrived = resolve));
   const text = JSON.stringify(body);
   const socket = connect(Number(new URL(server.url).port), '127.0.0.1');
   socket.on('error', () => {});
   socket.write(
-    `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${account.token}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`,
+    `POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${account.token}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`,
   );
   const request = await reached;
   socket.destroy();
@@ -45,21 +45,30 @@ async function sendAndLeave(body: Record<string, unknown>): Promise<CapturedRequ
 
 const held = () => server.app.deps.services.ledger.state(account.id).held;
 
-for (const stream of [false, true]) {
-  test(`${stream ? 'streaming' : 'non-streaming'}: the upstream request is cut, the run cancelled, the hold let go`, async () => {
-    const request = await sendAndLeave(chatBody('wait for me', { max_tokens: 20, stream }));
-    const live = server.app.deps.actors
-      .list(COMPLETION_MACHINE)
-      .map((entry) => entry.handle as CompletionHandle)
-      .find((handle) => handle.state().active);
-    assert.ok(live, 'the run is active while the upstream holds the call');
-    assert.ok(held() > 0, 'its worst case is held');
-    // The disconnect reaches the run, which aborts the upstream call: the upstream sees it cut.
-    assert.equal(await request.closed, { finished: false });
-    await live.done;
-    assert.is(live.state().name, 'cancelled');
-    assert.is(held(), 0);
-  });
-}
+const cases = [
+  { path: '/v1/chat/completions', body: (stream: boolean) => chatBody('wait for me', { max_tokens: 20, stream }) },
+  {
+    path: '/v1/responses',
+    body: (stream: boolean) => ({ model: 'pro-1', input: 'wait for me', max_output_tokens: 20, store: false, stream }),
+  },
+];
+
+for (const { path, body } of cases)
+  for (const stream of [false, true]) {
+    test(`${path}, ${stream ? 'streaming' : 'non-streaming'}: the upstream request is cut, the run cancelled, the hold let go`, async () => {
+      const request = await sendAndLeave(path, body(stream));
+      const live = server.app.deps.actors
+        .list(COMPLETION_MACHINE)
+        .map((entry) => entry.handle as CompletionHandle)
+        .find((handle) => handle.state().active);
+      assert.ok(live, 'the run is active while the upstream holds the call');
+      assert.ok(held() > 0, 'its worst case is held');
+      // The disconnect reaches the run, which aborts the upstream call: the upstream sees it cut.
+      assert.equal(await request.closed, { finished: false });
+      await live.done;
+      assert.is(live.state().name, 'cancelled');
+      assert.is(held(), 0);
+    });
+  }
 
 test.run();
