@@ -30,6 +30,18 @@ test('a removed listener is not called; the others are', () => {
   assert.equal(calls, ['second']);
 });
 
+test('listeners added after a removal are still called in the order they were added', () => {
+  const source = new CancelSource();
+  const calls: string[] = [];
+  const first = () => calls.push('first');
+  source.addEventListener('abort', first);
+  source.addEventListener('abort', () => calls.push('second'));
+  source.removeEventListener('abort', first);
+  source.addEventListener('abort', () => calls.push('third'));
+  source.abort();
+  assert.equal(calls, ['second', 'third']);
+});
+
 test('a listener added after the abort is not called, as with an AbortSignal', () => {
   const source = new CancelSource();
   source.abort();
