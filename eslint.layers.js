@@ -1,6 +1,6 @@
 // The layer rules of docs/architecture.md, as lint: a wrong-way import fails `npm run lint`.
 // protocols → nothing of ours; runtime → protocols; backends → protocols and runtime's config,
-// store port, clock, worker helper and lazy module loader; actors → runtime, protocols, backend interfaces;
+// store port, clock, cancel signal, worker helper and lazy module loader; actors → runtime, protocols, backend interfaces;
 // http → everything, but no disk and no LMDB outside the composition roots (http/app.ts, http/main.ts, http/wiring/).
 
 const UWS = '@trufflesuite/uws-js-unofficial';
@@ -67,10 +67,11 @@ export const layerRules = [
           patterns: [
             layer('backends/ sit below the features: no actors/ or http/.', '**/actors/**', '**/http/**'),
             layer(
-              'backends/ may use runtime/ config, clock, store port, worker helper and lazy module loader only.',
+              'backends/ may use runtime/ config, clock, cancel signal, store port, worker helper and lazy module loader only.',
               '**/runtime/**',
               '!**/runtime/config.js',
               '!**/runtime/clock.js',
+              '!**/runtime/cancel-signal.js',
               '!**/runtime/store/store.js',
               '!**/runtime/ts-worker.js',
               '!**/runtime/lazy-module.js',

@@ -1,5 +1,6 @@
 import type { ChatMessage } from '../protocols/chat.js';
 import type { TokenUsage } from '../protocols/pricing.js';
+import type { CancelSignal } from '../runtime/cancel-signal.js';
 
 /** A function the model may call (from `tools` or the legacy `functions`). */
 export interface ToolDefinition {
@@ -28,8 +29,8 @@ export interface ChatBackendRequest {
   metadata: Readonly<Record<string, unknown>> | null;
   /** Which of `n` choices this call produces; the sim varies its text by it. */
   choiceIndex: number;
-  /** Aborted when the client leaves or cancels; the backend stops its work. */
-  signal: AbortSignal;
+  /** Aborted when the client leaves or cancels; the backend stops its work (`abortSignalOf` where an API needs an AbortSignal). */
+  signal: CancelSignal;
   /**
    * False when the caller only wants the whole answer (a non-streaming client, one pass): a
    * backend may then produce it in one piece. The events are the same either way. Default true.

@@ -29,7 +29,7 @@ export function sendError(ex: Exchange, thrown: unknown, logger: Logger, dialect
     err = thrown;
   } else {
     const cause = ensureError(thrown);
-    if (ex.signal.aborted) return; // the client left; nothing to answer
+    if (ex.clientGone.aborted) return; // the client left; nothing to answer
     logger.error('unhandled error', { request_id: ex.requestId, method: ex.method, path: ex.path, err: cause });
     err = new ApiError('internal_error', `Internal error; report request_id ${ex.requestId} if it persists.`, {
       cause,

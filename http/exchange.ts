@@ -1,3 +1,5 @@
+import type { CancelSource } from '../runtime/cancel-signal.js';
+
 /**
  * A neutral HTTP exchange: what route handlers see instead of uWS objects, so they can be
  * driven in memory and never touch a response after the client has gone.
@@ -12,8 +14,10 @@ export interface Exchange {
   readonly headers: Readonly<Record<string, string>>;
   /** Our id for this request, sent back as `X-Request-ID`. */
   readonly requestId: string;
-  /** Aborted when the client disconnects. */
+  /** Aborted when the client disconnects (made on first read: prefer `clientGone` where it will do). */
   readonly signal: AbortSignal;
+  /** Aborted when the client disconnects, as `signal` is, without an EventTarget per request. */
+  readonly clientGone: CancelSource;
   /** Whether a response has been started. */
   readonly started: boolean;
   /** Set when the request's framing is ambiguous (conflicting Content-Length): answer 400 and close. */

@@ -37,7 +37,7 @@ export function streamSse(
   );
   // A producer that closed while starting had no stop to call yet.
   if (closed) stop();
-  ex.signal.addEventListener('abort', close, { once: true });
+  ex.clientGone.addEventListener('abort', close);
 }
 
 /** Where a resumable stream starts: `after`, or the client's later `Last-Event-ID` (a seq) when it reconnects. */

@@ -48,10 +48,10 @@ export class SseWriter {
     this.ex.beginStream(200, { ...SSE_HEADERS, ...headers }, { lazy: true });
     // Nothing may be pushed this tick (a follower waiting for events): the head still goes out.
     this.schedule();
-    if (this.counted || this.ex.signal.aborted) return;
+    if (this.counted || this.ex.clientGone.aborted) return;
     this.counted = true;
     SseWriter.openCount++;
-    this.ex.signal.addEventListener('abort', () => this.uncount(), { once: true });
+    this.ex.clientGone.addEventListener('abort', () => this.uncount());
   }
 
   private uncount(): void {

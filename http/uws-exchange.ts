@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { HttpRequest, HttpResponse } from '@trufflesuite/uws-js-unofficial';
 import { ApiError } from '../protocols/errors.js';
+import { CancelSource } from '../runtime/cancel-signal.js';
 import type { Exchange } from './exchange.js';
 
 const BODYLESS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -39,11 +40,10 @@ export class UwsExchange implements Exchange {
   readonly method: string;
   readonly path: string;
   readonly headers: Record<string, string> = {};
-  readonly signal: AbortSignal;
+  readonly clientGone = new CancelSource();
   readonly framingError: string | null;
   started = false;
 
-  private readonly abort = new AbortController();
   /** The status sent (0 until a response starts), for the metrics. */
   status = 0;
   private finished = false;
@@ -82,10 +82,9 @@ export class UwsExchange implements Exchange {
       this.headers[key] = value;
     });
     this.framingError = framingError;
-    this.signal = this.abort.signal;
     res.onAborted(() => {
       this.finished = true;
-      this.abort.abort();
+      this.clientGone.abort();
       this.pending = [];
       this.pipe?.reject(new Error('client disconnected'));
       this.pipe = undefined;
@@ -93,6 +92,10 @@ export class UwsExchange implements Exchange {
     });
     this.bodyDone = BODYLESS.has(this.method);
     if (!this.bodyDone) res.onData((chunk, isLast) => this.onChunk(chunk, isLast));
+  }
+
+  get signal(): AbortSignal {
+    return this.clientGone.signal;
   }
 
   get query(): URLSearchParams {
@@ -241,7 +244,7 @@ export class UwsExchange implements Exchange {
     // Only the argument-less form works in this uWS build (with arguments it sends nothing).
     if (this.mustClose()) this.res.end(undefined, true);
     else this.res.endWithoutBody();
-    this.abort.abort();
+    this.clientGone.abort();
     this.flushDrainWaiters();
   }
 

@@ -5,6 +5,7 @@ import { ApiError } from '../../protocols/errors.js';
 import type { ModelCard } from '../../protocols/models.js';
 import { chatPriceMicros } from '../../protocols/pricing.js';
 import { countPromptTokens } from '../../protocols/tokens.js';
+import { abortSignalOf, type CancelSignal } from '../../runtime/cancel-signal.js';
 import type { Clock } from '../../runtime/clock.js';
 import type { ActorRegistry } from '../../runtime/host/actor-registry.js';
 import { randomBase62 } from '../../runtime/ids.js';
@@ -30,7 +31,7 @@ export interface ChatCall {
   request: ChatCompletionRequest;
   model: ModelCard;
   /** Aborting it cancels the run (billing what was processed), as a client disconnect does. */
-  signal: AbortSignal;
+  signal: CancelSignal;
   /**
    * Charges once per ref across restarts: durable work (a background response) that re-runs after
    * a crash. Such a run skips the cache, whose hit would be charged a second time.
@@ -177,7 +178,15 @@ export class ChatService {
     const rawPlan = planChat(request, countPromptTokens(request.messages), model.max_output_tokens);
     // Refuse an unpayable request before spending anything on its parts.
     billing.assertCanHold(accountId, chatPriceMicros(rawPlan.worstCase));
-    const resolved = await resolveParts(request.messages, { accountId, signal: call.signal, options: parts });
+    // The AbortSignal only if a part is fetched or analysed (resolveParts reads it only then).
+    const context = {
+      accountId,
+      options: parts,
+      get signal() {
+        return abortSignalOf(call.signal);
+      },
+    };
+    const resolved = await resolveParts(request.messages, context);
     // The passes read the resolved text, and resolving cost `added` once: the hold covers both.
     const plan =
       resolved.messages === request.messages

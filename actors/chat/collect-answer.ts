@@ -1,6 +1,7 @@
 import type { PassChoiceResult, ToolCallResult } from './completion.js';
 import type { ChatBackendEvent } from '../../backends/chat-backend.js';
 import { RetryableError } from '../../backends/errors.js';
+import type { CancelSignal } from '../../runtime/cancel-signal.js';
 
 /** A text or tool-call fragment as a backend streams it. */
 export type AnswerEvent = Exclude<ChatBackendEvent, { type: 'done' }>;
@@ -12,7 +13,7 @@ export type AnswerEvent = Exclude<ChatBackendEvent, { type: 'done' }>;
  */
 export async function collectAnswer(
   events: AsyncIterable<ChatBackendEvent>,
-  signal: AbortSignal,
+  signal: CancelSignal,
   onFragment?: (event: AnswerEvent) => Promise<void> | null | void,
 ): Promise<PassChoiceResult> {
   let text = '';

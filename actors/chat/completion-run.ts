@@ -2,6 +2,7 @@ import { createActor } from 'xstate';
 import type { ChatBackend, ChatBackendRequest, ToolChoice, ToolDefinition } from '../../backends/chat-backend.js';
 import type { ChatCompletionRequest, ChatMessage } from '../../protocols/chat.js';
 import { chatPriceMicros, type TokenUsage } from '../../protocols/pricing.js';
+import { CancelSource, type CancelSignal } from '../../runtime/cancel-signal.js';
 import type { ActorRegistry } from '../../runtime/host/actor-registry.js';
 import type { Billing } from '../billing/billing.js';
 import { chargedWork } from '../billing/charged-work.js';
@@ -107,7 +108,7 @@ export interface CompletionStart {
   billing: Billing;
   backend: ChatBackend;
   registry: ActorRegistry;
-  signal: AbortSignal;
+  signal: CancelSignal;
   ready: () => Promise<void> | null;
   /** Receives the visible answer as it is produced and the run's phase and live-input events. */
   onEmit?: (event: CompletionEmitted | AnswerFragment) => void;
@@ -285,7 +286,8 @@ class DirectRun implements Run {
   private liveInputs: readonly LiveInput[] = NO_LIVE_INPUTS;
   /** Text pieces received (all choices). */
   private pieces = 0;
-  private readonly controller = new AbortController();
+  /** What the backend's call listens on: a CancelSource, no EventTarget (the run is rarely cancelled). */
+  private readonly stop = new CancelSource();
   private readonly texts: string[];
   private readonly messages: ChatMessage[];
 
@@ -320,11 +322,9 @@ class DirectRun implements Run {
       messages: this.messages,
       maxTokens: input.plan.maxTokens,
       choiceIndex: choice,
-      signal: this.controller.signal,
+      signal: this.stop,
     };
-    return collectAnswer(input.backend.stream(request), this.controller.signal, (event) =>
-      this.fragment(choice, event),
-    );
+    return collectAnswer(input.backend.stream(request), this.stop, (event) => this.fragment(choice, event));
   }
 
   private fragment(choice: number, event: AnswerEvent): Promise<void> | null {
@@ -379,7 +379,7 @@ class DirectRun implements Run {
   cancel(reason: string | null): void {
     if (this.name !== 'running' || this.cancelReason !== null) return;
     this.cancelReason = reason ?? 'cancelled by client';
-    this.controller.abort(new Error('cancelled'));
+    this.stop.abort(new Error('cancelled'));
   }
 
   partial(): readonly string[] {

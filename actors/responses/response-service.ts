@@ -15,6 +15,7 @@ import { fileSearchQuery, runFileSearch, type SearchFiles } from './response-fil
 import { inputMessages, storedInputItems } from './response-input.js';
 import { responseObject, type ResponseHead } from './response-object.js';
 import type { ResponseStore, StoredResponse } from './response-store.js';
+import type { CancelSignal } from '../../runtime/cancel-signal.js';
 
 /** One response to create: who asks, the validated request and its model, and when to stop. */
 export interface ResponseCall {
@@ -24,7 +25,7 @@ export interface ResponseCall {
   request: ResponseCreateRequest;
   model: ModelCard;
   /** Aborting it cancels the run (billing what was processed), as a client disconnect does. */
-  signal: AbortSignal;
+  signal: CancelSignal;
 }
 
 /** A finished response and what it was charged (micro-USD). */

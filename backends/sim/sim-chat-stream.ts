@@ -6,6 +6,7 @@ import { readSimScript, scriptedFailure } from './sim-script.js';
 import { simPieces } from './sim-text.js';
 import { simAnswerText } from './sim-answer.js';
 import { simToolCalls, type SimToolCall } from './sim-tools.js';
+import type { CancelSignal } from '../../runtime/cancel-signal.js';
 
 const PIECE = /\s*[\p{L}\p{N}]{1,6}|\s*[^\s\p{L}\p{N}]|\s+$/gu;
 
@@ -23,7 +24,7 @@ function firstStop(text: string, stops: readonly string[]): { at: number; stop: 
 }
 
 /** What an aborted wait rejects with: the same as `timers/promises` (an AbortError caused by the signal's reason). */
-function abortError(signal: AbortSignal): Error {
+function abortError(signal: CancelSignal): Error {
   const err = new Error('The operation was aborted', { cause: signal.reason });
   err.name = 'AbortError';
   (err as Error & { code: string }).code = 'ABORT_ERR';

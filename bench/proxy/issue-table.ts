@@ -55,6 +55,13 @@ export function formatIssueTable(report: ProxyReport): string[] {
     added99 === null || !floor
       ? '| added p99 at 1 connection | – | ≤ the disk floor p99 + 0.5 ms |'
       : `| added p99 at 1 connection (disk floor: ${floor.commits} durable LMDB commits, p50 / p99 ${floor.p50Ms} / ${floor.p99Ms} ms) | ${fmt(added99, 3)} ms | ≤ ${fmt(floor.p99Ms + 0.5, 3)} ms${verdict(added99 <= floor.p99Ms + 0.5)} |`;
+  const settle = report.settleFloor;
+  const settleRow =
+    added99 === null || !settle
+      ? []
+      : [
+          `| the same beside the settle's own durable commit (${settle.commits} hold → settle in a row, p50 / p99 ${settle.p50Ms} / ${settle.p99Ms} ms; informative) | ${fmt(added99 - settle.p99Ms, 3)} ms over its p99 | – |`,
+        ];
   const rss = Math.max(...report.cases.map((c) => c.gateway.server?.rssMbMax ?? 0));
   return [
     `| issue 28's figure (one run) | measured | target |`,
@@ -63,6 +70,7 @@ export function formatIssueTable(report: ProxyReport): string[] {
     cpuRow,
     outsideRow,
     tailRow,
+    ...settleRow,
     ratioRow('sse', 4, `streaming (20 chunks), ${conns} connections, throughput ÷ the other gateway's`),
     `| gateway RSS, max over the run | ${rss ? `${fmt(rss, 0)} MiB` : '–'} | ≤ 250 MiB${rss ? verdict(rss <= 250) : ''} |`,
     '',

@@ -11,6 +11,7 @@ import { runLoadInWorker } from '../load/run-in-worker.js';
 import { spawnServer, startGateway, type ServerUnderTest } from '../load/servers.js';
 import { toTargetResult, type TargetResult } from '../load/target-result.js';
 import { measureDiskFloor, type DiskFloor } from './disk-floor.js';
+import { measureSettleFloor } from './settle-floor.js';
 import { startOtherGateway, type OtherGateway } from './other-gateway.js';
 import { measureOutside, type OutsideFigure } from './outside-wrk.js';
 
@@ -73,6 +74,8 @@ export interface ProxyReport {
   wireRounds?: number;
   /** One durable LMDB commit (put, then flushed), timed with the gateway idle just before the 1-connection row. */
   diskFloor?: DiskFloor;
+  /** The settle's own durable commit (the real Ledger, hold → settle in a row), timed right after the disk floor. */
+  settleFloor?: DiskFloor;
   /** The open-source gateway on the same upstream, right after our row of the same mode (or why it is missing). */
   otherGateway?: { name: string; cases: OtherGatewayCase[] } | { skipped: string };
   /** wrk against our gateway, CPU from /proc, once per interleaved non-streaming round (or why it is missing). */
@@ -264,6 +267,7 @@ export async function runProxyScenario(settings: ProxySettings): Promise<ProxyRe
   const other = await startOtherGateway(direct.url);
   const others: OtherGatewayCase[] = [];
   let diskFloor: DiskFloor | undefined;
+  let settleFloor: DiskFloor | undefined;
   let outside: ProxyReport['outside'];
   const cases: ProxyCase[] = [];
   const wireFormats: WireFormatCase[] = [];
@@ -277,7 +281,10 @@ export async function runProxyScenario(settings: ProxySettings): Promise<ProxyRe
       ['responses', 'sse', settings.connections],
       ['chat', 'sse', 1],
     ] as const) {
-      if (connections === 1 && mode === 'json') diskFloor = await measureDiskFloor();
+      if (connections === 1 && mode === 'json') {
+        diskFloor = await measureDiskFloor();
+        settleFloor = await measureSettleFloor();
+      }
       const through = await measure(
         gateway,
         `svc gateway ${wire} (${mode}, ${connections} conn.)`,
@@ -336,6 +343,7 @@ export async function runProxyScenario(settings: ProxySettings): Promise<ProxyRe
     wireFormats,
     wireRounds,
     ...(diskFloor && { diskFloor }),
+    ...(settleFloor && { settleFloor }),
     otherGateway: 'url' in other ? { name: other.name, cases: others } : other,
     ...(outside && { outside }),
   };

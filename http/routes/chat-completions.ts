@@ -100,7 +100,7 @@ export function chatCompletionRoutes({ completions }: AppDeps): RouteDef[] {
       requestId: ctx.ex.requestId,
       request,
       model,
-      signal: ctx.ex.signal,
+      signal: ctx.ex.clientGone,
     };
   };
 

@@ -52,7 +52,7 @@ export function messagesRoutes({ completions }: AppDeps): RouteDef[] {
       requestId: ctx.ex.requestId,
       request: chatRequestOf(body),
       model,
-      signal: ctx.ex.signal,
+      signal: ctx.ex.clientGone,
     };
   };
 

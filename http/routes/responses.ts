@@ -114,7 +114,7 @@ export function responseRoutes({ responses, backgroundResponses }: AppDeps): Rou
       requestId: ctx.ex.requestId,
       request,
       model,
-      signal: ctx.ex.signal,
+      signal: ctx.ex.clientGone,
     };
   };
 
@@ -147,14 +147,10 @@ export function responseRoutes({ responses, backgroundResponses }: AppDeps): Rou
         resolve();
         return;
       }
-      ctx.ex.signal.addEventListener(
-        'abort',
-        () => {
-          stop();
-          resolve();
-        },
-        { once: true },
-      );
+      ctx.ex.clientGone.addEventListener('abort', () => {
+        stop();
+        resolve();
+      });
     });
     writer.end();
     return undefined;
