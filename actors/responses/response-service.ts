@@ -13,7 +13,7 @@ import { ResponseAssembler, type ResponseEmitter } from './response-assembler.js
 import { chatRequestOf } from './response-chat-request.js';
 import { fileSearchQuery, runFileSearch, type SearchFiles } from './response-file-search.js';
 import { inputMessages, storedInputItems } from './response-input.js';
-import { responseObject, type ResponseHead } from './response-object.js';
+import { encodeResponse, responseObject, type ResponseHead, type ResponseState } from './response-object.js';
 import type { ResponseStore, StoredResponse } from './response-store.js';
 
 /** One response to create: who asks, the validated request and its model, and when to stop. */
@@ -31,7 +31,7 @@ export interface ResponseCall {
 export interface ResponseResult {
   response: ResponseObject;
   priceMicros: number;
-  /** The response as JSON text when it was encoded already (to be stored), so the answer reuses it. */
+  /** The response as JSON text when it was encoded already, so the answer reuses it. */
   json: string | null;
 }
 
@@ -129,18 +129,22 @@ export class ResponseService {
     // The end of a settled run: the answer's items (a non-streamed one replayed once), the finished
     // response and its final event. With `store`, built inside the charge's transaction so the
     // stored response commits with the charge: one durable commit per request, not two.
-    // The response is encoded once: the stored record holds the JSON text the answer sends.
-    const ending: { response?: ResponseObject; last?: ResponseStreamEvent | null; json?: string | null } = {};
+    // The response is encoded once, field by field, for the answer; a foreground one is stored in
+    // its compact form (what it is made from), a background one with its events around that text.
+    const ending: { response?: ResponseObject; last?: ResponseStreamEvent | null; json?: string; stored?: boolean } =
+      {};
     const end = (result: ChatResult, inTransaction: boolean) => {
       if (!emitter) assembler.replay(result.outcome.choices[0]);
       // The items' `done` events are made here, inside the settle's transaction: they leave with the final event.
       emitter?.holdUntilEnd?.();
-      const response = this.finished(head, assembler, result);
+      const state = this.finished(assembler, result);
+      const response = responseObject(head, state);
       const last = assembler.finalEvent(response);
-      const json = inTransaction ? JSON.stringify(response) : null;
-      Object.assign(ending, { response, last, json });
-      if (json !== null) store.saveInTransaction(stored(response, last), json);
-      return { response, last, json };
+      const encoded = encodeResponse(head, state);
+      Object.assign(ending, { response, last, json: encoded.json, stored: inTransaction });
+      if (!inTransaction) return;
+      if (recorder || options.run !== undefined) store.saveInTransaction(stored(response, last), encoded.json);
+      else store.saveSettledInTransaction({ accountId, head, state, encoded, turn: query === null ? null : turn });
     };
     if (request.store) chatCall.persist = (result: ChatResult) => void end(result, true);
     let result: ChatResult;
@@ -163,8 +167,9 @@ export class ResponseService {
       assembler.deliver(last);
       return { response: failed, priceMicros: 0, json: null };
     }
-    const committed = typeof ending.json === 'string';
-    const { response, last, json } = committed ? (ending as Required<typeof ending>) : end(result, false);
+    const committed = ending.stored === true;
+    if (!committed) end(result, false);
+    const { response, last, json } = ending as Required<typeof ending>;
     // A settle that committed nothing with the charge (none is made for some runs): stored now, still before the answer.
     if (request.store && !committed) await store.save(stored(response, last));
     assembler.deliver(last, json);
@@ -183,20 +188,20 @@ export class ResponseService {
     };
   }
 
-  /** The response object of a settled run: `incomplete` when it hit max_output_tokens or was cancelled. */
-  private finished(head: ResponseHead, assembler: ResponseAssembler, result: ChatResult): ResponseObject {
+  /** The state of a settled run's response: `incomplete` when it hit max_output_tokens or was cancelled. */
+  private finished(assembler: ResponseAssembler, result: ChatResult): ResponseState {
     const { outcome } = result;
     const truncated = outcome.choices[0]?.finishReason === 'length';
     const status = outcome.status === 'cancelled' ? 'cancelled' : truncated ? 'incomplete' : 'completed';
     assembler.close(status === 'completed' ? 'completed' : 'incomplete');
-    return responseObject(head, {
+    return {
       status,
       output: assembler.output,
       usage: outcome.usage,
       incomplete: truncated ? 'max_output_tokens' : null,
       svc: svcOfResult(result),
       cost: costBlock(outcome.usage) as ChatCost,
-    });
+    };
   }
 
   /** The account's stored response; 404 otherwise. */
