@@ -10,8 +10,8 @@ import { ResponseStore } from '../actors/responses/response-store.js';
 import { inputMessages, storedInputItems } from '../actors/responses/response-input.js';
 import { ResponseCreateRequestSchema, ResponseObjectSchema } from '../protocols/responses.js';
 import { MemoryStore } from '../runtime/store/memory-store.js';
-import { runSvc, type ChatCost } from '../protocols/chat-response.js';
-import { costBlock } from '../protocols/pricing.js';
+import { runSvc, runSvcJson, type ChatCost } from '../protocols/chat-response.js';
+import { costBlock, costBlockJson } from '../protocols/pricing.js';
 
 const test = suite('responses: the answer encoded field by field, and the compact stored form read back');
 
@@ -85,6 +85,36 @@ test('encodeResponse is JSON.stringify(responseObject(...)) for every kind of re
       assert.is(output, JSON.stringify(state.output));
       assert.is(charge === null, state.svc === undefined);
     }
+});
+
+test('the svc and cost blocks written as text are their objects as JSON', () => {
+  for (const priceMicros of [0, 1, 480, 1_308, 999_999, 12_345_678_901])
+    for (const cached of [false, true])
+      for (const cancelReason of [null, 'client disconnected', 'a "quoted" reason'])
+        for (const status of ['completed', 'cancelled', 'failed'] as const) {
+          const extra = { cached, depth: 'simple', status, cancelReason };
+          assert.is(runSvcJson(priceMicros, extra), JSON.stringify(runSvc(priceMicros, extra)));
+        }
+  for (const [promptTokens, completionTokens] of [
+    [0, 0],
+    [17, 23],
+    [1, 1_000_000],
+    [123_456_789, 7],
+  ] as const) {
+    const usage = { promptTokens, completionTokens };
+    assert.is(costBlockJson(usage), JSON.stringify(costBlock(usage)));
+  }
+});
+
+test('a response with its charge as text encodes as one with the charge as objects', () => {
+  const settled = STATES[1]!;
+  const extra = { cached: false, depth: 'standard', status: 'completed' as const, cancelReason: null };
+  const { svc, cost, ...rest } = settled;
+  const asText = { ...rest, charge: `"svc":${runSvcJson(480, extra)},"cost":${costBlockJson(settled.usage!)}` };
+  for (const body of REQUESTS) {
+    const h = head(body);
+    assert.is(encodeResponse(h, asText).json, JSON.stringify(responseObject(h, { ...rest, svc, cost })));
+  }
 });
 
 test('a compact record reads back as the response the client got, with its input items and turn, owner only', async () => {

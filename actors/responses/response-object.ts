@@ -25,6 +25,8 @@ export interface ResponseState {
   incomplete?: 'max_output_tokens' | null;
   svc?: ChatSvc;
   cost?: ChatCost;
+  /** `"svc":…,"cost":…` as JSON text: what {@link encodeResponse} writes instead of `svc` and `cost`. */
+  charge?: string;
 }
 
 /** `usage` as the Responses API names it. */
@@ -83,6 +85,11 @@ export interface EncodedResponse {
 
 const stringify = JSON.stringify;
 
+/** {@link responseUsage}'s JSON text. */
+const usageJson = ({ promptTokens, completionTokens }: TokenUsage) =>
+  `{"input_tokens":${promptTokens},"input_tokens_details":{"cached_tokens":0},"output_tokens":${completionTokens}` +
+  `,"output_tokens_details":{"reasoning_tokens":0},"total_tokens":${promptTokens + completionTokens}}`;
+
 /**
  * {@link responseObject}'s JSON text, built field by field in its order: no object of ~30 fields is
  * made and walked for every answer, and the parts a stored response keeps come out on the way.
@@ -92,12 +99,13 @@ export function encodeResponse(head: ResponseHead, state: ResponseState): Encode
   const { request } = head;
   const output = stringify(state.output);
   const charge =
-    state.svc || state.cost
+    state.charge ??
+    (state.svc || state.cost
       ? [state.svc && `"svc":${stringify(state.svc)}`, state.cost && `"cost":${stringify(state.cost)}`]
           .filter(Boolean)
           .join(',')
-      : null;
-  const usage = state.usage ? responseUsage(state.usage) : null;
+      : null);
+  const { usage } = state;
   const json =
     `{"id":${stringify(head.id)},"object":"response","created_at":${stringify(head.createdAt)}` +
     `,"status":${stringify(state.status)},"background":${stringify(request.background)}` +
@@ -113,7 +121,7 @@ export function encodeResponse(head: ResponseHead, state: ResponseState): Encode
     `,"text":{"format":${request.text?.format ? stringify(request.text.format) : '{"type":"text"}'}}` +
     `,"tool_choice":${stringify(request.tool_choice ?? 'auto')},"tools":${stringify(request.tools ?? [])}` +
     `,"top_p":${stringify(request.top_p ?? null)},"truncation":${stringify(request.truncation ?? 'disabled')}` +
-    `,"usage":${usage ? stringify(usage) : 'null'},"user":${stringify(request.user ?? null)}` +
+    `,"usage":${usage ? usageJson(usage) : 'null'},"user":${stringify(request.user ?? null)}` +
     `,"metadata":${stringify(request.metadata ?? {})}${charge === null ? '' : `,${charge}`}}`;
   return { json, output, charge };
 }

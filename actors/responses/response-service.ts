@@ -1,10 +1,15 @@
-import { svcOfResult } from '../chat/result-svc.js';
+import { svcJsonOfResult, svcOfResult } from '../chat/result-svc.js';
 import type { ChatMessage } from '../../protocols/chat.js';
 import { type ChatCost } from '../../protocols/chat-response.js';
 import { ApiError } from '../../protocols/errors.js';
 import type { ModelCard } from '../../protocols/models.js';
-import { costBlock } from '../../protocols/pricing.js';
-import type { ResponseCreateRequest, ResponseObject, ResponseStreamEvent } from '../../protocols/responses.js';
+import { costBlock, costBlockJson } from '../../protocols/pricing.js';
+import type {
+  ResponseCreateRequest,
+  ResponseObject,
+  ResponseStatus,
+  ResponseStreamEvent,
+} from '../../protocols/responses.js';
 import { fieldError } from '../../protocols/validation.js';
 import type { Clock } from '../../runtime/clock.js';
 import { timeOrderedId } from '../../runtime/ids.js';
@@ -29,7 +34,9 @@ export interface ResponseCall {
 
 /** A finished response and what it was charged (micro-USD). */
 export interface ResponseResult {
-  response: ResponseObject;
+  /** The object, when it was made (a streamed or failed response); a JSON answer has only its text. */
+  response: ResponseObject | null;
+  status: ResponseStatus;
   priceMicros: number;
   /** The response as JSON text when it was encoded already, so the answer reuses it. */
   json: string | null;
@@ -131,19 +138,28 @@ export class ResponseService {
     // stored response commits with the charge: one durable commit per request, not two.
     // The response is encoded once, field by field, for the answer; a foreground one is stored in
     // its compact form (what it is made from), a background one with its events around that text.
-    const ending: { response?: ResponseObject; last?: ResponseStreamEvent | null; json?: string; stored?: boolean } =
-      {};
+    // The object itself is made only where something carries it (a stream's final event, a record
+    // stored whole): a JSON answer is its text.
+    const ending: {
+      settled?: { state: ResponseState; objectOf: () => ResponseObject; json: string; stored: boolean };
+    } = {};
     const end = (result: ChatResult, inTransaction: boolean) => {
       if (!emitter) assembler.replay(result.outcome.choices[0]);
       // The items' `done` events are made here, inside the settle's transaction: they leave with the final event.
       emitter?.holdUntilEnd?.();
       const state = this.finished(assembler, result);
-      const response = responseObject(head, state);
-      const last = assembler.finalEvent(response);
+      let response: ResponseObject | null = null;
+      const objectOf = () =>
+        (response ??= responseObject(head, {
+          ...state,
+          svc: svcOfResult(result),
+          cost: costBlock(result.outcome.usage) as ChatCost,
+        }));
       const encoded = encodeResponse(head, state);
-      Object.assign(ending, { response, last, json: encoded.json, stored: inTransaction });
+      ending.settled = { state, objectOf, json: encoded.json, stored: inTransaction };
       if (!inTransaction) return;
-      if (recorder || options.run !== undefined) store.saveInTransaction(stored(response, last), encoded.json);
+      if (recorder || options.run !== undefined)
+        store.saveInTransaction(stored(objectOf(), assembler.finalEvent(objectOf())), encoded.json);
       else store.saveSettledInTransaction({ accountId, head, state, encoded, turn: query === null ? null : turn });
     };
     if (request.store) chatCall.persist = (result: ChatResult) => void end(result, true);
@@ -165,15 +181,21 @@ export class ResponseService {
       const last = assembler.finalEvent(failed);
       if (request.store) await store.save(stored(failed, last));
       assembler.deliver(last);
-      return { response: failed, priceMicros: 0, json: null };
+      return { response: failed, status: 'failed', priceMicros: 0, json: null };
     }
-    const committed = ending.stored === true;
-    if (!committed) end(result, false);
-    const { response, last, json } = ending as Required<typeof ending>;
+    if (!ending.settled) end(result, false);
+    const settled = ending.settled!;
+    // The final event keeps the number it was given inside the settle's transaction.
+    const last = emitter ? assembler.finalEvent(settled.objectOf()) : null;
     // A settle that committed nothing with the charge (none is made for some runs): stored now, still before the answer.
-    if (request.store && !committed) await store.save(stored(response, last));
-    assembler.deliver(last, json);
-    return { response, priceMicros: result.outcome.priceMicros, json };
+    if (request.store && !settled.stored) await store.save(stored(settled.objectOf(), last));
+    assembler.deliver(last, settled.json);
+    return {
+      response: emitter ? settled.objectOf() : null,
+      status: settled.state.status,
+      priceMicros: result.outcome.priceMicros,
+      json: settled.json,
+    };
   }
 
   /** A new response's id, creation time and model. */
@@ -188,7 +210,10 @@ export class ResponseService {
     };
   }
 
-  /** The state of a settled run's response: `incomplete` when it hit max_output_tokens or was cancelled. */
+  /**
+   * The state of a settled run's response (`incomplete` when it hit max_output_tokens or was
+   * cancelled), its charge as JSON text.
+   */
   private finished(assembler: ResponseAssembler, result: ChatResult): ResponseState {
     const { outcome } = result;
     const truncated = outcome.choices[0]?.finishReason === 'length';
@@ -199,8 +224,7 @@ export class ResponseService {
       output: assembler.output,
       usage: outcome.usage,
       incomplete: truncated ? 'max_output_tokens' : null,
-      svc: svcOfResult(result),
-      cost: costBlock(outcome.usage) as ChatCost,
+      charge: `"svc":${svcJsonOfResult(result)},"cost":${costBlockJson(outcome.usage)}`,
     };
   }
 
