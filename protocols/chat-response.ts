@@ -4,6 +4,7 @@ import { errorBody } from './errors.js';
 import type { TokenUsage } from './pricing.js';
 import { costBlock, svcBlock } from './pricing.js';
 import { MODEL_VERSION } from './models.js';
+import { microsToUsd } from './money.js';
 
 /** The fingerprint every chat response carries. */
 export const SYSTEM_FINGERPRINT = `fp_svc_${MODEL_VERSION}`;
@@ -200,6 +201,19 @@ export function runSvc(
     status: extra.status,
     ...(extra.cancelReason !== null && { cancel_reason: extra.cancelReason }),
   };
+}
+
+// The constant parts of a `svc` block's JSON text, made once from the block itself.
+const SVC_HEAD_JSON = `{"model_version":${JSON.stringify(MODEL_VERSION)},"price_usd":`;
+const SVC_TARIFF_JSON = `,"billing":${JSON.stringify((svcBlock(0) as { billing: unknown }).billing)},"cached":`;
+
+/** {@link runSvc}'s JSON text, written directly (no object made and walked for every answer). */
+export function runSvcJson(priceMicros: number, extra: Parameters<typeof runSvc>[1]): string {
+  const cancel = extra.cancelReason === null ? '' : `,"cancel_reason":${JSON.stringify(extra.cancelReason)}`;
+  return (
+    `${SVC_HEAD_JSON}${microsToUsd(priceMicros)}${SVC_TARIFF_JSON}${extra.cached}` +
+    `,"depth":${JSON.stringify(extra.depth)},"status":${JSON.stringify(extra.status)}${cancel}}`
+  );
 }
 
 function usageView(usage: TokenUsage): ChatUsage {

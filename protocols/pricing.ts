@@ -83,6 +83,17 @@ export function costBlock(usage: TokenUsage): Record<string, unknown> {
   };
 }
 
+/** {@link costBlock}'s JSON text, written directly (a stored response is encoded on every request). */
+export function costBlockJson(usage: TokenUsage): string {
+  const { promptTokens, completionTokens } = usage;
+  return (
+    `{"currency":"USD","input_usd":${microsToUsd(promptTokens * INPUT_MICROS_PER_TOKEN)}` +
+    `,"output_usd":${microsToUsd(completionTokens * OUTPUT_MICROS_PER_TOKEN)}` +
+    `,"total_usd":${microsToUsd(chatPriceMicros(usage))}` +
+    `,"processed_prompt_tokens":${promptTokens},"processed_completion_tokens":${completionTokens}}`
+  );
+}
+
 /** Which unit an audio rate is per: speech per 1,000 input characters, the others per minute of audio. */
 export const AUDIO_RATE_BLOCKS = {
   speech: { unit: 'input_characters', per: 1000 },

@@ -66,4 +66,35 @@ test('old plain values read, new ones are stored compressed, and a failed transa
   }
 });
 
+test('a threshold: values up to it stay plain, larger ones are compressed, and values written with the default still read', async () => {
+  const dir = tempDataDir();
+  const sized = (n: number, bytes: number) => ({ accountId: `acct_${n}`, json: 'x'.repeat(bytes) });
+  try {
+    const before = LmdbStore.open(dir);
+    const defaults = before.table<ReturnType<typeof sized>>('records', { compressed: true });
+    await defaults.put('default_1500', sized(1, 1500));
+    await before.close();
+
+    const store = LmdbStore.open(dir);
+    const table = store.table<ReturnType<typeof sized>>('records', { compressed: { over: 1900 } });
+    assert.equal(table.get('default_1500'), sized(1, 1500), 'compressed with the default threshold, still read');
+    // In a transaction, as the stored responses are written with the charge.
+    await store.transaction(() => {
+      void table.put('small', sized(2, 1500));
+      void table.put('large', sized(3, 4000));
+    });
+    assert.equal(table.get('small'), sized(2, 1500));
+    assert.equal(table.get('large'), sized(3, 4000));
+    await store.close();
+
+    assert.ok((await storedBytes(dir, 'default_1500'))[0]! >= 254, 'over 1 KB with the default: compressed');
+    const small = await storedBytes(dir, 'small');
+    assert.ok(small[0]! < 250 && small.length > 1500, 'under the threshold: plain');
+    const large = await storedBytes(dir, 'large');
+    assert.ok(large[0]! >= 254 && large.length < 1000, `over the threshold: compressed (${large.length} bytes)`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test.run();

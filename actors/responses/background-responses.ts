@@ -105,7 +105,7 @@ export class BackgroundResponses {
         }),
       )
       .then(
-        ({ response, priceMicros }) => ({ status: response.status, priceMicros }),
+        ({ status, priceMicros }) => ({ status, priceMicros }),
         (err: unknown) => this.failed(head, input.accountId, ensureError(err)),
       )
       .finally(() => {

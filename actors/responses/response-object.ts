@@ -25,6 +25,8 @@ export interface ResponseState {
   incomplete?: 'max_output_tokens' | null;
   svc?: ChatSvc;
   cost?: ChatCost;
+  /** `"svc":…,"cost":…` as JSON text: what {@link encodeResponse} writes instead of `svc` and `cost`. */
+  charge?: string;
 }
 
 /** `usage` as the Responses API names it. */
@@ -69,4 +71,57 @@ export function responseObject(head: ResponseHead, state: ResponseState): Respon
     ...(state.svc && { svc: state.svc }),
     ...(state.cost && { cost: state.cost }),
   };
+}
+
+/** A response's JSON text, and the parts of it a stored response keeps (see response-store.ts). */
+export interface EncodedResponse {
+  /** Exactly `JSON.stringify(responseObject(head, state))`. */
+  json: string;
+  /** The `output` items' JSON text. */
+  output: string;
+  /** `"svc":…,"cost":…` as sent (the tariff of the day, kept as it was), or null without them. */
+  charge: string | null;
+}
+
+const stringify = JSON.stringify;
+
+/** {@link responseUsage}'s JSON text. */
+const usageJson = ({ promptTokens, completionTokens }: TokenUsage) =>
+  `{"input_tokens":${promptTokens},"input_tokens_details":{"cached_tokens":0},"output_tokens":${completionTokens}` +
+  `,"output_tokens_details":{"reasoning_tokens":0},"total_tokens":${promptTokens + completionTokens}}`;
+
+/**
+ * {@link responseObject}'s JSON text, built field by field in its order: no object of ~30 fields is
+ * made and walked for every answer, and the parts a stored response keeps come out on the way.
+ * `test/responses-encoding.test.ts` holds it equal to `JSON.stringify(responseObject(head, state))`.
+ */
+export function encodeResponse(head: ResponseHead, state: ResponseState): EncodedResponse {
+  const { request } = head;
+  const output = stringify(state.output);
+  const charge =
+    state.charge ??
+    (state.svc || state.cost
+      ? [state.svc && `"svc":${stringify(state.svc)}`, state.cost && `"cost":${stringify(state.cost)}`]
+          .filter(Boolean)
+          .join(',')
+      : null);
+  const { usage } = state;
+  const json =
+    `{"id":${stringify(head.id)},"object":"response","created_at":${stringify(head.createdAt)}` +
+    `,"status":${stringify(state.status)},"background":${stringify(request.background)}` +
+    `,"error":${stringify(state.error ?? null)}` +
+    `,"incomplete_details":${state.incomplete ? `{"reason":${stringify(state.incomplete)}}` : 'null'}` +
+    `,"instructions":${stringify(request.instructions ?? null)}` +
+    `,"max_output_tokens":${stringify(request.max_output_tokens ?? null)}` +
+    `,"model":${stringify(head.model)},"output":${output}` +
+    `,"parallel_tool_calls":${stringify(request.parallel_tool_calls ?? true)}` +
+    `,"previous_response_id":${stringify(request.previous_response_id ?? null)}` +
+    `,"reasoning":{"effort":null,"summary":null},"store":${stringify(request.store)}` +
+    `,"temperature":${stringify(request.temperature ?? null)}` +
+    `,"text":{"format":${request.text?.format ? stringify(request.text.format) : '{"type":"text"}'}}` +
+    `,"tool_choice":${stringify(request.tool_choice ?? 'auto')},"tools":${stringify(request.tools ?? [])}` +
+    `,"top_p":${stringify(request.top_p ?? null)},"truncation":${stringify(request.truncation ?? 'disabled')}` +
+    `,"usage":${usage ? usageJson(usage) : 'null'},"user":${stringify(request.user ?? null)}` +
+    `,"metadata":${stringify(request.metadata ?? {})}${charge === null ? '' : `,${charge}`}}`;
+  return { json, output, charge };
 }

@@ -1,10 +1,15 @@
-import { svcOfResult } from '../chat/result-svc.js';
+import { svcJsonOfResult, svcOfResult } from '../chat/result-svc.js';
 import type { ChatMessage } from '../../protocols/chat.js';
 import { type ChatCost } from '../../protocols/chat-response.js';
 import { ApiError } from '../../protocols/errors.js';
 import type { ModelCard } from '../../protocols/models.js';
-import { costBlock } from '../../protocols/pricing.js';
-import type { ResponseCreateRequest, ResponseObject, ResponseStreamEvent } from '../../protocols/responses.js';
+import { costBlock, costBlockJson } from '../../protocols/pricing.js';
+import type {
+  ResponseCreateRequest,
+  ResponseObject,
+  ResponseStatus,
+  ResponseStreamEvent,
+} from '../../protocols/responses.js';
 import { fieldError } from '../../protocols/validation.js';
 import type { Clock } from '../../runtime/clock.js';
 import { timeOrderedId } from '../../runtime/ids.js';
@@ -13,7 +18,7 @@ import { ResponseAssembler, type ResponseEmitter } from './response-assembler.js
 import { chatRequestOf } from './response-chat-request.js';
 import { fileSearchQuery, runFileSearch, type SearchFiles } from './response-file-search.js';
 import { inputMessages, storedInputItems } from './response-input.js';
-import { responseObject, type ResponseHead } from './response-object.js';
+import { encodeResponse, responseObject, type ResponseHead, type ResponseState } from './response-object.js';
 import type { ResponseStore, StoredResponse } from './response-store.js';
 import type { CancelSignal } from '../../runtime/cancel-signal.js';
 
@@ -30,9 +35,11 @@ export interface ResponseCall {
 
 /** A finished response and what it was charged (micro-USD). */
 export interface ResponseResult {
-  response: ResponseObject;
+  /** The object, when it was made (a streamed or failed response); a JSON answer has only its text. */
+  response: ResponseObject | null;
+  status: ResponseStatus;
   priceMicros: number;
-  /** The response as JSON text when it was encoded already (to be stored), so the answer reuses it. */
+  /** The response as JSON text when it was encoded already, so the answer reuses it. */
   json: string | null;
 }
 
@@ -130,18 +137,31 @@ export class ResponseService {
     // The end of a settled run: the answer's items (a non-streamed one replayed once), the finished
     // response and its final event. With `store`, built inside the charge's transaction so the
     // stored response commits with the charge: one durable commit per request, not two.
-    // The response is encoded once: the stored record holds the JSON text the answer sends.
-    const ending: { response?: ResponseObject; last?: ResponseStreamEvent | null; json?: string | null } = {};
+    // The response is encoded once, field by field, for the answer; a foreground one is stored in
+    // its compact form (what it is made from), a background one with its events around that text.
+    // The object itself is made only where something carries it (a stream's final event, a record
+    // stored whole): a JSON answer is its text.
+    const ending: {
+      settled?: { state: ResponseState; objectOf: () => ResponseObject; json: string; stored: boolean };
+    } = {};
     const end = (result: ChatResult, inTransaction: boolean) => {
       if (!emitter) assembler.replay(result.outcome.choices[0]);
       // The items' `done` events are made here, inside the settle's transaction: they leave with the final event.
       emitter?.holdUntilEnd?.();
-      const response = this.finished(head, assembler, result);
-      const last = assembler.finalEvent(response);
-      const json = inTransaction ? JSON.stringify(response) : null;
-      Object.assign(ending, { response, last, json });
-      if (json !== null) store.saveInTransaction(stored(response, last), json);
-      return { response, last, json };
+      const state = this.finished(assembler, result);
+      let response: ResponseObject | null = null;
+      const objectOf = () =>
+        (response ??= responseObject(head, {
+          ...state,
+          svc: svcOfResult(result),
+          cost: costBlock(result.outcome.usage) as ChatCost,
+        }));
+      const encoded = encodeResponse(head, state);
+      ending.settled = { state, objectOf, json: encoded.json, stored: inTransaction };
+      if (!inTransaction) return;
+      if (recorder || options.run !== undefined)
+        store.saveInTransaction(stored(objectOf(), assembler.finalEvent(objectOf())), encoded.json);
+      else store.saveSettledInTransaction({ accountId, head, state, encoded, turn: query === null ? null : turn });
     };
     if (request.store) chatCall.persist = (result: ChatResult) => void end(result, true);
     let result: ChatResult;
@@ -162,14 +182,21 @@ export class ResponseService {
       const last = assembler.finalEvent(failed);
       if (request.store) await store.save(stored(failed, last));
       assembler.deliver(last);
-      return { response: failed, priceMicros: 0, json: null };
+      return { response: failed, status: 'failed', priceMicros: 0, json: null };
     }
-    const committed = typeof ending.json === 'string';
-    const { response, last, json } = committed ? (ending as Required<typeof ending>) : end(result, false);
+    if (!ending.settled) end(result, false);
+    const settled = ending.settled!;
+    // The final event keeps the number it was given inside the settle's transaction.
+    const last = emitter ? assembler.finalEvent(settled.objectOf()) : null;
     // A settle that committed nothing with the charge (none is made for some runs): stored now, still before the answer.
-    if (request.store && !committed) await store.save(stored(response, last));
-    assembler.deliver(last, json);
-    return { response, priceMicros: result.outcome.priceMicros, json };
+    if (request.store && !settled.stored) await store.save(stored(settled.objectOf(), last));
+    assembler.deliver(last, settled.json);
+    return {
+      response: emitter ? settled.objectOf() : null,
+      status: settled.state.status,
+      priceMicros: result.outcome.priceMicros,
+      json: settled.json,
+    };
   }
 
   /** A new response's id, creation time and model. */
@@ -184,20 +211,22 @@ export class ResponseService {
     };
   }
 
-  /** The response object of a settled run: `incomplete` when it hit max_output_tokens or was cancelled. */
-  private finished(head: ResponseHead, assembler: ResponseAssembler, result: ChatResult): ResponseObject {
+  /**
+   * The state of a settled run's response (`incomplete` when it hit max_output_tokens or was
+   * cancelled), its charge as JSON text.
+   */
+  private finished(assembler: ResponseAssembler, result: ChatResult): ResponseState {
     const { outcome } = result;
     const truncated = outcome.choices[0]?.finishReason === 'length';
     const status = outcome.status === 'cancelled' ? 'cancelled' : truncated ? 'incomplete' : 'completed';
     assembler.close(status === 'completed' ? 'completed' : 'incomplete');
-    return responseObject(head, {
+    return {
       status,
       output: assembler.output,
       usage: outcome.usage,
       incomplete: truncated ? 'max_output_tokens' : null,
-      svc: svcOfResult(result),
-      cost: costBlock(outcome.usage) as ChatCost,
-    });
+      charge: `"svc":${svcJsonOfResult(result)},"cost":${costBlockJson(outcome.usage)}`,
+    };
   }
 
   /** The account's stored response; 404 otherwise. */

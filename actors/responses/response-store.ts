@@ -1,7 +1,16 @@
 import type { ChatMessage } from '../../protocols/chat.js';
-import type { ResponseObject, ResponseStreamEvent, StoredInputItem } from '../../protocols/responses.js';
+import type { ChatCost, ChatSvc } from '../../protocols/chat-response.js';
+import type {
+  OutputItem,
+  ResponseCreateRequest,
+  ResponseObject,
+  ResponseStatus,
+  ResponseStreamEvent,
+  StoredInputItem,
+} from '../../protocols/responses.js';
 import type { Store, Table } from '../../runtime/store/store.js';
-import { outputMessages } from './response-input.js';
+import { inputMessages, outputMessages, storedInputItems } from './response-input.js';
+import { responseObject, type EncodedResponse, type ResponseHead, type ResponseState } from './response-object.js';
 
 /** A stored response: its owner, the object, its input items, and this turn as chat messages. */
 export interface StoredResponse {
@@ -16,13 +25,67 @@ export interface StoredResponse {
   runs?: number;
 }
 
+/** A settled foreground response as the service hands it over: what it was made from, and its encoding. */
+export interface SettledResponse {
+  accountId: string;
+  head: ResponseHead;
+  state: ResponseState;
+  encoded: EncodedResponse;
+  /** This turn as the model read it when it is not the input's own messages (a file search's note in it); else null. */
+  turn: ChatMessage[] | null;
+}
+
 /**
- * A response as the table holds it: the record itself (written off the hot path), or its owner and
- * the JSON text of the rest, built around the response's JSON text the client was answered with.
- * A string is one copy for msgpack; the record's nested objects cost ~15 µs of msgpack records
- * per request in a profile of the stored path.
+ * The compact form of a settled foreground response, written on every request (reads are rare):
+ * what the object is made from, not the object, as a msgpack array (no field names per record).
+ * The request's JSON text holds the settings the response echoes and its input, from which the
+ * input items and this turn are made again on read; the output and the charge (`"svc":…,"cost":…`,
+ * the tariff of the day, kept as sent) are the JSON text the client got; the turn is kept only
+ * when it is not the input's own messages (a file search's note in it). About 0.8 KB for a short
+ * answer, against 2.9 KB of the response, its input items and its turn: under the table's
+ * compression threshold, so the hot path pays no LZ4 (see the constructor).
  */
-type StoredRecord = StoredResponse | { accountId: string; json: string };
+type CompactRecord = [
+  accountId: string,
+  request: string,
+  createdAt: number,
+  model: string,
+  status: ResponseStatus,
+  output: string,
+  usage: [promptTokens: number, completionTokens: number] | null,
+  incomplete: 'max_output_tokens' | null,
+  charge: string | null,
+  turn: string | null,
+];
+
+/**
+ * A response as the table holds it: the compact form of a settled foreground response (the hot
+ * path); its owner and the JSON text of the rest, built around the response's JSON text (a settled
+ * background response, with its events); or the record itself (off the hot path: a background
+ * response's changes of state, a failure).
+ */
+type StoredRecord = StoredResponse | CompactRecord | { accountId: string; json: string };
+
+/** The stored response a compact record describes, rebuilt. */
+function expand(id: string, record: CompactRecord): StoredResponse {
+  const [accountId, requestJson, createdAt, model, status, output, usage, incomplete, charge, turn] = record;
+  const request = JSON.parse(requestJson) as ResponseCreateRequest;
+  const head: ResponseHead = { id, createdAt, model, request };
+  const state: ResponseState = {
+    status,
+    output: JSON.parse(output) as OutputItem[],
+    usage: usage && { promptTokens: usage[0], completionTokens: usage[1] },
+    incomplete,
+    ...(charge && (JSON.parse(`{${charge}}`) as { svc?: ChatSvc; cost?: ChatCost })),
+  };
+  return {
+    accountId,
+    response: responseObject(head, state),
+    inputItems: storedInputItems(request.input, id),
+    turn: turn === null ? inputMessages(request.input) : (JSON.parse(turn) as ChatMessage[]),
+    events: null,
+  };
+}
 
 // A chain longer than this is refused rather than walked (each hop is one synchronous read).
 const MAX_CHAIN = 10_000;
@@ -36,13 +99,17 @@ export class ResponseStore {
   private readonly table: Table<StoredRecord>;
 
   constructor(store: Store) {
-    // 1.5 KB or more of JSON text each: compressed, a response takes half the pages (and half the file).
-    this.table = store.table<StoredRecord>('responses', { compressed: true });
+    // Records over 1.9 KB (long inputs or answers) are compressed: they would not fit in a leaf page
+    // and take a 4 KB overflow page each. Below that, LZ4 would save file but cost ~20 µs of the
+    // event loop per write (lmdb compresses inside a transaction on the calling thread, loading its
+    // dictionary each time): the compact records of the hot path stay plain.
+    this.table = store.table<StoredRecord>('responses', { compressed: { over: 1900 } });
   }
 
   /** The account's stored response, or undefined. */
   get(accountId: string, id: string): StoredResponse | undefined {
     const record = this.table.get(id);
+    if (Array.isArray(record)) return record[0] === accountId ? expand(id, record) : undefined;
     if (record?.accountId !== accountId) return undefined;
     if (!('json' in record)) return record;
     return { accountId, ...(JSON.parse(record.json) as Omit<StoredResponse, 'accountId'>) };
@@ -53,9 +120,28 @@ export class ResponseStore {
     await this.table.put(record.response.id, record);
   }
 
+  /** Stores a settled foreground response inside the caller's transaction (it commits with it), compact. */
+  saveSettledInTransaction(settled: SettledResponse): void {
+    const { head, state, encoded } = settled;
+    const { usage } = state;
+    const record: CompactRecord = [
+      settled.accountId,
+      JSON.stringify(head.request),
+      head.createdAt,
+      head.model,
+      state.status,
+      encoded.output,
+      usage && [usage.promptTokens, usage.completionTokens],
+      state.incomplete ?? null,
+      encoded.charge,
+      settled.turn && JSON.stringify(settled.turn),
+    ];
+    void this.table.put(head.id, record);
+  }
+
   /**
-   * Stores (or replaces) a response inside the caller's transaction (it commits with it), as JSON
-   * text around `responseJson`, the response's text already made for the answer.
+   * Stores (or replaces) a response with its events (a background one) inside the caller's
+   * transaction, as JSON text around `responseJson`, the response's text already made for the answer.
    */
   saveInTransaction(record: StoredResponse, responseJson: string): void {
     const { accountId, response, ...rest } = record;

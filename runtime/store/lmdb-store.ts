@@ -139,7 +139,9 @@ export class LmdbStore implements Store {
     let table = this.tables.get(name);
     if (!table) {
       // Both views of a table must agree on compression, or one would read the other's bytes raw.
-      const compression = options.compressed === true;
+      const { compressed } = options;
+      // lmdb's own dictionary either way: a threshold changes which values are compressed, not how.
+      const compression = typeof compressed === 'object' ? { threshold: compressed.over } : compressed === true;
       const db = this.root.openDB<unknown, LmdbKey>({ name, encoding: 'msgpack', cache: false, compression });
       const raw = this.root.openDB<Buffer, LmdbKey>({ name, encoding: 'binary', cache: false, compression });
       const decoded = options.sharedReads ? new DecodedValues<unknown>(options.sharedReads.maxKeys) : null;
