@@ -176,6 +176,43 @@ for (const kind of kinds) {
     },
   );
 
+  test('with a step history, joined transitions keep one step each, and observers hear of every step', async () => {
+    const opened = kind.open();
+    const clock = new SimulatedClock();
+    const host = new ActorHost(opened.store, clock, createLogger('silent'), { history: true });
+    host.register({ name: 'counter', logic: counter });
+    try {
+      await host.spawn('counter', { id: 'h1', ownerId: 'acct', input: { start: 0 } });
+      const observed: [number, number[]][] = [];
+      host.observe((transition) => {
+        observed.push([transition.step!.step, transition.events.map((e) => e.data.count as number)]);
+      });
+      await Promise.all(Array.from({ length: 5 }, () => host.send('h1', { type: 'INC' })));
+      assert.equal(
+        host.steps('h1', 0, 100).map((step) => [step.step, step.upToSeq, (step.context as { count: number }).count]),
+        [
+          [1, 0, 0],
+          [2, 1, 1],
+          [3, 2, 2],
+          [4, 3, 3],
+          [5, 4, 4],
+          [6, 5, 5],
+        ],
+      );
+      assert.equal(observed, [
+        [2, [1]],
+        [3, [2]],
+        [4, [3]],
+        [5, [4]],
+        [6, [5]],
+      ]);
+      assert.is(host.find('h1', 'acct')!.steps, 6);
+    } finally {
+      await host.close();
+      await opened.dispose();
+    }
+  });
+
   withHost(
     'live actors are listed in the shared registry while they run, and leave it when they finish',
     async ({ host, clock }) => {

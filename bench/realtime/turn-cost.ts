@@ -22,7 +22,8 @@ const threads = Number(process.argv[4] ?? 0);
 const dataDir = mkdtempSync(join(tmpdir(), 'svc-turn-cost-'));
 const store = LmdbStore.open(dataDir);
 const pool = threads > 0 ? createSimVoicePool({ threads }) : null;
-const { calls, holder, logger, close } = await inProcessCalls(store, pool);
+// TURN_COST_HISTORY=1: the actor host keeps a step history, as the server does with its admin API on.
+const { calls, holder, logger, close } = await inProcessCalls(store, pool, process.env.TURN_COST_HISTORY === '1');
 
 const loop = await buildSpeechLoop('Tell me more.', 700);
 const frames = [...loop.speech, ...Array.from({ length: loop.silenceFrames }, () => loop.silence)];
