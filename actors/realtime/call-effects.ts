@@ -136,8 +136,10 @@ export class CallEffects {
     const line = this.ports.lines.get(input.callId);
     // Taken at once, so audio after a failed part is not left parked.
     const audios = input.audioKeys.map((key) => line?.take(key));
-    // The turn is durable (committed, announced) before it is worked on.
-    if (line) await line.durable(signal);
+    // Not waiting for the turn's commit: reading it shows the client nothing and moves no money,
+    // and its result then joins that commit when the store has not started it (one snapshot
+    // written for both steps, one durable wait less before the answer). The answer itself still
+    // starts only once all of it is durable (respond).
     const results: TranscriptionResult[] = [];
     for (const audio of audios) {
       if (!audio) {

@@ -21,7 +21,11 @@ export interface InProcessCalls {
 }
 
 /** Opens the account, host and runtime; `close` stops the host and the account services (not `store`, nor `pool`). */
-export async function inProcessCalls(store: Store, pool: SimVoicePool | null = null): Promise<InProcessCalls> {
+export async function inProcessCalls(
+  store: Store,
+  pool: SimVoicePool | null = null,
+  history = false,
+): Promise<InProcessCalls> {
   const logger = createLogger('silent');
   const services = new AccountServices(store, systemClock, { sessionTtlMs: 60_000, usageFlushMs: 0 });
   const created = await services.createAccount({
@@ -30,7 +34,8 @@ export async function inProcessCalls(store: Store, pool: SimVoicePool | null = n
     creditMicros: 1e12,
     tokenLabel: 'bench',
   });
-  const host = new ActorHost(store, systemClock, logger);
+  // The server keeps a step history when its admin API is on (the bench's servers do): `history` mirrors it.
+  const host = new ActorHost(store, systemClock, logger, { history });
   const calls = new CallRuntime({
     host,
     billing: services.ledger,

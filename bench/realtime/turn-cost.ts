@@ -3,7 +3,7 @@
 // turn heard, transcribed by the sim and answered by sim speech (instant, not paced), all the way to
 // the rendered events. Process CPU (every thread: the voice workers and LMDB's writer included)
 // over whole cycles, per turn and per input frame. What the 500-call scenario charges to the turns,
-// without the sockets and the machine's load.
+// without the sockets and the machine's load; and speech stopped → first answer audio (p50/p99 ms).
 //   npx tsx bench/realtime/turn-cost.ts [cycles] [calls] [voice threads]
 // It only uses APIs that predate it (with in-process-calls.ts), for A/B runs against an older build.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -22,7 +22,8 @@ const threads = Number(process.argv[4] ?? 0);
 const dataDir = mkdtempSync(join(tmpdir(), 'svc-turn-cost-'));
 const store = LmdbStore.open(dataDir);
 const pool = threads > 0 ? createSimVoicePool({ threads }) : null;
-const { calls, holder, logger, close } = await inProcessCalls(store, pool);
+// TURN_COST_HISTORY=1: the actor host keeps a step history, as the server does with its admin API on.
+const { calls, holder, logger, close } = await inProcessCalls(store, pool, process.env.TURN_COST_HISTORY === '1');
 
 const loop = await buildSpeechLoop('Tell me more.', 700);
 const frames = [...loop.speech, ...Array.from({ length: loop.silenceFrames }, () => loop.silence)];
@@ -31,14 +32,22 @@ let stopped = 0;
 let transcribed = 0;
 let audioOut = 0;
 const connections: CallConnection[] = [];
+/** Speech stopped → the answer's first audio, ms, per turn (the durable steps before an answer are in it). */
+let firstAudioMs: number[] = [];
 for (let i = 0; i < callCount; i++) {
+  let stoppedAt: number | null = null;
   const connection = new CallConnection(
     {
       send: (text) => {
         if (text.includes('"response.done"')) answered++;
-        else if (text.includes('"input_audio_buffer.speech_stopped"')) stopped++;
-        else if (text.includes('"response.output_audio.delta"')) audioOut++;
-        else if (text.includes('input_audio_transcription.completed"')) transcribed++;
+        else if (text.includes('"input_audio_buffer.speech_stopped"')) {
+          stopped++;
+          stoppedAt = performance.now();
+        } else if (text.includes('"response.output_audio.delta"')) {
+          audioOut++;
+          if (stoppedAt !== null) firstAudioMs.push(performance.now() - stoppedAt);
+          stoppedAt = null;
+        } else if (text.includes('input_audio_transcription.completed"')) transcribed++;
       },
       bufferedAmount: () => 0,
       close: () => undefined,
@@ -110,12 +119,21 @@ function threadCpu(): Map<string, number> {
   return out;
 }
 
+/** p50 / p99 of `values`, ms to 0.01. */
+function percentiles(values: number[]): { p50: number; p99: number } {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (q: number) =>
+    Math.round((sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0) * 100) / 100;
+  return { p50: at(0.5), p99: at(0.99) };
+}
+
 for (let i = 0; i < 3; i++) await cycle(); // warm-up: JIT, the calls' first turns
 await settled();
 const threadsBefore = threadCpu();
 const startTurns = answered;
 const startTranscribed = transcribed;
 const startAudio = audioOut;
+firstAudioMs = [];
 const before = process.cpuUsage();
 const wallStart = performance.now();
 for (let i = 0; i < cycles; i++) await cycle();
@@ -141,6 +159,7 @@ const result = {
   cpuUsPerInputFrame: Math.round((cpuUs / (turns * frames.length)) * 100) / 100,
   wallMsPerTurn: Math.round((wallMs / turns) * 1000) / 1000,
   cpuUsPerTurnByThread: perThread,
+  firstAudioMs: percentiles(firstAudioMs),
 };
 process.stdout.write(`${JSON.stringify(result)}\n`);
 for (const connection of connections) connection.socketClosed();

@@ -6,6 +6,7 @@ import { ApiError, errorBody } from '../../protocols/errors.js';
 import type { Logger } from '../../runtime/logger.js';
 import { statusLine } from '../uws-exchange.js';
 import { CallConnection } from './call-connection.js';
+import { CorkedSends } from './corked-sends.js';
 import type { CallSocket } from './call-outbox.js';
 import { RealtimeAdmission, type Admission } from './realtime-admission.js';
 import type { RealtimeRelay, RelayedCall } from './realtime-relay.js';
@@ -27,6 +28,9 @@ interface SocketData {
   timing: boolean;
   connection: CallConnection | null;
   closed: boolean;
+  /** Texts waiting for the end of the task (see CorkedSends). */
+  outgoing: string[];
+  outgoingChars: number;
 }
 
 /** Everything the realtime socket needs. */
@@ -43,13 +47,13 @@ export interface RealtimeSocketDeps {
   draining?: () => boolean;
 }
 
-function socketOf(ws: WebSocket<SocketData>): CallSocket {
+/** A call's socket: its messages of one task written together (CorkedSends). */
+function socketOf(ws: WebSocket<SocketData>, sends: CorkedSends<SocketData>): CallSocket {
   return {
-    send: (text) => {
-      if (!ws.getUserData().closed) ws.cork(() => ws.send(text, false));
-    },
-    bufferedAmount: () => (ws.getUserData().closed ? 0 : ws.getBufferedAmount()),
+    send: (text) => sends.send(ws, text),
+    bufferedAmount: () => sends.bufferedAmount(ws),
     close: (code, reason) => {
+      sends.flush(ws);
       if (!ws.getUserData().closed) ws.end(code, reason);
     },
   };
@@ -64,6 +68,7 @@ function socketOf(ws: WebSocket<SocketData>): CallSocket {
 export function serveRealtime(app: TemplatedApp, deps: RealtimeSocketDeps): { closeAll(code?: 1001 | 1012): void } {
   const open = new Set<WebSocket<SocketData>>();
   const admission = new RealtimeAdmission(deps);
+  const sends = new CorkedSends<SocketData>();
   app.ws<SocketData>(REALTIME_PATH, {
     maxPayloadLength: MAX_MESSAGE_BYTES,
     idleTimeout: deps.idleTimeoutS,
@@ -116,6 +121,8 @@ export function serveRealtime(app: TemplatedApp, deps: RealtimeSocketDeps): { cl
           timing: query.get('svc_timing') === '1',
           connection: null,
           closed: false,
+          outgoing: [],
+          outgoingChars: 0,
         };
         res.cork(() => res.upgrade(data, key, protocol, extensions, context));
       };
@@ -148,6 +155,8 @@ export function serveRealtime(app: TemplatedApp, deps: RealtimeSocketDeps): { cl
           timing: false,
           connection: null,
           closed: false,
+          outgoing: [],
+          outgoingChars: 0,
         };
         res.cork(() => res.upgrade(data, key, protocol, extensions, context));
       })().catch((err: unknown) => {
@@ -168,7 +177,7 @@ export function serveRealtime(app: TemplatedApp, deps: RealtimeSocketDeps): { cl
         });
         return;
       }
-      const connection = new CallConnection(socketOf(ws), {
+      const connection = new CallConnection(socketOf(ws, sends), {
         calls: deps.calls,
         logger: deps.logger,
         limits: deps.limits,
@@ -177,7 +186,7 @@ export function serveRealtime(app: TemplatedApp, deps: RealtimeSocketDeps): { cl
       data.connection = connection;
       connection.open(data.holder, data.model).catch((err: unknown) => {
         deps.logger.error('realtime call failed to open', { account_id: data.holder.accountId, err });
-        socketOf(ws).close(1011, 'internal error');
+        socketOf(ws, sends).close(1011, 'internal error');
       });
     },
     message: (ws, message, isBinary) => {
@@ -198,7 +207,10 @@ export function serveRealtime(app: TemplatedApp, deps: RealtimeSocketDeps): { cl
     // Going away (1001): each call closes as if its client had left, and is charged for its usage.
     // 1012 (service restart) when a cluster node drains: reconnect, another node serves the account.
     closeAll: (code = 1001) => {
-      for (const ws of [...open]) ws.end(code, code === 1012 ? 'node draining: reconnect' : 'server shutting down');
+      for (const ws of [...open]) {
+        sends.flush(ws);
+        ws.end(code, code === 1012 ? 'node draining: reconnect' : 'server shutting down');
+      }
     },
   };
 }

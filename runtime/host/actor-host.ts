@@ -9,12 +9,12 @@ import type { Store } from '../store/store.js';
 import type { LogEvent } from './actor-log.js';
 import { ActorRegistry } from './actor-registry.js';
 import type { ActorStep } from './actor-steps.js';
-import { ActorStore, type ActorRecord, type UnfinishedEntry } from './actor-store.js';
+import { ActorStore, type ActorRecord, type CommitContent, type UnfinishedEntry } from './actor-store.js';
 import { DeadlineTimers, type Deadlines } from './deadline-timers.js';
 import { EventFanout, type Follower } from './event-fanout.js';
 import { entryKey, unfinishedEntry, type CommittedTransition, type HostedMachine } from './hosted-machine.js';
 import { machineDefinition } from './machine-diagram.js';
-import { createLive, historyStep, IdleParking, indexChange, type Live } from './live-actor.js';
+import { createLive, historyStep, IdleParking, indexChange, type Live, type QueuedCommit } from './live-actor.js';
 import { ParkedActors, type Serves } from './parked-actors.js';
 
 export type { ActorRecord } from './actor-store.js';
@@ -181,6 +181,59 @@ export class ActorHost {
     }
     const events = live.buffer;
     live.buffer = [];
+    // With a step history or step spans every transition is its own commit (each step is kept).
+    if (this.history || this.stepSpans) return this.persistStep(live, snapshot, events);
+    const queued = live.queued;
+    if (queued) {
+      // Its write has not started: this transition goes in with it, and one snapshot is written for both.
+      queued.snapshot = snapshot;
+      queued.nextSeq = live.nextSeq;
+      for (const event of events) queued.events.push(event);
+      queued.transitions++;
+      return;
+    }
+    const commit: QueuedCommit = {
+      snapshot,
+      events,
+      nextSeq: live.nextSeq,
+      transitions: 1,
+      sealed: false,
+      written: null,
+    };
+    live.queued = commit;
+    live.pending++;
+    live.lastCommit = this.stored
+      .commitLatest(() => this.seal(live, commit))
+      .finally(() => live.pending--)
+      .then(() => {
+        if (commit.written) this.landed(live, commit.written, commit.snapshot, null, commit.transitions);
+      })
+      .catch((err: unknown) => this.halt(live, err));
+  }
+
+  /**
+   * What `commit` writes, fixed when the store starts the write: the actor as its last joined
+   * transition left it (nothing runs between a transition and its notification, so the actor's
+   * snapshot now is that one's), or nothing once the actor was halted.
+   */
+  private seal(live: Live, commit: QueuedCommit): CommitContent | null {
+    if (commit.sealed) return commit.written;
+    commit.sealed = true;
+    if (live.queued === commit) live.queued = null;
+    if (live.failed) return null;
+    const record: ActorRecord = {
+      ...live.record,
+      snapshot: live.actor.getPersistedSnapshot(),
+      nextSeq: commit.nextSeq,
+      done: commit.snapshot.status !== 'active',
+      updatedAt: this.now(),
+    };
+    const unfinished = indexChange(live, record, this.machines.get(record.machine));
+    return (commit.written = { record, events: commit.events, unfinished });
+  }
+
+  /** One transition, one commit, with its step (history on) and its span (tracing on). */
+  private persistStep(live: Live, snapshot: Snapshot<unknown>, events: LogEvent[]): void {
     const done = snapshot.status !== 'active';
     let persisted: unknown;
     try {
@@ -201,26 +254,36 @@ export class ActorHost {
     const span = this.stepSpans?.step(record, live.cause, (snapshot as { value?: unknown }).value);
     live.cause = null;
     live.pending++;
+    const unfinished = indexChange(live, record, this.machines.get(record.machine));
     live.lastCommit = this.stored
-      .commit(record, events, step ?? undefined, indexChange(live, record, this.machines.get(record.machine)))
+      .commit(record, events, step ?? undefined, unfinished)
       .finally(() => {
         live.pending--;
         span?.end();
       })
-      .then(() => {
-        if (live.failed) return;
-        live.record = record;
-        if (events.length) live.committedSeq = events[events.length - 1]!.seq;
-        this.transitions.set(record.machine, (this.transitions.get(record.machine) ?? 0) + 1);
-        this.fanout.published(record.id, live.committedSeq, events);
-        if (this.observers.size > 0) this.notify(record, events, step);
-        if (done) this.retire(live);
-        else {
-          this.armDeadlines(live, snapshot);
-          this.parking.whenIdle(live);
-        }
-      })
+      .then(() => this.landed(live, { record, events }, snapshot, step, 1))
       .catch((err: unknown) => this.halt(live, err));
+  }
+
+  /** A commit is durable: readers, followers and observers see it, then deadlines and parking follow the state. */
+  private landed(
+    live: Live,
+    { record, events }: Pick<CommitContent, 'record' | 'events'>,
+    snapshot: Snapshot<unknown>,
+    step: ActorStep | null,
+    transitions: number,
+  ): void {
+    if (live.failed) return;
+    live.record = record;
+    if (events.length) live.committedSeq = events[events.length - 1]!.seq;
+    this.transitions.set(record.machine, (this.transitions.get(record.machine) ?? 0) + transitions);
+    this.fanout.published(record.id, live.committedSeq, events);
+    if (this.observers.size > 0) this.notify(record, events, step);
+    if (record.done) this.retire(live);
+    else {
+      this.armDeadlines(live, snapshot);
+      this.parking.whenIdle(live);
+    }
   }
 
   private notify(record: ActorRecord, events: readonly LogEvent[], step: ActorStep | null): void {

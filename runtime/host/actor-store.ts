@@ -32,6 +32,14 @@ export interface UnfinishedEntry {
   deadlines: Record<string, number | null | undefined>;
 }
 
+/** What one commit writes: the record, the events since the last commit, a step, an index change (see `commit`). */
+export interface CommitContent {
+  record: ActorRecord;
+  events: readonly LogEvent[];
+  step?: ActorStep;
+  unfinished?: UnfinishedEntry | null;
+}
+
 /** The version of the unfinished index this code writes; a store without it builds it once. */
 const UNFINISHED_INDEX_VERSION = 2;
 /** The version of the ended index (actors by when they ended, for retention); a store without it builds it once. */
@@ -85,15 +93,30 @@ export class ActorStore {
     step?: ActorStep,
     unfinished?: UnfinishedEntry | null,
   ): Promise<void> {
+    return this.store.transaction(() => this.write({ record, events, step, unfinished }));
+  }
+
+  /**
+   * As `commit`, with what to write asked of `content` when the store starts the write (null:
+   * nothing), so the transitions an actor makes while its commit waits for the store go in with it.
+   * `content` may be called more than once (a replicated store re-runs an aborted transaction) and
+   * must then return the same.
+   */
+  commitLatest(content: () => CommitContent | null): Promise<void> {
     return this.store.transaction(() => {
-      void this.records.put(record.id, record);
-      this.log.appendInTransaction(record.id, events);
-      if (step) this.steps.appendInTransaction(record.id, step);
-      if (unfinished === null) {
-        void this.unfinishedIndex.remove(record.id);
-        void this.endedIndex.put(endedKey(record), true);
-      } else if (unfinished) void this.unfinishedIndex.put(record.id, unfinished);
+      const latest = content();
+      if (latest) this.write(latest);
     });
+  }
+
+  private write({ record, events, step, unfinished }: CommitContent): void {
+    void this.records.put(record.id, record);
+    this.log.appendInTransaction(record.id, events);
+    if (step) this.steps.appendInTransaction(record.id, step);
+    if (unfinished === null) {
+      void this.unfinishedIndex.remove(record.id);
+      void this.endedIndex.put(endedKey(record), true);
+    } else if (unfinished) void this.unfinishedIndex.put(record.id, unfinished);
   }
 
   /** The stored record of `id`. */

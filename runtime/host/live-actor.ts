@@ -1,7 +1,7 @@
-import type { AnyActorRef } from 'xstate';
+import type { AnyActorRef, Snapshot } from 'xstate';
 import type { LogEvent } from './actor-log.js';
 import type { ActorStep } from './actor-steps.js';
-import type { ActorRecord, UnfinishedEntry } from './actor-store.js';
+import type { ActorRecord, CommitContent, UnfinishedEntry } from './actor-store.js';
 import { entryKey, unfinishedEntry, type HostedMachine } from './hosted-machine.js';
 
 /** An actor in memory as the host keeps it: the XState actor and where its commits stand. */
@@ -30,8 +30,30 @@ export interface Live {
   parks: boolean;
   /** Commits in flight: until they land, the record trails the actor. */
   pending: number;
+  /** The commit asked of the store whose write has not started (later transitions join it); null when none. */
+  queued: QueuedCommit | null;
   /** Callers holding the actor in memory (waiting on it, inspecting it): it is not parked while any do. */
   holds: number;
+}
+
+/**
+ * A commit waiting for the store to start its write. The transitions the actor makes until then
+ * join it: their events are appended and one snapshot, the latest, is written for all of them.
+ * Nothing is shown to a client before it is durable, so joining changes what is written, not what
+ * is promised.
+ */
+export interface QueuedCommit {
+  /** The snapshot of the last transition that joined. */
+  snapshot: Snapshot<unknown>;
+  /** The events of every transition that joined, in order. */
+  events: LogEvent[];
+  /** The seq the next emitted event gets, after the last transition that joined. */
+  nextSeq: number;
+  transitions: number;
+  /** Whether the write started (then nothing joins any more, and `written` is final). */
+  sealed: boolean;
+  /** What was written (null: nothing, the actor had been halted). */
+  written: CommitContent | null;
 }
 
 /** A fresh in-memory entry for `actor`, starting from its committed `record`. */
@@ -51,6 +73,7 @@ export function createLive(record: ActorRecord, actor: AnyActorRef): Live {
     indexed: null,
     parks: false,
     pending: 0,
+    queued: null,
     holds: 0,
   };
 }
