@@ -25,6 +25,8 @@ const head = (body: Record<string, unknown>, id = 'resp_0193a1b2c3d4abcdefghijAB
 // Requests that set every echoed field one way or another, with text that needs escaping.
 const REQUESTS: Record<string, unknown>[] = [
   { input: 'hello' },
+  { input: 'not kept', store: false, user: 'u', metadata: { a: 'b' } },
+  { input: 'one setting', temperature: 0 },
   {
     input: [
       { role: 'user', content: [{ type: 'input_text', text: 'a "quoted"\nline \u2028 ü' }] },
