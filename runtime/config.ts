@@ -42,6 +42,9 @@ export const ConfigSchema = z.object({
   // after they ended, and how often the background sweep looks for expired ones.
   SVC_ACTOR_RETENTION_S: intFromEnv(7 * 86_400, 60),
   SVC_ACTOR_RETENTION_SWEEP_S: intFromEnv(600, 1, MAX_TIMER_MS / 1000),
+  // How often the LMDB map's pages this process has read leave its RSS (they stay in the page
+  // cache); 0: never, and RSS grows with the store's file (docs/configuration.md).
+  SVC_STORE_RELEASE_PAGES_S: intFromEnv(10, 0, MAX_TIMER_MS / 1000),
   // Remote media in chat parts (image_url, input_video url): byte cap, time cap, and whether
   // loopback/private/link-local destinations may be fetched (off: SSRF guard).
   SVC_FETCH_MAX_BYTES: intFromEnv(20 * 1024 * 1024, 1),

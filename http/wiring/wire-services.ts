@@ -67,7 +67,9 @@ export function wireServices(
   options: { clock: Clock; logger: Logger; cluster: Cluster | null; tracer?: Tracer | null },
 ): WiredServices {
   const { clock, logger, cluster } = options;
-  const store: Store = cluster?.store ?? LmdbStore.open(config.SVC_DATA_DIR);
+  const store: Store =
+    cluster?.store ??
+    LmdbStore.open(config.SVC_DATA_DIR, { releasePagesEveryMs: config.SVC_STORE_RELEASE_PAGES_S * 1000 });
   const services = new AccountServices(store, clock, { sessionTtlMs: config.SVC_SESSION_TTL_S * 1000 });
   // The step history behind the inspector's time travel is kept while the inspector is on.
   // Cluster mode: parked actors are this node's only while it is their account's home.

@@ -52,7 +52,8 @@ export async function startCluster(config: Config, logger: Logger): Promise<Clus
   });
   // The node's LMDB is its applied copy of the log (which holds the truth, on a quorum of disks),
   // recording how far it applied in the same commit: no flush per commit is needed.
-  let local = LmdbStore.open(config.SVC_DATA_DIR, { sync: false });
+  const releasePagesEveryMs = config.SVC_STORE_RELEASE_PAGES_S * 1000;
+  let local = LmdbStore.open(config.SVC_DATA_DIR, { sync: false, releasePagesEveryMs });
   // Behind the trimmed log (an empty disk, or down while a snapshot was taken): start from the newest snapshot.
   const snapshotRoot = join(config.SVC_BLOB_DIR ?? config.SVC_DATA_DIR, 'cluster-snapshots');
   const first = await LogStream.firstSeq(nc, config.SVC_NATS_STREAM);
@@ -65,7 +66,7 @@ export async function startCluster(config: Config, logger: Logger): Promise<Clus
         `the log starts at ${first} but this node applied only ${applied} and no snapshot in ${snapshotRoot} reaches ${first - 1}`,
       );
     logger.info('restored from a cluster snapshot', { snapshot_seq: used.seq, log_first_seq: first });
-    local = LmdbStore.open(config.SVC_DATA_DIR, { sync: false });
+    local = LmdbStore.open(config.SVC_DATA_DIR, { sync: false, releasePagesEveryMs });
   }
   const store = await ReplicatedStore.open(nc, local, {
     nodeId,

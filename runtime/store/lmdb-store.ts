@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { open, type Database, type Key as LmdbKey, type RootDatabase } from 'lmdb';
 import { DecodedValues } from './decoded-values.js';
+import { releaseMappedPages } from './mapped-pages.js';
 import type { Held, Key, RangeOptions, Store, Table, TableOptions } from './store.js';
 
 /**
@@ -100,6 +101,8 @@ export class LmdbStore implements Store {
   private undo: UndoStep[] | null = null;
   /** Backups under way: LMDB copies the environment in a native thread, and closing it under one is a segfault. */
   private readonly backups = new Set<Promise<void>>();
+  /** The timer that releases the map's resident pages (`releasePagesEveryMs`). */
+  private pager: NodeJS.Timeout | null = null;
 
   private constructor(private readonly root: RootDatabase) {}
 
@@ -108,8 +111,10 @@ export class LmdbStore implements Store {
    * `sync: false` commits without flushing to disk: a process kill loses nothing, a machine crash
    * may lose the last commits but never the store's consistency. Only for a store that is a copy
    * of something durable elsewhere (a cluster node's LMDB, rebuilt from the replicated log).
+   * `releasePagesEveryMs` (0: never): how often the pages of LMDB's map this process has read are
+   * released from its RSS (they stay in the page cache; see mapped-pages.ts).
    */
-  static open(dataDir: string, options: { sync?: boolean } = {}): LmdbStore {
+  static open(dataDir: string, options: { sync?: boolean; releasePagesEveryMs?: number } = {}): LmdbStore {
     const path = join(dataDir, 'lmdb');
     mkdirSync(path, { recursive: true });
     const root = open({
@@ -120,7 +125,14 @@ export class LmdbStore implements Store {
       mapSize: 64 * 1024 ** 3,
       noSync: options.sync === false,
     });
-    return new LmdbStore(root);
+    const store = new LmdbStore(root);
+    const every = options.releasePagesEveryMs ?? 0;
+    if (every > 0) {
+      const file = join(path, 'data.mdb');
+      store.pager = setInterval(() => releaseMappedPages(file), every);
+      store.pager.unref();
+    }
+    return store;
   }
 
   table<V>(name: string, options: TableOptions = {}): Table<V> {
@@ -186,6 +198,9 @@ export class LmdbStore implements Store {
 
   /** Closes the environment once the backups under way have finished and the writes are committed. */
   async close(): Promise<void> {
+    // Before the environment unmaps: an address advised after munmap could belong to something else.
+    if (this.pager) clearInterval(this.pager);
+    this.pager = null;
     await Promise.all(this.backups);
     await this.root.committed;
     await this.root.close();
