@@ -6,7 +6,7 @@ import {
   type ResponseHead,
   type ResponseState,
 } from '../actors/responses/response-object.js';
-import { ResponseStore } from '../actors/responses/response-store.js';
+import { ResponseStore, type SettledResponse } from '../actors/responses/response-store.js';
 import { inputMessages, storedInputItems } from '../actors/responses/response-input.js';
 import { ResponseCreateRequestSchema, ResponseObjectSchema } from '../protocols/responses.js';
 import { MemoryStore } from '../runtime/store/memory-store.js';
@@ -25,6 +25,8 @@ const head = (body: Record<string, unknown>, id = 'resp_0193a1b2c3d4abcdefghijAB
 // Requests that set every echoed field one way or another, with text that needs escaping.
 const REQUESTS: Record<string, unknown>[] = [
   { input: 'hello' },
+  { input: 'not kept', store: false, user: 'u', metadata: { a: 'b' } },
+  { input: 'one setting', temperature: 0 },
   {
     input: [
       { role: 'user', content: [{ type: 'input_text', text: 'a "quoted"\nline \u2028 ü' }] },
@@ -76,6 +78,9 @@ const STATES: ResponseState[] = [
   { status: 'failed', output: [], usage: null, error: { code: 'upstream_error', message: 'down "now"' } },
 ];
 
+// What STATES[1]'s svc block states.
+const CHARGE: SettledResponse['charge'] = [480, false, 'standard', 'completed', null];
+
 test('encodeResponse is JSON.stringify(responseObject(...)) for every kind of request and state', () => {
   for (const body of REQUESTS)
     for (const state of STATES) {
@@ -125,7 +130,7 @@ test('a compact record reads back as the response the client got, with its input
     const state = STATES[1]!;
     const encoded = encodeResponse(h, state);
     await store.transaction(() =>
-      responses.saveSettledInTransaction({ accountId: 'acct_a', head: h, state, encoded, turn: null }),
+      responses.saveSettledInTransaction({ accountId: 'acct_a', head: h, state, encoded, charge: CHARGE, turn: null }),
     );
     const read = responses.get('acct_a', h.id)!;
     assert.is(JSON.stringify(read.response), encoded.json);
@@ -145,13 +150,14 @@ test("a compact record keeps a turn that is not the input's own (a file search's
     { role: 'system' as const, content: 'From your files: …' },
     { role: 'user' as const, content: 'find it' },
   ];
-  const state = STATES[2]!;
+  const state = STATES[1]!;
   await store.transaction(() =>
     responses.saveSettledInTransaction({
       accountId: 'acct_a',
       head: h,
       state,
       encoded: encodeResponse(h, state),
+      charge: CHARGE,
       turn,
     }),
   );

@@ -90,6 +90,38 @@ const usageJson = ({ promptTokens, completionTokens }: TokenUsage) =>
   `{"input_tokens":${promptTokens},"input_tokens_details":{"cached_tokens":0},"output_tokens":${completionTokens}` +
   `,"output_tokens_details":{"reasoning_tokens":0},"total_tokens":${promptTokens + completionTokens}}`;
 
+/** The settings echoed between `output` and `usage`, as JSON text. */
+function settingsJson(request: ResponseCreateRequest): string {
+  return (
+    `,"parallel_tool_calls":${stringify(request.parallel_tool_calls ?? true)}` +
+    `,"previous_response_id":${stringify(request.previous_response_id ?? null)}` +
+    `,"reasoning":{"effort":null,"summary":null},"store":${stringify(request.store)}` +
+    `,"temperature":${stringify(request.temperature ?? null)}` +
+    `,"text":{"format":${request.text?.format ? stringify(request.text.format) : '{"type":"text"}'}}` +
+    `,"tool_choice":${stringify(request.tool_choice ?? 'auto')},"tools":${stringify(request.tools ?? [])}` +
+    `,"top_p":${stringify(request.top_p ?? null)},"truncation":${stringify(request.truncation ?? 'disabled')}`
+  );
+}
+
+// Most requests set none of those settings: their text is one of two constants (stored or not).
+const defaultSettings = (store: boolean) => settingsJson({ store } as ResponseCreateRequest);
+const DEFAULT_SETTINGS = { stored: defaultSettings(true), unstored: defaultSettings(false) };
+
+function isDefaultSettings(request: ResponseCreateRequest): boolean {
+  return (
+    request.parallel_tool_calls == null &&
+    request.previous_response_id == null &&
+    request.temperature == null &&
+    request.text?.format == null &&
+    request.tool_choice == null &&
+    request.tools == null &&
+    request.top_p == null &&
+    request.truncation == null
+  );
+}
+
+const orNull = (value: unknown) => (value == null ? 'null' : stringify(value));
+
 /**
  * {@link responseObject}'s JSON text, built field by field in its order: no object of ~30 fields is
  * made and walked for every answer, and the parts a stored response keeps come out on the way.
@@ -106,22 +138,16 @@ export function encodeResponse(head: ResponseHead, state: ResponseState): Encode
           .join(',')
       : null);
   const { usage } = state;
+  const settings = isDefaultSettings(request)
+    ? DEFAULT_SETTINGS[request.store ? 'stored' : 'unstored']
+    : settingsJson(request);
   const json =
-    `{"id":${stringify(head.id)},"object":"response","created_at":${stringify(head.createdAt)}` +
-    `,"status":${stringify(state.status)},"background":${stringify(request.background)}` +
-    `,"error":${stringify(state.error ?? null)}` +
+    `{"id":${stringify(head.id)},"object":"response","created_at":${head.createdAt}` +
+    `,"status":"${state.status}","background":${request.background},"error":${orNull(state.error)}` +
     `,"incomplete_details":${state.incomplete ? `{"reason":${stringify(state.incomplete)}}` : 'null'}` +
-    `,"instructions":${stringify(request.instructions ?? null)}` +
-    `,"max_output_tokens":${stringify(request.max_output_tokens ?? null)}` +
-    `,"model":${stringify(head.model)},"output":${output}` +
-    `,"parallel_tool_calls":${stringify(request.parallel_tool_calls ?? true)}` +
-    `,"previous_response_id":${stringify(request.previous_response_id ?? null)}` +
-    `,"reasoning":{"effort":null,"summary":null},"store":${stringify(request.store)}` +
-    `,"temperature":${stringify(request.temperature ?? null)}` +
-    `,"text":{"format":${request.text?.format ? stringify(request.text.format) : '{"type":"text"}'}}` +
-    `,"tool_choice":${stringify(request.tool_choice ?? 'auto')},"tools":${stringify(request.tools ?? [])}` +
-    `,"top_p":${stringify(request.top_p ?? null)},"truncation":${stringify(request.truncation ?? 'disabled')}` +
-    `,"usage":${usage ? usageJson(usage) : 'null'},"user":${stringify(request.user ?? null)}` +
-    `,"metadata":${stringify(request.metadata ?? {})}${charge === null ? '' : `,${charge}`}}`;
+    `,"instructions":${orNull(request.instructions)},"max_output_tokens":${orNull(request.max_output_tokens)}` +
+    `,"model":${stringify(head.model)},"output":${output}${settings}` +
+    `,"usage":${usage ? usageJson(usage) : 'null'},"user":${orNull(request.user)}` +
+    `,"metadata":${request.metadata == null ? '{}' : stringify(request.metadata)}${charge === null ? '' : `,${charge}`}}`;
   return { json, output, charge };
 }

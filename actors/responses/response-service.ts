@@ -1,4 +1,4 @@
-import { svcJsonOfResult, svcOfResult } from '../chat/result-svc.js';
+import { svcJsonOfResult, svcOfResult, svcRunOf } from '../chat/result-svc.js';
 import type { ChatMessage } from '../../protocols/chat.js';
 import { type ChatCost } from '../../protocols/chat-response.js';
 import { ApiError } from '../../protocols/errors.js';
@@ -19,7 +19,7 @@ import { chatRequestOf } from './response-chat-request.js';
 import { fileSearchQuery, runFileSearch, type SearchFiles } from './response-file-search.js';
 import { inputMessages, storedInputItems } from './response-input.js';
 import { encodeResponse, responseObject, type ResponseHead, type ResponseState } from './response-object.js';
-import type { ResponseStore, StoredResponse } from './response-store.js';
+import type { ResponseStore, SettledResponse, StoredResponse } from './response-store.js';
 import type { CancelSignal } from '../../runtime/cancel-signal.js';
 
 /** One response to create: who asks, the validated request and its model, and when to stop. */
@@ -161,7 +161,17 @@ export class ResponseService {
       if (!inTransaction) return;
       if (recorder || options.run !== undefined)
         store.saveInTransaction(stored(objectOf(), assembler.finalEvent(objectOf())), encoded.json);
-      else store.saveSettledInTransaction({ accountId, head, state, encoded, turn: query === null ? null : turn });
+      else {
+        const run = svcRunOf(result);
+        const charge: SettledResponse['charge'] = [
+          result.outcome.priceMicros,
+          run.cached,
+          run.depth,
+          run.status,
+          run.cancelReason,
+        ];
+        store.saveSettledInTransaction({ accountId, head, state, encoded, charge, turn: query === null ? null : turn });
+      }
     };
     if (request.store) chatCall.persist = (result: ChatResult) => void end(result, true);
     let result: ChatResult;

@@ -1,5 +1,6 @@
 import type { ChatMessage } from '../../protocols/chat.js';
-import type { ChatCost, ChatSvc } from '../../protocols/chat-response.js';
+import { runSvc, type ChatCost, type ChatSvc } from '../../protocols/chat-response.js';
+import { costBlock } from '../../protocols/pricing.js';
 import type {
   OutputItem,
   ResponseCreateRequest,
@@ -31,6 +32,8 @@ export interface SettledResponse {
   head: ResponseHead;
   state: ResponseState;
   encoded: EncodedResponse;
+  /** What the `svc` block states: the price and how the run went. */
+  charge: CompactRecord[8];
   /** This turn as the model read it when it is not the input's own messages (a file search's note in it); else null. */
   turn: ChatMessage[] | null;
 }
@@ -39,11 +42,12 @@ export interface SettledResponse {
  * The compact form of a settled foreground response, written on every request (reads are rare):
  * what the object is made from, not the object, as a msgpack array (no field names per record).
  * The request's JSON text holds the settings the response echoes and its input, from which the
- * input items and this turn are made again on read; the output and the charge (`"svc":…,"cost":…`,
- * the tariff of the day, kept as sent) are the JSON text the client got; the turn is kept only
- * when it is not the input's own messages (a file search's note in it). About 0.8 KB for a short
- * answer, against 2.9 KB of the response, its input items and its turn: under the table's
- * compression threshold, so the hot path pays no LZ4 (see the constructor).
+ * input items and this turn are made again on read; the output is the JSON text the client got;
+ * the charge is its figures (price, cached, depth, status), its `svc` and `cost` blocks made again
+ * from them and the usage as a stored session's are; the turn is kept only when it is not the
+ * input's own messages (a file search's note in it). About 0.4 KB for a short answer, against
+ * 2.9 KB of the response, its input items and its turn: fewer page splits per commit, and under
+ * the table's compression threshold, so the hot path pays no LZ4 (see the constructor).
  */
 type CompactRecord = [
   accountId: string,
@@ -54,7 +58,7 @@ type CompactRecord = [
   output: string,
   usage: [promptTokens: number, completionTokens: number] | null,
   incomplete: 'max_output_tokens' | null,
-  charge: string | null,
+  charge: [priceMicros: number, cached: boolean, depth: string, status: ChatSvc['status'], cancelReason: string | null],
   turn: string | null,
 ];
 
@@ -71,12 +75,16 @@ function expand(id: string, record: CompactRecord): StoredResponse {
   const [accountId, requestJson, createdAt, model, status, output, usage, incomplete, charge, turn] = record;
   const request = JSON.parse(requestJson) as ResponseCreateRequest;
   const head: ResponseHead = { id, createdAt, model, request };
+  const tokens = usage && { promptTokens: usage[0], completionTokens: usage[1] };
+  const [priceMicros, cached, depth, svcStatus, cancelReason] = charge;
   const state: ResponseState = {
     status,
     output: JSON.parse(output) as OutputItem[],
-    usage: usage && { promptTokens: usage[0], completionTokens: usage[1] },
+    usage: tokens,
     incomplete,
-    ...(charge && (JSON.parse(`{${charge}}`) as { svc?: ChatSvc; cost?: ChatCost })),
+    // Made again as the chat views make a stored session's: from the figures, at today's tariff.
+    svc: runSvc(priceMicros, { cached, depth, status: svcStatus, cancelReason }),
+    ...(tokens && { cost: costBlock(tokens) as ChatCost }),
   };
   return {
     accountId,
@@ -133,7 +141,7 @@ export class ResponseStore {
       encoded.output,
       usage && [usage.promptTokens, usage.completionTokens],
       state.incomplete ?? null,
-      encoded.charge,
+      settled.charge,
       settled.turn && JSON.stringify(settled.turn),
     ];
     void this.table.put(head.id, record);
