@@ -1,19 +1,9 @@
-import { sseResponseEvent } from './sse.js';
-
 // The fixed events of a streamed response's text message, written as SSE text from their fields:
 // each is the same bytes as `sseNamed(type, event)` for the event object the assembler would build
 // (test/responses-sse-fields.test.ts holds them equal), with no object made or walked. The answer's
 // text is encoded once for its three `done` events.
 
 const stringify = JSON.stringify;
-
-/** `response.created` then `response.in_progress`, numbered from `sequenceNumber`, around one response JSON text. */
-export function sseResponseOpened(responseJson: string, sequenceNumber: number): string {
-  return (
-    sseResponseEvent('response.created', responseJson, sequenceNumber) +
-    sseResponseEvent('response.in_progress', responseJson, sequenceNumber + 1)
-  );
-}
 
 /** A message item's `response.output_item.added` then its empty part's `response.content_part.added`. */
 export function sseMessageAdded(itemId: string, outputIndex: number, sequenceNumber: number): string {

@@ -1,10 +1,15 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ResponseAssembler, type ItemStatus, type ResponseEmitter } from '../actors/responses/response-assembler.js';
-import { responseObject, type ResponseHead } from '../actors/responses/response-object.js';
-import { sseMessageAdded, sseMessageDone, sseResponseOpened, sseTextDeltaTemplate } from '../protocols/response-sse.js';
+import {
+  encodeResponse,
+  responseObject,
+  type ResponseHead,
+  type ResponseState,
+} from '../actors/responses/response-object.js';
+import { sseMessageAdded, sseMessageDone, sseTextDeltaTemplate } from '../protocols/response-sse.js';
 import { ResponseCreateRequestSchema, type ResponseStreamEvent } from '../protocols/responses.js';
-import { sseNamed } from '../protocols/sse.js';
+import { sseNamed, sseResponseEvent } from '../protocols/sse.js';
 
 const test = suite('responses: events written from their fields are the bytes of the events encoded whole');
 
@@ -28,8 +33,8 @@ class ObjectEmitter implements ResponseEmitter {
 
 /** The text message's events from their fields, as the SSE route writes them; the others as objects. */
 class FieldEmitter extends ObjectEmitter {
-  responseOpened(_id: string, responseJson: string, sequenceNumber: number): void {
-    this.text += sseResponseOpened(responseJson, sequenceNumber);
+  responseEvent(type: string, _id: string, responseJson: string, sequenceNumber: number): void {
+    this.text += sseResponseEvent(type, responseJson, sequenceNumber);
   }
   messageAdded(itemId: string, outputIndex: number, sequenceNumber: number): void {
     this.text += sseMessageAdded(itemId, outputIndex, sequenceNumber);
@@ -65,12 +70,13 @@ function run(emitter: ObjectEmitter, body: Record<string, unknown>, steps: Step[
     if ('text' in step) assembler.event({ type: 'delta', choice: 0, text: step.text });
     else assembler.event({ type: 'tool_call', choice: 0, index: step.call, name: 'f', arguments: step.args });
   assembler.close(status);
-  const final = responseObject(h, {
+  // The final event from the response's JSON text (fields) or its object encoded whole.
+  const state: ResponseState = {
     status: status === 'completed' ? 'completed' : 'incomplete',
     output: assembler.output,
-    usage: null,
-  });
-  assembler.deliver(assembler.finalEvent(final));
+    usage: { promptTokens: 3, completionTokens: 5 },
+  };
+  assembler.deliverSettled(state.status, encodeResponse(h, state).json, () => responseObject(h, state));
   const ids = new Map<string, string>();
   return emitter.text.replace(/(msg|fc|call)_[A-Za-z0-9]{24}/g, (id) => {
     if (!ids.has(id)) ids.set(id, `id${ids.size}`);
@@ -93,7 +99,7 @@ const CASES: { body: Record<string, unknown>; steps: Step[]; status: ItemStatus 
   { body: {}, steps: [{ call: 0, args: '{}' }, { text: 'then text' }, { text: ' more' }], status: 'completed' },
 ];
 
-test('whole streams: text messages, tool calls between them, an incomplete end', () => {
+test('whole streams: text messages, tool calls between them, an incomplete end, the final event', () => {
   for (const { body, steps, status } of CASES) {
     const expected = run(new ObjectEmitter(), body, steps, status);
     assert.is(run(new FieldEmitter(), body, steps, status), expected);

@@ -6,6 +6,7 @@ import type {
   OutputItem,
   OutputMessage,
   ResponseObject,
+  ResponseStatus,
   ResponseStreamEvent,
   UnnumberedEvent,
 } from '../../protocols/responses.js';
@@ -25,11 +26,12 @@ export interface ResponseEmitter {
    */
   textDelta?(itemId: string, outputIndex: number, delta: string, sequenceNumber: number): void;
   /**
-   * `response.created` then `.in_progress` (numbered `sequenceNumber` and the next) with the
-   * response as JSON text, for an emitter that writes events from their fields (the SSE stream's);
-   * such an emitter has {@link messageAdded} and {@link messageDone} too, and is sent no object for them.
+   * An event carrying the response (`response.created`, `.in_progress`, the final one) by its type,
+   * the response's id and JSON text, for an emitter that writes events from their fields (the SSE
+   * stream's): such an emitter has {@link messageAdded} and {@link messageDone} too, and is handed
+   * no object for these events.
    */
-  responseOpened?(responseId: string, responseJson: string, sequenceNumber: number): void;
+  responseEvent?(type: ResponseEventType, responseId: string, responseJson: string, sequenceNumber: number): void;
   /** A text message's `output_item.added` then its part's `content_part.added` (two numbers). */
   messageAdded?(itemId: string, outputIndex: number, sequenceNumber: number): void;
   /** A text message's `output_text.done`, `content_part.done` and `output_item.done` (three numbers). */
@@ -40,6 +42,15 @@ export interface ResponseEmitter {
 
 /** Where an output item is (`in_progress` until it is done). */
 export type ItemStatus = OutputMessage['status'];
+
+/** The types of the events that carry the response. */
+export type ResponseEventType = Extract<ResponseStreamEvent, { response: unknown }>['type'];
+
+/** The final event's type for a response's status. */
+function finalType(status: ResponseStatus): ResponseEventType {
+  if (status === 'failed') return 'response.failed';
+  return status === 'incomplete' || status === 'cancelled' ? 'response.incomplete' : 'response.completed';
+}
 
 /** A response as it opens: what `response.created` and `.in_progress` carry (read, never changed). */
 const OPENING: ResponseState = { status: 'in_progress', output: [], usage: null };
@@ -106,9 +117,10 @@ export class ResponseAssembler implements CompletionSink {
   private open(emitter: ResponseEmitter): void {
     if (this.opened) return;
     this.opened = true;
-    if (emitter.responseOpened) {
-      emitter.responseOpened(this.head.id, encodeResponse(this.head, OPENING).json, this.nextSeq);
-      this.nextSeq += 2;
+    if (emitter.responseEvent) {
+      const json = encodeResponse(this.head, OPENING).json;
+      emitter.responseEvent('response.created', this.head.id, json, this.nextSeq++);
+      emitter.responseEvent('response.in_progress', this.head.id, json, this.nextSeq++);
       return;
     }
     const response = responseObject(this.head, OPENING);
@@ -280,14 +292,20 @@ export class ResponseAssembler implements CompletionSink {
    */
   finalEvent(response: ResponseObject): ResponseStreamEvent | null {
     if (!this.emitter || !this.opened) return null;
-    const type =
-      response.status === 'failed'
-        ? 'response.failed'
-        : response.status === 'incomplete' || response.status === 'cancelled'
-          ? 'response.incomplete'
-          : 'response.completed';
     this.finalSeq ??= this.nextSeq++;
-    return { type, response, sequence_number: this.finalSeq };
+    return { type: finalType(response.status), response, sequence_number: this.finalSeq };
+  }
+
+  /**
+   * Sends a settled run's final event (numbered as {@link finalEvent} numbers it) from its
+   * response's JSON text: an emitter that writes events from their fields gets the text alone, so
+   * no response object is made for a stream; any other gets the event with `objectOf()`.
+   */
+  deliverSettled(status: ResponseStatus, responseJson: string, objectOf: () => ResponseObject): void {
+    if (!this.emitter || !this.opened) return;
+    if (!this.emitter.responseEvent) return this.deliver(this.finalEvent(objectOf()), responseJson);
+    this.finalSeq ??= this.nextSeq++;
+    this.emitter.responseEvent(finalType(status), this.head.id, responseJson, this.finalSeq);
   }
 
   /** Sends an event {@link finalEvent} numbered (with its response's JSON text, when it was made). */

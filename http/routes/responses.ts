@@ -1,4 +1,4 @@
-import type { ItemStatus, ResponseEmitter } from '../../actors/responses/response-assembler.js';
+import type { ItemStatus, ResponseEmitter, ResponseEventType } from '../../actors/responses/response-assembler.js';
 import { inputItemPage } from '../../actors/responses/input-item-page.js';
 import type { ResponseCall } from '../../actors/responses/response-service.js';
 import { ApiError } from '../../protocols/errors.js';
@@ -14,12 +14,7 @@ import {
   RetrieveQuerySchema,
   type ResponseStreamEvent,
 } from '../../protocols/responses.js';
-import {
-  sseMessageAdded,
-  sseMessageDone,
-  sseResponseOpened,
-  sseTextDeltaTemplate,
-} from '../../protocols/response-sse.js';
+import { sseMessageAdded, sseMessageDone, sseTextDeltaTemplate } from '../../protocols/response-sse.js';
 import { sseNamed, sseResponseEvent } from '../../protocols/sse.js';
 import { fieldError } from '../../protocols/validation.js';
 import type { AppDeps } from '../app-deps.js';
@@ -30,8 +25,6 @@ import { SseWriter } from '../sse-writer.js';
 class SseResponseEmitter implements ResponseEmitter {
   private opened = false;
   private lastSeq = -1;
-  /** The last response object encoded, and its JSON text. */
-  private encoded: { response: object; json: string } | null = null;
 
   constructor(
     private readonly writer: SseWriter,
@@ -57,19 +50,15 @@ class SseResponseEmitter implements ResponseEmitter {
       this.writer.push(sseNamed(event.type, event));
       return;
     }
-    // `response.created` and `.in_progress` carry the same object: encoded once for both.
-    let json = responseJson;
-    if (json === undefined) {
-      json = event.response === this.encoded?.response ? this.encoded.json : JSON.stringify(event.response);
-      this.encoded = { response: event.response, json };
-    }
+    // A failed run's final event: the only one carrying the response that comes as an object.
+    const json = responseJson ?? JSON.stringify(event.response);
     this.writer.push(sseResponseEvent(event.type, json, event.sequence_number));
   }
 
-  responseOpened(responseId: string, responseJson: string, sequenceNumber: number): void {
+  responseEvent(type: ResponseEventType, responseId: string, responseJson: string, sequenceNumber: number): void {
     this.openWith(responseId);
-    this.lastSeq = sequenceNumber + 1;
-    this.writer.push(sseResponseOpened(responseJson, sequenceNumber));
+    this.lastSeq = sequenceNumber;
+    this.writer.push(sseResponseEvent(type, responseJson, sequenceNumber));
   }
 
   messageAdded(itemId: string, outputIndex: number, sequenceNumber: number): void {
