@@ -6,12 +6,13 @@ import type {
   OutputItem,
   OutputMessage,
   ResponseObject,
+  ResponseStatus,
   ResponseStreamEvent,
   UnnumberedEvent,
 } from '../../protocols/responses.js';
 import { outputTextDelta } from '../../protocols/responses.js';
 import { randomBase62 } from '../../runtime/ids.js';
-import { responseObject, type ResponseHead } from './response-object.js';
+import { encodeResponse, responseObject, type ResponseHead, type ResponseState } from './response-object.js';
 
 /** Where a streamed response's events go (the SSE writer, a background response's log), with flow control. */
 export interface ResponseEmitter {
@@ -24,11 +25,35 @@ export interface ResponseEmitter {
    * from one template (a stream's most frequent event, built here as no object); without it, {@link emit}.
    */
   textDelta?(itemId: string, outputIndex: number, delta: string, sequenceNumber: number): void;
+  /**
+   * An event carrying the response (`response.created`, `.in_progress`, the final one) by its type,
+   * the response's id and JSON text, for an emitter that writes events from their fields (the SSE
+   * stream's): such an emitter has {@link messageAdded} and {@link messageDone} too, and is handed
+   * no object for these events.
+   */
+  responseEvent?(type: ResponseEventType, responseId: string, responseJson: string, sequenceNumber: number): void;
+  /** A text message's `output_item.added` then its part's `content_part.added` (two numbers). */
+  messageAdded?(itemId: string, outputIndex: number, sequenceNumber: number): void;
+  /** A text message's `output_text.done`, `content_part.done` and `output_item.done` (three numbers). */
+  messageDone?(itemId: string, outputIndex: number, status: ItemStatus, text: string, sequenceNumber: number): void;
   /** The events from now on may wait and go out with the last one (the run is ending; one write, not two). */
   holdUntilEnd?(): void;
 }
 
-type ItemStatus = OutputMessage['status'];
+/** Where an output item is (`in_progress` until it is done). */
+export type ItemStatus = OutputMessage['status'];
+
+/** The types of the events that carry the response. */
+export type ResponseEventType = Extract<ResponseStreamEvent, { response: unknown }>['type'];
+
+/** The final event's type for a response's status. */
+function finalType(status: ResponseStatus): ResponseEventType {
+  if (status === 'failed') return 'response.failed';
+  return status === 'incomplete' || status === 'cancelled' ? 'response.incomplete' : 'response.completed';
+}
+
+/** A response as it opens: what `response.created` and `.in_progress` carry (read, never changed). */
+const OPENING: ResponseState = { status: 'in_progress', output: [], usage: null };
 
 // Emitted items are copies: the assembler keeps appending to its own.
 function copyItem(item: OutputItem): OutputItem {
@@ -84,19 +109,29 @@ export class ResponseAssembler implements CompletionSink {
 
   private emit(event: UnnumberedEvent): void {
     if (!this.emitter) return;
-    if (!this.opened) {
-      this.opened = true;
-      const response = responseObject(this.head, { status: 'in_progress', output: [], usage: null });
-      this.send({ type: 'response.created', response });
-      this.send({ type: 'response.in_progress', response });
-    }
+    this.open(this.emitter);
     this.send(event);
   }
 
-  private add(item: OutputItem): number {
+  /** `response.created` and `.in_progress`, before the first event. */
+  private open(emitter: ResponseEmitter): void {
+    if (this.opened) return;
+    this.opened = true;
+    if (emitter.responseEvent) {
+      const json = encodeResponse(this.head, OPENING).json;
+      emitter.responseEvent('response.created', this.head.id, json, this.nextSeq++);
+      emitter.responseEvent('response.in_progress', this.head.id, json, this.nextSeq++);
+      return;
+    }
+    const response = responseObject(this.head, OPENING);
+    this.send({ type: 'response.created', response });
+    this.send({ type: 'response.in_progress', response });
+  }
+
+  private add(item: OutputItem, announce = true): number {
     this.output.push(item);
     const outputIndex = this.output.length - 1;
-    if (this.emitter)
+    if (this.emitter && announce)
       this.emit({ type: 'response.output_item.added', output_index: outputIndex, item: copyItem(item) });
     return outputIndex;
   }
@@ -119,33 +154,46 @@ export class ResponseAssembler implements CompletionSink {
 
   private text(delta: string): void {
     this.closeCall('completed');
-    if (!this.message) {
-      this.message = {
-        id: `msg_${randomBase62(24)}`,
-        type: 'message',
-        role: 'assistant',
-        status: 'in_progress',
-        content: [],
-      };
-      const outputIndex = this.add(this.message);
-      const part = { type: 'output_text' as const, text: '', annotations: [], logprobs: [] };
-      this.message.content.push(part);
-      this.emit({
-        type: 'response.content_part.added',
-        item_id: this.message.id,
-        output_index: outputIndex,
-        content_index: 0,
-        part: { ...part },
-      });
-    }
-    this.message.content[0]!.text += delta;
+    const message = this.message ?? this.startMessage();
+    message.content[0]!.text += delta;
     if (!this.emitter) return;
-    // The message's `added` events went out above, so the stream is open.
+    // The message's `added` events went out, so the stream is open.
     if (this.emitter.textDelta) {
-      this.emitter.textDelta(this.message.id, this.output.length - 1, delta, this.nextSeq++);
+      this.emitter.textDelta(message.id, this.output.length - 1, delta, this.nextSeq++);
       return;
     }
-    this.emit(outputTextDelta(this.message.id, this.output.length - 1, delta));
+    this.emit(outputTextDelta(message.id, this.output.length - 1, delta));
+  }
+
+  /** A new text message with its one empty part, announced. */
+  private startMessage(): OutputMessage {
+    const message: OutputMessage = {
+      id: `msg_${randomBase62(24)}`,
+      type: 'message',
+      role: 'assistant',
+      status: 'in_progress',
+      content: [],
+    };
+    this.message = message;
+    const { emitter } = this;
+    const byFields = emitter?.messageAdded !== undefined;
+    const outputIndex = this.add(message, !byFields);
+    const part = { type: 'output_text' as const, text: '', annotations: [], logprobs: [] };
+    message.content.push(part);
+    if (byFields) {
+      this.open(emitter);
+      emitter.messageAdded!(message.id, outputIndex, this.nextSeq);
+      this.nextSeq += 2;
+      return message;
+    }
+    this.emit({
+      type: 'response.content_part.added',
+      item_id: message.id,
+      output_index: outputIndex,
+      content_index: 0,
+      part: { ...part },
+    });
+    return message;
   }
 
   private toolCall(fragment: { index: number; id?: string; name?: string; arguments: string }): void {
@@ -182,6 +230,11 @@ export class ResponseAssembler implements CompletionSink {
     if (!this.emitter) return;
     const part = message.content[0]!;
     const { id } = message;
+    if (this.emitter.messageDone) {
+      this.emitter.messageDone(id, outputIndex, status, part.text, this.nextSeq);
+      this.nextSeq += 3;
+      return;
+    }
     this.emit({
       type: 'response.output_text.done',
       item_id: id,
@@ -239,14 +292,20 @@ export class ResponseAssembler implements CompletionSink {
    */
   finalEvent(response: ResponseObject): ResponseStreamEvent | null {
     if (!this.emitter || !this.opened) return null;
-    const type =
-      response.status === 'failed'
-        ? 'response.failed'
-        : response.status === 'incomplete' || response.status === 'cancelled'
-          ? 'response.incomplete'
-          : 'response.completed';
     this.finalSeq ??= this.nextSeq++;
-    return { type, response, sequence_number: this.finalSeq };
+    return { type: finalType(response.status), response, sequence_number: this.finalSeq };
+  }
+
+  /**
+   * Sends a settled run's final event (numbered as {@link finalEvent} numbers it) from its
+   * response's JSON text: an emitter that writes events from their fields gets the text alone, so
+   * no response object is made for a stream; any other gets the event with `objectOf()`.
+   */
+  deliverSettled(status: ResponseStatus, responseJson: string, objectOf: () => ResponseObject): void {
+    if (!this.emitter || !this.opened) return;
+    if (!this.emitter.responseEvent) return this.deliver(this.finalEvent(objectOf()), responseJson);
+    this.finalSeq ??= this.nextSeq++;
+    this.emitter.responseEvent(finalType(status), this.head.id, responseJson, this.finalSeq);
   }
 
   /** Sends an event {@link finalEvent} numbered (with its response's JSON text, when it was made). */

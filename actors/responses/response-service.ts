@@ -35,7 +35,7 @@ export interface ResponseCall {
 
 /** A finished response and what it was charged (micro-USD). */
 export interface ResponseResult {
-  /** The object, when it was made (a streamed or failed response); a JSON answer has only its text. */
+  /** The object, when it was made (a failed response); a settled answer has only its text. */
   response: ResponseObject | null;
   status: ResponseStatus;
   priceMicros: number;
@@ -196,13 +196,14 @@ export class ResponseService {
     }
     if (!ending.settled) end(result, false);
     const settled = ending.settled!;
-    // The final event keeps the number it was given inside the settle's transaction.
-    const last = emitter ? assembler.finalEvent(settled.objectOf()) : null;
     // A settle that committed nothing with the charge (none is made for some runs): stored now, still before the answer.
-    if (request.store && !settled.stored) await store.save(stored(settled.objectOf(), last));
-    assembler.deliver(last, settled.json);
+    if (request.store && !settled.stored)
+      await store.save(stored(settled.objectOf(), emitter ? assembler.finalEvent(settled.objectOf()) : null));
+    // The final event keeps the number it was given inside the settle's transaction; an SSE stream
+    // writes it from the JSON text, with no response object.
+    if (emitter) assembler.deliverSettled(settled.state.status, settled.json, settled.objectOf);
     return {
-      response: emitter ? settled.objectOf() : null,
+      response: null,
       status: settled.state.status,
       priceMicros: result.outcome.priceMicros,
       json: settled.json,

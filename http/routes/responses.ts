@@ -1,4 +1,4 @@
-import type { ResponseEmitter } from '../../actors/responses/response-assembler.js';
+import type { ItemStatus, ResponseEmitter, ResponseEventType } from '../../actors/responses/response-assembler.js';
 import { inputItemPage } from '../../actors/responses/input-item-page.js';
 import type { ResponseCall } from '../../actors/responses/response-service.js';
 import { ApiError } from '../../protocols/errors.js';
@@ -6,7 +6,6 @@ import { microsToUsd } from '../../protocols/money.js';
 import { requireModel } from '../../protocols/models.js';
 import {
   InputItemListSchema,
-  outputTextDelta,
   InputItemsQuerySchema,
   ResponseCreateRequestSchema,
   ResponseDeletedSchema,
@@ -15,7 +14,8 @@ import {
   RetrieveQuerySchema,
   type ResponseStreamEvent,
 } from '../../protocols/responses.js';
-import { SSE_HOLE, sseNamed, sseResponseEvent, sseTemplate } from '../../protocols/sse.js';
+import { sseMessageAdded, sseMessageDone, sseTextDeltaTemplate } from '../../protocols/response-sse.js';
+import { sseNamed, sseResponseEvent } from '../../protocols/sse.js';
 import { fieldError } from '../../protocols/validation.js';
 import type { AppDeps } from '../app-deps.js';
 import { accountOf, encodedJson, json, type RequestContext, type RouteDef } from '../route.js';
@@ -25,8 +25,6 @@ import { SseWriter } from '../sse-writer.js';
 class SseResponseEmitter implements ResponseEmitter {
   private opened = false;
   private lastSeq = -1;
-  /** The last response object encoded, and its JSON text. */
-  private encoded: { response: object; json: string } | null = null;
 
   constructor(
     private readonly writer: SseWriter,
@@ -37,44 +35,51 @@ class SseResponseEmitter implements ResponseEmitter {
     return this.opened;
   }
 
+  /** Opens the stream (status and headers leave with the first events). */
+  private openWith(responseId: string | null): void {
+    if (this.opened) return;
+    this.opened = true;
+    const id = this.responseId ?? responseId;
+    this.writer.open(id ? { 'x-response-id': id } : {});
+  }
+
   emit(event: ResponseStreamEvent, responseJson?: string): void {
-    if (!this.opened) {
-      this.opened = true;
-      const id = this.responseId ?? ('response' in event ? event.response.id : null);
-      this.writer.open(id ? { 'x-response-id': id } : {});
-    }
+    this.openWith('response' in event ? event.response.id : null);
     this.lastSeq = event.sequence_number;
     if (!('response' in event)) {
       this.writer.push(sseNamed(event.type, event));
       return;
     }
-    // `response.created` and `.in_progress` carry the same object: encoded once for both.
-    let json = responseJson;
-    if (json === undefined) {
-      json = event.response === this.encoded?.response ? this.encoded.json : JSON.stringify(event.response);
-      this.encoded = { response: event.response, json };
-    }
+    // A failed run's final event: the only one carrying the response that comes as an object.
+    const json = responseJson ?? JSON.stringify(event.response);
     this.writer.push(sseResponseEvent(event.type, json, event.sequence_number));
   }
 
-  /** The text deltas of one item, encoded once and cut where the delta goes; the sequence number ends each. */
+  responseEvent(type: ResponseEventType, responseId: string, responseJson: string, sequenceNumber: number): void {
+    this.openWith(responseId);
+    this.lastSeq = sequenceNumber;
+    this.writer.push(sseResponseEvent(type, responseJson, sequenceNumber));
+  }
+
+  messageAdded(itemId: string, outputIndex: number, sequenceNumber: number): void {
+    this.lastSeq = sequenceNumber + 1;
+    this.writer.push(sseMessageAdded(itemId, outputIndex, sequenceNumber));
+  }
+
+  messageDone(itemId: string, outputIndex: number, status: ItemStatus, text: string, sequenceNumber: number): void {
+    this.lastSeq = sequenceNumber + 2;
+    this.writer.push(sseMessageDone(itemId, outputIndex, status, text, sequenceNumber));
+  }
+
+  /** The text deltas of one item: its event cut where the delta goes, made once; the sequence number ends each. */
   private deltas: { itemId: string; outputIndex: number; head: string; tail: string } | null = null;
 
   textDelta(itemId: string, outputIndex: number, delta: string, sequenceNumber: number): void {
     let template = this.deltas;
-    if (template?.itemId !== itemId || template.outputIndex !== outputIndex) {
-      // `sequence_number` comes last in every event: the text up to it, then the number per event.
-      const cut = sseTemplate(sseNamed('response.output_text.delta', outputTextDelta(itemId, outputIndex, SSE_HOLE)));
-      template = this.deltas = cut && { itemId, outputIndex, head: cut.head, tail: cut.tail.slice(0, -3) };
-    }
-    if (!template) {
-      this.emit({ ...outputTextDelta(itemId, outputIndex, delta), sequence_number: sequenceNumber });
-      return;
-    }
+    if (template?.itemId !== itemId || template.outputIndex !== outputIndex)
+      template = this.deltas = { itemId, outputIndex, ...sseTextDeltaTemplate(itemId, outputIndex) };
     this.lastSeq = sequenceNumber;
-    this.writer.push(
-      `${template.head}${JSON.stringify(delta)}${template.tail},"sequence_number":${sequenceNumber}}\n\n`,
-    );
+    this.writer.push(`${template.head}${JSON.stringify(delta)}${template.tail}${sequenceNumber}}\n\n`);
   }
 
   holdUntilEnd(): void {
