@@ -10,6 +10,7 @@ import {
 import { sseMessageAdded, sseMessageDone, sseTextDeltaTemplate } from '../protocols/response-sse.js';
 import { ResponseCreateRequestSchema, type ResponseStreamEvent } from '../protocols/responses.js';
 import { sseNamed, sseResponseEvent } from '../protocols/sse.js';
+import { AWKWARD_TEXTS } from './awkward-texts.js';
 
 const test = suite('responses: events written from their fields are the bytes of the events encoded whole');
 
@@ -48,18 +49,6 @@ class FieldEmitter extends ObjectEmitter {
   }
 }
 
-const TEXTS = [
-  '',
-  'plain ',
-  'quote " and \\ backslash',
-  'line\nbreak\r\n',
-  '\u0000 nul',
-  '\u2028\u2029',
-  '😀',
-  '\ud800 lone',
-  '中文',
-];
-
 type Step = { text: string } | { call: number; args: string };
 
 /** Runs one stream through an assembler; message and call ids are random, so they are named by order. */
@@ -85,7 +74,7 @@ function run(emitter: ObjectEmitter, body: Record<string, unknown>, steps: Step[
 }
 
 const CASES: { body: Record<string, unknown>; steps: Step[]; status: ItemStatus }[] = [
-  { body: {}, steps: TEXTS.map((text) => ({ text })), status: 'completed' },
+  { body: {}, steps: AWKWARD_TEXTS.map((text) => ({ text })), status: 'completed' },
   {
     body: { store: false, instructions: 'be "brief"', metadata: { k: 'v' } },
     steps: [{ text: 'cut' }],

@@ -1,27 +1,16 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { SSE_HOLE, sseData, sseNamed, sseTemplate } from '../protocols/sse.js';
+import { AWKWARD_TEXTS } from './awkward-texts.js';
 
 const test = suite('sse template: a string spliced into an event encoded once is the event encoded whole');
-
-const TEXTS = [
-  '',
-  'plain',
-  'quote " and \\ backslash',
-  'line\nbreak\r\n',
-  '\u0000 nul',
-  '\u2028\u2029',
-  '😀',
-  '\ud800 lone',
-  '中文',
-];
 
 test('a chat chunk and a named event, for every kind of text', () => {
   const chunk = (content: string) => ({ id: 'chatcmpl-1', choices: [{ index: 0, delta: { content } }], usage: null });
   const event = (delta: string) => ({ type: 'response.output_text.delta', item_id: 'msg_1', delta, logprobs: [] });
   const data = sseTemplate(sseData(chunk(SSE_HOLE)))!;
   const named = sseTemplate(sseNamed('response.output_text.delta', event(SSE_HOLE)))!;
-  for (const text of TEXTS) {
+  for (const text of AWKWARD_TEXTS) {
     assert.is(data.head + JSON.stringify(text) + data.tail, sseData(chunk(text)));
     assert.is(named.head + JSON.stringify(text) + named.tail, sseNamed('response.output_text.delta', event(text)));
   }
