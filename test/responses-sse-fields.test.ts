@@ -7,10 +7,11 @@ import {
   type ResponseHead,
   type ResponseState,
 } from '../actors/responses/response-object.js';
-import { sseMessageAdded, sseMessageDone, sseTextDeltaTemplate } from '../protocols/response-sse.js';
 import { ResponseCreateRequestSchema, type ResponseStreamEvent } from '../protocols/responses.js';
-import { sseNamed, sseResponseEvent } from '../protocols/sse.js';
+import { sseNamed } from '../protocols/sse.js';
+import { SseResponseEmitter } from '../http/response-sse-emitter.js';
 import { AWKWARD_TEXTS } from './awkward-texts.js';
+import { SseTextCollector } from './sse-text-collector.js';
 
 const test = suite('responses: events written from their fields are the bytes of the events encoded whole');
 
@@ -24,6 +25,7 @@ const head = (body: Record<string, unknown>): ResponseHead => ({
 /** Every event as an object, encoded whole. */
 class ObjectEmitter implements ResponseEmitter {
   text = '';
+  readonly emitter = this;
   emit(event: ResponseStreamEvent): void {
     this.text += sseNamed(event.type, event);
   }
@@ -32,29 +34,26 @@ class ObjectEmitter implements ResponseEmitter {
   }
 }
 
-/** The text message's events from their fields, as the SSE route writes them; the others as objects. */
-class FieldEmitter extends ObjectEmitter {
-  responseEvent(type: string, _id: string, responseJson: string, sequenceNumber: number): void {
-    this.text += sseResponseEvent(type, responseJson, sequenceNumber);
-  }
-  messageAdded(itemId: string, outputIndex: number, sequenceNumber: number): void {
-    this.text += sseMessageAdded(itemId, outputIndex, sequenceNumber);
-  }
-  messageDone(itemId: string, outputIndex: number, status: ItemStatus, text: string, sequenceNumber: number): void {
-    this.text += sseMessageDone(itemId, outputIndex, status, text, sequenceNumber);
-  }
-  textDelta(itemId: string, outputIndex: number, delta: string, sequenceNumber: number): void {
-    const { head, tail } = sseTextDeltaTemplate(itemId, outputIndex);
-    this.text += `${head}${JSON.stringify(delta)}${tail}${sequenceNumber}}\n\n`;
+/** What the SSE route writes: its emitter (events from their fields) into a text sink. */
+class RouteText {
+  private readonly sink = new SseTextCollector();
+  readonly emitter = new SseResponseEmitter(this.sink, null);
+  get text(): string {
+    return this.sink.text;
   }
 }
 
 type Step = { text: string } | { call: number; args: string };
 
 /** Runs one stream through an assembler; message and call ids are random, so they are named by order. */
-function run(emitter: ObjectEmitter, body: Record<string, unknown>, steps: Step[], status: ItemStatus): string {
+function run(
+  target: { emitter: ResponseEmitter; text: string },
+  body: Record<string, unknown>,
+  steps: Step[],
+  status: ItemStatus,
+): string {
   const h = head(body);
-  const assembler = new ResponseAssembler(h, emitter, 7);
+  const assembler = new ResponseAssembler(h, target.emitter, 7);
   for (const step of steps)
     if ('text' in step) assembler.event({ type: 'delta', choice: 0, text: step.text });
     else assembler.event({ type: 'tool_call', choice: 0, index: step.call, name: 'f', arguments: step.args });
@@ -67,7 +66,7 @@ function run(emitter: ObjectEmitter, body: Record<string, unknown>, steps: Step[
   };
   assembler.deliverSettled(state.status, encodeResponse(h, state).json, () => responseObject(h, state));
   const ids = new Map<string, string>();
-  return emitter.text.replace(/(msg|fc|call)_[A-Za-z0-9]{24}/g, (id) => {
+  return target.text.replace(/(msg|fc|call)_[A-Za-z0-9]{24}/g, (id) => {
     if (!ids.has(id)) ids.set(id, `id${ids.size}`);
     return ids.get(id)!;
   });
@@ -90,8 +89,19 @@ const CASES: { body: Record<string, unknown>; steps: Step[]; status: ItemStatus 
 
 test('whole streams: text messages, tool calls between them, an incomplete end, the final event', () => {
   for (const { body, steps, status } of CASES) {
-    const expected = run(new ObjectEmitter(), body, steps, status);
-    assert.is(run(new FieldEmitter(), body, steps, status), expected);
+    const objects = new ObjectEmitter();
+    const expected = run(
+      {
+        emitter: objects,
+        get text() {
+          return objects.text;
+        },
+      },
+      body,
+      steps,
+      status,
+    );
+    assert.is(run(new RouteText(), body, steps, status), expected);
     assert.ok(expected.includes('response.output_item.done'));
   }
 });

@@ -7,11 +7,13 @@
 // the response object with its svc and cost objects; after, it is the JSON text alone).
 // Run: npx tsx bench/proxy/response-stream-micro.ts
 import { Bench } from 'tinybench';
-import { ResponseAssembler, type ItemStatus, type ResponseEmitter } from '../../actors/responses/response-assembler.js';
+import { ResponseAssembler, type ResponseEmitter } from '../../actors/responses/response-assembler.js';
 import type { ResponseHead } from '../../actors/responses/response-object.js';
-import { sseMessageAdded, sseMessageDone, sseTextDeltaTemplate } from '../../protocols/response-sse.js';
+import { sseTextDeltaTemplate } from '../../protocols/response-sse.js';
 import { ResponseCreateRequestSchema, type ResponseStreamEvent } from '../../protocols/responses.js';
 import { sseNamed, sseResponseEvent } from '../../protocols/sse.js';
+import { SseResponseEmitter } from '../../http/response-sse-emitter.js';
+import { SseTextCollector } from '../../test/sse-text-collector.js';
 import { microResults } from '../micro.js';
 
 const TEXTS = Array.from({ length: 20 }, (_, i) => `word${i} `);
@@ -50,31 +52,26 @@ class ObjectEmitter implements ResponseEmitter {
   }
 }
 
-/** After: the events from their fields, as the SSE route writes them. */
-class FieldEmitter extends ObjectEmitter {
-  responseEvent(type: string, _id: string, responseJson: string, sequenceNumber: number): void {
-    this.text += sseResponseEvent(type, responseJson, sequenceNumber);
-  }
-  messageAdded(itemId: string, outputIndex: number, sequenceNumber: number): void {
-    this.text += sseMessageAdded(itemId, outputIndex, sequenceNumber);
-  }
-  messageDone(itemId: string, outputIndex: number, status: ItemStatus, text: string, sequenceNumber: number): void {
-    this.text += sseMessageDone(itemId, outputIndex, status, text, sequenceNumber);
-  }
-}
-
 let sink = 0;
-const stream = (emitter: ObjectEmitter) => {
+const stream = (emitter: ResponseEmitter, written: { text: string }) => {
   const assembler = new ResponseAssembler(head, emitter);
   for (const text of TEXTS) assembler.event({ type: 'delta', choice: 0, text });
   assembler.close('completed');
-  sink += Buffer.from(emitter.text).length;
+  sink += Buffer.from(written.text).length;
+};
+/** After: the SSE route's emitter, the events written from their fields. */
+const routeStream = () => {
+  const collector = new SseTextCollector();
+  stream(new SseResponseEmitter(collector, null), collector);
 };
 
 const group = 'Responses stream events encoded and written to a Buffer, per 20-delta stream (no final event)';
 const bench = new Bench({ time: Number(process.env.MICRO_MS ?? 1500) });
-bench.add('event objects stringified (before)', () => stream(new ObjectEmitter()));
-bench.add('written from their fields (after)', () => stream(new FieldEmitter()));
+bench.add('event objects stringified (before)', () => {
+  const objects = new ObjectEmitter();
+  stream(objects, objects);
+});
+bench.add('written from their fields (after)', routeStream);
 await bench.run();
 const groups = {
   'event objects stringified (before)': { name: group, baseline: true },
