@@ -7,6 +7,7 @@ import { StepSpans } from './step-spans.js';
 import type { Tracer } from '@opentelemetry/api';
 import type { Store } from '../store/store.js';
 import type { LogEvent } from './actor-log.js';
+import { ActorCommits } from './actor-commits.js';
 import { ActorRegistry } from './actor-registry.js';
 import type { ActorStep } from './actor-steps.js';
 import { ActorStore, type ActorRecord, type CommitContent, type UnfinishedEntry } from './actor-store.js';
@@ -14,7 +15,7 @@ import { DeadlineTimers, type Deadlines } from './deadline-timers.js';
 import { EventFanout, type Follower } from './event-fanout.js';
 import { entryKey, unfinishedEntry, type CommittedTransition, type HostedMachine } from './hosted-machine.js';
 import { machineDefinition } from './machine-diagram.js';
-import { createLive, historyStep, IdleParking, indexChange, type Live, type QueuedCommit } from './live-actor.js';
+import { createLive, IdleParking, type Live } from './live-actor.js';
 import { ParkedActors, type Serves } from './parked-actors.js';
 
 export type { ActorRecord } from './actor-store.js';
@@ -27,15 +28,15 @@ const deadlinesOf = (snapshot: Snapshot<unknown>): Deadlines =>
 
 /**
  * Hosts durable actors. Every transition persists the actor's snapshot and appends the events it
- * emitted to its log with gap-free sequence numbers, in one transaction (`ActorStore`); followers
- * get committed events only, through the bus (`EventFanout`); deadlines kept as data in context
- * are armed on the injected clock (`DeadlineTimers`); every actor in memory is listed in the
- * shared `ActorRegistry`. An actor whose machine `parks` in its state (it only waits for a client
- * or a deadline) leaves memory once nobody holds it, on a running server as after a restart: its
- * committed record is all there is to it, and the first event, call or deadline that reaches it
- * rehydrates it. On boot every unfinished actor comes back from a small index: those at work are
- * rehydrated from their snapshots at once (invoked promise actors restart their step), parked ones
- * only get their deadlines armed. The host is the only way to an actor.
+ * emitted to its log with gap-free sequence numbers, in one transaction (`ActorCommits` over
+ * `ActorStore`); followers get committed events only, through the bus (`EventFanout`); deadlines
+ * kept as data in context are armed on the injected clock (`DeadlineTimers`); every actor in memory
+ * is listed in the shared `ActorRegistry`. An actor whose machine `parks` in its state (it only
+ * waits for a client or a deadline) leaves memory once nobody holds it, on a running server as
+ * after a restart: its committed record is all there is to it, and the first event, call or
+ * deadline that reaches it rehydrates it. On boot every unfinished actor comes back from a small
+ * index: those at work are rehydrated from their snapshots at once (invoked promise actors restart
+ * their step), parked ones only get their deadlines armed. The host is the only way to an actor.
  */
 export class ActorHost {
   private readonly machines = new Map<string, HostedMachine>();
@@ -44,11 +45,11 @@ export class ActorHost {
   private readonly parked: ParkedActors;
   private readonly parking: IdleParking;
   private readonly stored: ActorStore;
+  private readonly commits: ActorCommits;
   private readonly timers: DeadlineTimers;
   private readonly fanout: EventFanout;
   private readonly observers = new Set<(transition: CommittedTransition) => void>();
   private readonly now: () => number;
-  private readonly history: boolean;
   /** Tracing on only: a span per committed step, linked to the request that spawned the actor. */
   private readonly stepSpans: StepSpans | null;
   /** Committed transitions per machine since start (the metrics read it; a counter costs nothing to keep). */
@@ -73,7 +74,6 @@ export class ActorHost {
       known: (machine) => this.machines.has(machine),
       serves: options.serves ?? (() => true),
     });
-    this.history = options.history ?? false;
     this.timers = new DeadlineTimers(clock, (id, name) => {
       const live = this.wake(id);
       if (!live) return;
@@ -89,6 +89,17 @@ export class ActorHost {
       logger,
     );
     this.now = () => clock.now();
+    this.commits = new ActorCommits(
+      this.stored,
+      this.now,
+      (name) => this.machines.get(name),
+      options.history ?? false,
+      this.stepSpans,
+      {
+        landed: (live, content, snapshot, step, transitions) => this.landed(live, content, snapshot, step, transitions),
+        halt: (live, err) => this.halt(live, err),
+      },
+    );
   }
 
   /** Registers a machine under its name. */
@@ -181,88 +192,7 @@ export class ActorHost {
     }
     const events = live.buffer;
     live.buffer = [];
-    // With a step history or step spans every transition is its own commit (each step is kept).
-    if (this.history || this.stepSpans) return this.persistStep(live, snapshot, events);
-    const queued = live.queued;
-    if (queued) {
-      // Its write has not started: this transition goes in with it, and one snapshot is written for both.
-      queued.snapshot = snapshot;
-      queued.nextSeq = live.nextSeq;
-      for (const event of events) queued.events.push(event);
-      queued.transitions++;
-      return;
-    }
-    const commit: QueuedCommit = {
-      snapshot,
-      events,
-      nextSeq: live.nextSeq,
-      transitions: 1,
-      sealed: false,
-      written: null,
-    };
-    live.queued = commit;
-    live.pending++;
-    live.lastCommit = this.stored
-      .commitLatest(() => this.seal(live, commit))
-      .finally(() => live.pending--)
-      .then(() => {
-        if (commit.written) this.landed(live, commit.written, commit.snapshot, null, commit.transitions);
-      })
-      .catch((err: unknown) => this.halt(live, err));
-  }
-
-  /**
-   * What `commit` writes, fixed when the store starts the write: the actor as its last joined
-   * transition left it (nothing runs between a transition and its notification, so the actor's
-   * snapshot now is that one's), or nothing once the actor was halted.
-   */
-  private seal(live: Live, commit: QueuedCommit): CommitContent | null {
-    if (commit.sealed) return commit.written;
-    commit.sealed = true;
-    if (live.queued === commit) live.queued = null;
-    if (live.failed) return null;
-    const record: ActorRecord = {
-      ...live.record,
-      snapshot: live.actor.getPersistedSnapshot(),
-      nextSeq: commit.nextSeq,
-      done: commit.snapshot.status !== 'active',
-      updatedAt: this.now(),
-    };
-    const unfinished = indexChange(live, record, this.machines.get(record.machine));
-    return (commit.written = { record, events: commit.events, unfinished });
-  }
-
-  /** One transition, one commit, with its step (history on) and its span (tracing on). */
-  private persistStep(live: Live, snapshot: Snapshot<unknown>, events: LogEvent[]): void {
-    const done = snapshot.status !== 'active';
-    let persisted: unknown;
-    try {
-      persisted = live.actor.getPersistedSnapshot();
-    } catch (err) {
-      // Thrown here it would escape through XState's subscription and end the process.
-      this.halt(live, err);
-      return;
-    }
-    const record: ActorRecord = {
-      ...live.record,
-      snapshot: persisted,
-      nextSeq: live.nextSeq,
-      done,
-      updatedAt: this.now(),
-    };
-    const step = this.history ? historyStep(live, record, snapshot.status) : null;
-    const span = this.stepSpans?.step(record, live.cause, (snapshot as { value?: unknown }).value);
-    live.cause = null;
-    live.pending++;
-    const unfinished = indexChange(live, record, this.machines.get(record.machine));
-    live.lastCommit = this.stored
-      .commit(record, events, step ?? undefined, unfinished)
-      .finally(() => {
-        live.pending--;
-        span?.end();
-      })
-      .then(() => this.landed(live, { record, events }, snapshot, step, 1))
-      .catch((err: unknown) => this.halt(live, err));
+    this.commits.write(live, snapshot, events);
   }
 
   /** A commit is durable: readers, followers and observers see it, then deadlines and parking follow the state. */
