@@ -6,12 +6,12 @@ import type { CallOutput } from '../actors/realtime/call-output.js';
 import { applySessionChange, defaultCallSession } from '../actors/realtime/call-session.js';
 import {
   audioDelta,
-  audioDeltaText,
   closedEvent,
   errorEvent,
   renderEmitted,
   speechStartedEvent,
 } from '../http/realtime/server-events.js';
+import { AudioDeltaWriter } from '../http/realtime/audio-delta.js';
 import { renderResponse } from '../http/realtime/response-events.js';
 import { ERROR_CATALOGUE } from '../protocols/errors.js';
 import { SERVER_EVENT_TYPES, ServerEventSchema, type UnstampedEvent } from '../protocols/realtime-events.js';
@@ -232,19 +232,23 @@ test('a response that only calls a function shows no message item; its call open
   });
 });
 
-test("an output audio frame's concatenated wire text is the JSON the serializer writes", () => {
+test("an output audio frame's wire bytes are the JSON the serializer writes, whichever item it belongs to", () => {
   const frame = {
     responseId: 'resp_9',
     itemId: 'item_6',
     outputIndex: 1,
     audio: Buffer.from([0, 1, 2, 250, 251, 255, 7]),
   };
-  for (const svcTs of [null, 1_790_000_000_000.5, 12]) {
-    const text = audioDeltaText(frame, svcTs, 'event_abc');
-    assert.is(text, JSON.stringify({ event_id: 'event_abc', ...audioDelta(frame, svcTs) }));
-    assert.ok(ServerEventSchema.safeParse(JSON.parse(text)).success);
+  const writer = new AudioDeltaWriter();
+  const frames = [frame, { ...frame, audio: Buffer.alloc(2400, 7) }, { ...frame, itemId: 'item_"7"', outputIndex: 2 }];
+  for (const each of frames) {
+    for (const svcTs of [null, 1_790_000_000_000.5, 12]) {
+      const text = writer.render(each, svcTs, 'event_abc').toString('utf8');
+      assert.is(text, JSON.stringify({ event_id: 'event_abc', ...audioDelta(each, svcTs) }));
+      assert.ok(ServerEventSchema.safeParse(JSON.parse(text)).success);
+    }
   }
-  assert.match(audioDeltaText(frame, null), /^\{"event_id":"event_[0-9A-Za-z]{20}",/);
+  assert.match(writer.render(frame, null).toString('utf8'), /^\{"event_id":"event_[0-9A-Za-z]{20}",/);
 });
 
 test('error events take their type from the error catalogue', () => {

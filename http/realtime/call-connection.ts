@@ -5,7 +5,7 @@ import type { Logger } from '../../runtime/logger.js';
 import { CallOutbox, type CallSocket } from './call-outbox.js';
 import { parseClientBytes, parseClientMessage, type ParsedMessage } from './client-message.js';
 import { renderResponse } from './response-events.js';
-import { audioDeltaText, closedEvent, errorEvent, renderEmitted, speechStartedEvent } from './server-events.js';
+import { closedEvent, errorEvent, renderEmitted, speechStartedEvent } from './server-events.js';
 
 /** What a connection needs besides its socket. */
 export interface ConnectionOptions {
@@ -100,7 +100,7 @@ export class CallConnection implements CallListener {
         return;
       case 'responseAudio': {
         const sentAt = this.options.timing ? performance.timeOrigin + performance.now() : null;
-        this.outbox.sendAudio(() => audioDeltaText(event, sentAt));
+        this.outbox.sendAudio(event, sentAt);
         return;
       }
       case 'speechStarted':

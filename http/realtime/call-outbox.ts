@@ -1,9 +1,10 @@
 import type { UnstampedEvent } from '../../protocols/realtime-events.js';
+import { AudioDeltaWriter, type AudioFrame } from './audio-delta.js';
 import { newEventId } from './server-events.js';
 
-/** The socket a call talks through (uWS in the server, anything in tests). */
+/** The socket a call talks through (uWS in the server, anything in tests): each message a text frame, as a string or its UTF-8 bytes. */
 export interface CallSocket {
-  send(text: string): void;
+  send(text: string | Uint8Array): void;
   bufferedAmount(): number;
   close(code: number, reason: string): void;
 }
@@ -16,6 +17,7 @@ export class CallOutbox {
   /** Audio frames not sent because the client was too slow. */
   droppedFrames = 0;
   private closed = false;
+  private readonly audio = new AudioDeltaWriter();
 
   constructor(
     private readonly socket: CallSocket,
@@ -24,25 +26,33 @@ export class CallOutbox {
 
   /** Sends an event (with a fresh `event_id`); false when the socket is gone or was just closed. */
   send(event: UnstampedEvent): boolean {
-    return this.sendText(() => JSON.stringify({ event_id: newEventId(), ...event }));
+    if (this.closed || !this.mayWrite(this.socket.bufferedAmount())) return false;
+    this.socket.send(JSON.stringify({ event_id: newEventId(), ...event }));
+    return true;
   }
 
-  /** Sends an audio event (its wire text, rendered only when it goes) unless the client has fallen behind; false when dropped. */
-  sendAudio(render: () => string): boolean {
-    if (!this.closed && this.socket.bufferedAmount() > this.limits.dropAudioBytes) {
+  /**
+   * Sends an output audio frame (rendered only when it goes; `svcTs` for load testers) unless the
+   * client has fallen behind; false when dropped.
+   */
+  sendAudio(frame: AudioFrame, svcTs: number | null): boolean {
+    if (this.closed) return false;
+    const buffered = this.socket.bufferedAmount();
+    if (buffered > this.limits.dropAudioBytes) {
       this.droppedFrames++;
       return false;
     }
-    return this.sendText(render);
+    if (!this.mayWrite(buffered)) return false;
+    this.socket.send(this.audio.render(frame, svcTs));
+    return true;
   }
 
-  private sendText(render: () => string): boolean {
-    if (this.closed) return false;
-    if (this.socket.bufferedAmount() > this.limits.closeBytes) {
+  /** Whether a message may be written with `buffered` bytes waiting; a socket over the limit is closed. */
+  private mayWrite(buffered: number): boolean {
+    if (buffered > this.limits.closeBytes) {
       this.close(1008, 'client too slow: send buffer over limit');
       return false;
     }
-    this.socket.send(render());
     return true;
   }
 

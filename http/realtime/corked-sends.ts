@@ -1,8 +1,8 @@
 import type { WebSocket } from '@trufflesuite/uws-js-unofficial';
 
-/** What a socket's user data keeps for batching: the texts waiting to be written, and their length. */
+/** What a socket's user data keeps for batching: the texts waiting to be written (strings or UTF-8 bytes), and their length. */
 export interface OutgoingTexts {
-  outgoing: string[];
+  outgoing: (string | Uint8Array)[];
   outgoingChars: number;
   closed: boolean;
 }
@@ -11,27 +11,27 @@ export interface OutgoingTexts {
  * Writes each socket's messages of one task together, under one cork, when the task's microtasks
  * run out: the same messages in the same order, in one write instead of one per message (an
  * answer's audio frames leave two or more at a time). A socket's text waiting here counts in its
- * buffered amount, so the slow-client limits see it.
+ * buffered amount, so the slow-client limits see it. Bytes are sent as they are (text frames):
+ * uWS copies them into its buffer, with no UTF-8 conversion as a string needs.
  */
 export class CorkedSends<D extends OutgoingTexts> {
   private readonly waiting = new Set<WebSocket<D>>();
   private scheduled = false;
+  private readonly flushAllNow = () => this.flushAll();
 
-  /** Queues `text` for `ws` (dropped once the socket is closed). */
-  send(ws: WebSocket<D>, text: string): void {
-    const data = ws.getUserData();
+  /** Queues `text` for `ws`, whose user data is `data` (dropped once the socket is closed). */
+  send(ws: WebSocket<D>, text: string | Uint8Array, data: D = ws.getUserData()): void {
     if (data.closed) return;
     data.outgoing.push(text);
     data.outgoingChars += text.length;
     this.waiting.add(ws);
     if (this.scheduled) return;
     this.scheduled = true;
-    queueMicrotask(() => this.flushAll());
+    queueMicrotask(this.flushAllNow);
   }
 
   /** Bytes buffered in uWS for `ws` plus (about) those still waiting here. */
-  bufferedAmount(ws: WebSocket<D>): number {
-    const data = ws.getUserData();
+  bufferedAmount(ws: WebSocket<D>, data: D = ws.getUserData()): number {
     return data.closed ? 0 : ws.getBufferedAmount() + data.outgoingChars;
   }
 

@@ -29,7 +29,7 @@ interface SocketData {
   connection: CallConnection | null;
   closed: boolean;
   /** Texts waiting for the end of the task (see CorkedSends). */
-  outgoing: string[];
+  outgoing: (string | Uint8Array)[];
   outgoingChars: number;
 }
 
@@ -49,9 +49,10 @@ export interface RealtimeSocketDeps {
 
 /** A call's socket: its messages of one task written together (CorkedSends). */
 function socketOf(ws: WebSocket<SocketData>, sends: CorkedSends<SocketData>): CallSocket {
+  const data = ws.getUserData();
   return {
-    send: (text) => sends.send(ws, text),
-    bufferedAmount: () => sends.bufferedAmount(ws),
+    send: (text) => sends.send(ws, text, data),
+    bufferedAmount: () => sends.bufferedAmount(ws, data),
     close: (code, reason) => {
       sends.flush(ws);
       if (!ws.getUserData().closed) ws.end(code, reason);

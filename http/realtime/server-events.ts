@@ -280,22 +280,3 @@ export function audioDelta(
   if (svcTs !== null) delta.svc_ts = svcTs;
   return delta;
 }
-
-/**
- * One output audio frame's wire text, exactly as `JSON.stringify({ event_id, ...audioDelta() })`
- * writes it, but concatenated: base64 needs no escaping, and the serializer would scan and copy the
- * largest string of a call's traffic for nothing (the relay's main cost per frame).
- */
-export function audioDeltaText(
-  frame: { responseId: string; itemId: string; outputIndex: number; audio: Buffer },
-  svcTs: number | null,
-  eventId: string = newEventId(),
-): string {
-  const stamp = svcTs === null ? '' : `,"svc_ts":${JSON.stringify(svcTs)}`;
-  return (
-    `{"event_id":${JSON.stringify(eventId)},"type":"response.output_audio.delta",` +
-    `"response_id":${JSON.stringify(frame.responseId)},"item_id":${JSON.stringify(frame.itemId)},` +
-    `"output_index":${JSON.stringify(frame.outputIndex)},"content_index":0,` +
-    `"delta":"${frame.audio.toString('base64')}"${stamp}}`
-  );
-}
