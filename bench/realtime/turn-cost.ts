@@ -34,20 +34,33 @@ let audioOut = 0;
 const connections: CallConnection[] = [];
 /** Speech stopped → the answer's first audio, ms, per turn (the durable steps before an answer are in it). */
 let firstAudioMs: number[] = [];
+/** Where a server event's type starts: every event is `{"event_id":"event_` + 20 base62 + `","type":"…`. */
+const TYPE_AT = '{"event_id":"event_01234567890123456789","type":"'.length;
+/**
+ * A server event's type, read from its head only (the harness must not scan each audio frame's
+ * text: its cost would count in the figure). Texts are strings, or UTF-8 bytes where the build
+ * sends them so.
+ */
+function typeOf(text: string | Uint8Array): string {
+  if (typeof text === 'string') return text.slice(TYPE_AT, text.indexOf('"', TYPE_AT));
+  const bytes = Buffer.from(text.buffer, text.byteOffset, Math.min(text.length, TYPE_AT + 64));
+  return bytes.toString('latin1', TYPE_AT, bytes.indexOf(0x22, TYPE_AT));
+}
 for (let i = 0; i < callCount; i++) {
   let stoppedAt: number | null = null;
   const connection = new CallConnection(
     {
-      send: (text) => {
-        if (text.includes('"response.done"')) answered++;
-        else if (text.includes('"input_audio_buffer.speech_stopped"')) {
+      send: (text: string | Uint8Array) => {
+        const type = typeOf(text);
+        if (type === 'response.done') answered++;
+        else if (type === 'input_audio_buffer.speech_stopped') {
           stopped++;
           stoppedAt = performance.now();
-        } else if (text.includes('"response.output_audio.delta"')) {
+        } else if (type === 'response.output_audio.delta') {
           audioOut++;
           if (stoppedAt !== null) firstAudioMs.push(performance.now() - stoppedAt);
           stoppedAt = null;
-        } else if (text.includes('input_audio_transcription.completed"')) transcribed++;
+        } else if (type === 'conversation.item.input_audio_transcription.completed') transcribed++;
       },
       bufferedAmount: () => 0,
       close: () => undefined,
