@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parseClientBytes, parseClientMessage } from '../http/realtime/client-message.js';
-import { decodeBase64Strict } from '../protocols/base64.js';
+import { base64DecodedLength, decodeBase64Into, decodeBase64Strict } from '../protocols/base64.js';
 
 const test = suite('realtime appends: strict base64 without a regex, and the flat-envelope fast path');
 
@@ -12,6 +12,35 @@ test('valid base64 decodes as Node decodes it; anything else is refused', () => 
   }
   for (const bad of ['###', 'abc', 'ab=c', 'YQ=', '====', 'YW-_', 'YW Jj', 'YWJj\n', 'Y===', 'é===', 'YWJ\u0000']) {
     assert.is(decodeBase64Strict(bad), null, JSON.stringify(bad));
+  }
+});
+
+test('base64 decoded from bytes into a buffer of its own length gives the same verdict and bytes', () => {
+  const texts = ['', 'YQ==', 'YWI=', 'YWJj', 'YR==', Buffer.alloc(960, 7).toString('base64')];
+  texts.push(
+    '###',
+    'abc',
+    'ab=c',
+    'YQ=',
+    '====',
+    'YW-_',
+    'YWJ_',
+    'YW Jj',
+    'YWJj\n',
+    'Y===',
+    'é===',
+    'YWJ\u0000',
+    'YQ==YQ==',
+  );
+  for (const text of texts) {
+    const source = Buffer.from(` ${text}"`, 'utf8'); // the characters at an offset, as in a frame
+    const end = source.length - 1;
+    const length = base64DecodedLength(source, 1, end);
+    const expected = decodeBase64Strict(text);
+    const target = Buffer.alloc(Math.max(0, length));
+    const decoded = length >= 0 && decodeBase64Into(source, 1, end, target);
+    assert.is(decoded, expected !== null, JSON.stringify(text));
+    if (expected) assert.equal(target, expected, JSON.stringify(text));
   }
 });
 

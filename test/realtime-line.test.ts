@@ -6,6 +6,7 @@ import { CallLine } from '../actors/realtime/call-line.js';
 import type { CallSnapshot } from '../actors/realtime/call-machine.js';
 import { defaultCallSession, type CallSession } from '../actors/realtime/call-session.js';
 import { CallView } from '../actors/realtime/call-view.js';
+import { parseClientBytes } from '../http/realtime/client-message.js';
 import { SimulatedClock } from '../runtime/clock.js';
 
 const test = suite(
@@ -122,6 +123,34 @@ test('without turn detection the client commits: too little is refused, enough b
     ['AUDIO_COMMITTED'],
   );
   assert.is((sent[0] as Extract<CallEvent, { type: 'AUDIO_COMMITTED' }>).audioMs, 300);
+});
+
+test('appended audio is only lent: frames decoded into one reused buffer are kept whole for a manual commit and by the VAD', () => {
+  const first = tone(100);
+  const second = silence(60);
+  const frame = (audio: Buffer) =>
+    Buffer.from(JSON.stringify({ type: 'input_audio_buffer.append', audio: audio.toString('base64') }));
+  const appendAudio = (call: CallLine, audio: Buffer) => {
+    const parsed = parseClientBytes(frame(audio));
+    assert.ok('command' in parsed && parsed.command.type === 'appendAudio');
+    if ('command' in parsed && parsed.command.type === 'appendAudio') call.append(parsed.command.audio, null);
+  };
+  const manual = line({ session: { ...defaultCallSession('pro-1'), turnDetection: null } });
+  appendAudio(manual.line, first);
+  appendAudio(manual.line, second);
+  manual.line.commit(null);
+  const committed = manual.sent[0] as Extract<CallEvent, { type: 'AUDIO_COMMITTED' }>;
+  assert.equal(manual.line.take(committed.audioKey), Buffer.concat([first, second]));
+  // With the VAD: a turn's audio is whole although every frame came through the same buffer.
+  const voiced = line();
+  const spoken = [silence(300), tone(600), silence(800)];
+  for (const part of spoken)
+    for (let at = 0; at < part.length; at += 960) appendAudio(voiced.line, part.subarray(at, at + 960));
+  const stopped = voiced.sent[0] as Extract<CallEvent, { type: 'SPEECH_STOPPED' }>;
+  const turn = voiced.line.take(stopped.audioKey)!;
+  const whole = Buffer.concat(spoken);
+  assert.ok(turn.length > 600 * 48, 'the whole turn');
+  assert.ok(whole.indexOf(turn) >= 0, 'the turn is the audio as it was appended');
 });
 
 test.run();

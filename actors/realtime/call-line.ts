@@ -61,7 +61,10 @@ export class CallLine {
     readonly stream: (event: CallStreamEvent) => void,
   ) {}
 
-  /** Appended audio in the session's input format, as PCM16 24 kHz: through the VAD (or kept for a manual commit) while the call listens. */
+  /**
+   * Appended audio in the session's input format, as PCM16 24 kHz: through the VAD (or kept for a
+   * manual commit) while the call listens. `audio` is only lent for the call: what is kept is copied.
+   */
   append(audio: Buffer, clientEventId: string | null): void {
     // Once the call is ending nothing said can change it: audio is accepted and ignored.
     const view = this.actor.view;
@@ -80,7 +83,8 @@ export class CallLine {
           null,
           clientEventId,
         );
-      this.manual.push(pcm);
+      // The appended audio is lent (the edge decodes each frame into one reused buffer): kept, it is copied.
+      this.manual.push(pcm === audio ? Buffer.from(pcm) : pcm);
       this.manualBytes += pcm.length;
       return;
     }

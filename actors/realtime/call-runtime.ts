@@ -24,6 +24,7 @@ export const CALL_MACHINE = 'realtime-call';
 /** What a client asks of its call, one command per client message (parsed and translated at the edge). */
 export type CallCommand =
   | { type: 'updateSession'; change: SessionChange; clientEventId: string | null }
+  /** `audio` is lent: valid while the command runs (the edge reuses it for the next frame). */
   | { type: 'appendAudio'; audio: Buffer; clientEventId: string | null }
   | { type: 'commitAudio'; clientEventId: string | null }
   | { type: 'clearAudio'; clientEventId: string | null }

@@ -1,6 +1,6 @@
 import type { CallCommand } from '../../actors/realtime/call-runtime.js';
 import { SEMANTIC_VAD_SILENCE_MS, type SessionChange } from '../../actors/realtime/call-session.js';
-import { decodeBase64Strict } from '../../protocols/base64.js';
+import { base64DecodedLength, decodeBase64Into, decodeBase64Strict } from '../../protocols/base64.js';
 import { MAX_JSON_DEPTH, pathBeyondDepth } from '../../protocols/json-bounds.js';
 import {
   ClientEventSchema,
@@ -62,27 +62,49 @@ export function parseClientMessage(text: string): ParsedMessage {
 const APPEND_HEAD = Buffer.from('{"type":"input_audio_buffer.append","audio":"');
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
+/** Appends up to this size decode into one reused buffer; larger ones get their own. */
+const SCRATCH_BYTES = 64 * 1024;
+
+/**
+ * Where the fast path decodes an append's audio: reused for every frame (the call takes the
+ * samples during the command and keeps a copy of what it keeps), with one view per length.
+ */
+const scratch = {
+  buffer: Buffer.allocUnsafeSlow(SCRATCH_BYTES),
+  view: Buffer.alloc(0),
+  /** `length` bytes of the buffer, as one view (the same object while frames keep their size). */
+  of(length: number): Buffer {
+    if (this.view.length !== length) this.view = this.buffer.subarray(0, length);
+    return this.view;
+  },
+};
 
 /**
  * Parses one text frame as it came off the socket. The common append, written compactly with
  * nothing but its type and audio (what SDKs and phone bridges send 50 times a second), is read
- * from the bytes: its audio is taken as a one-byte string straight into the base64 decoder, with no
- * UTF-8 decoding of the frame and no JSON parse. Anything else, or an audio that does not decode,
- * takes {@link parseClientMessage}: the same command, or the same error.
+ * from the bytes: its base64 is checked on them and decoded into one reused buffer, with no UTF-8
+ * decoding of the frame, no JSON parse and no buffer per frame. Its audio is then lent (see
+ * `appendAudio`): valid until the next frame is parsed. Anything else, or an audio that does not
+ * decode, takes {@link parseClientMessage}: the same command, or the same error.
  */
 export function parseClientBytes(bytes: Buffer): ParsedMessage {
+  const start = APPEND_HEAD.length;
   const end = bytes.length - 2; // before the closing `"}`
   if (
-    end >= APPEND_HEAD.length &&
+    end >= start &&
     bytes[end] === QUOTE &&
     bytes[end + 1] === 0x7d &&
-    bytes.compare(APPEND_HEAD, 0, APPEND_HEAD.length, 0, APPEND_HEAD.length) === 0 &&
-    bytes.indexOf(QUOTE, APPEND_HEAD.length) === end &&
-    !bytes.subarray(APPEND_HEAD.length, end).includes(BACKSLASH)
+    bytes.compare(APPEND_HEAD, 0, start, 0, start) === 0 &&
+    bytes.indexOf(QUOTE, start) === end &&
+    bytes.indexOf(BACKSLASH, start) === -1
   ) {
     // Bytes outside base64's alphabet (UTF-8 ones included) make the strict decoder refuse.
-    const audio = decodeBase64Strict(bytes.toString('latin1', APPEND_HEAD.length, end));
-    if (audio) return { command: { type: 'appendAudio', audio, clientEventId: null } };
+    const length = base64DecodedLength(bytes, start, end);
+    if (length >= 0) {
+      const audio = length <= SCRATCH_BYTES ? scratch.of(length) : Buffer.allocUnsafe(length);
+      if (decodeBase64Into(bytes, start, end, audio))
+        return { command: { type: 'appendAudio', audio, clientEventId: null } };
+    }
   }
   return parseClientMessage(bytes.toString('utf8'));
 }
