@@ -71,6 +71,23 @@ export function pcmDurationMs(bytes: number): number {
 export const SILENCE_DBFS = -100;
 
 /**
+ * Samples of the ArrayBuffer audio was last read from, one view per buffer rather than one per
+ * frame (a typed-array view is an allocation, and frames come 100 a second per call): the edge
+ * decodes every frame into the same buffer. One for the whole module, so no call keeps another's
+ * buffer alive.
+ */
+let viewed: ArrayBufferLike | null = null;
+let viewedSamples: Int16Array<ArrayBufferLike> = new Int16Array(0);
+
+function samplesOf(buffer: ArrayBufferLike): Int16Array<ArrayBufferLike> {
+  if (buffer !== viewed) {
+    viewed = buffer;
+    viewedSamples = new Int16Array(buffer, 0, buffer.byteLength >> 1);
+  }
+  return viewedSamples;
+}
+
+/**
  * RMS level of `samples` PCM16LE samples starting at byte `offset`, in dBFS relative to a
  * full-scale square wave (a full-scale sine is about −3 dBFS), never below {@link SILENCE_DBFS}.
  */
@@ -79,8 +96,12 @@ export function rmsDbfs(pcm: Buffer, offset: number, samples: number): number {
   const start = pcm.byteOffset + offset;
   if (LITTLE_ENDIAN_HOST && start % 2 === 0 && offset + samples * 2 <= pcm.length) {
     // Aligned samples (every frame the VAD reads is) are read straight from memory.
-    const view = new Int16Array(pcm.buffer, start, samples);
-    for (let i = 0; i < samples; i++) sum += view[i]! * view[i]!;
+    const view = samplesOf(pcm.buffer);
+    const first = start >> 1;
+    for (let i = 0; i < samples; i++) {
+      const sample = view[first + i]!;
+      sum += sample * sample;
+    }
   } else {
     for (let i = 0; i < samples; i++) {
       const sample = pcm.readInt16LE(offset + 2 * i);
@@ -136,12 +157,19 @@ class FrameRing {
     this.frames = Buffer.alloc(capacity * FRAME_BYTES);
   }
 
-  /** Keeps the frame at byte `offset` of `source`. */
-  push(source: Buffer, offset: number): void {
+  /** Keeps the whole frames of `source[start, end)`: one copy, or two where the ring wraps. */
+  push(source: Buffer, start: number, end: number): void {
     if (this.capacity === 0) return;
-    source.copy(this.frames, this.next * FRAME_BYTES, offset, offset + FRAME_BYTES);
-    this.next = (this.next + 1) % this.capacity;
-    this.count = Math.min(this.count + 1, this.capacity);
+    let frames = (end - start) / FRAME_BYTES;
+    if (frames > this.capacity) {
+      start = end - this.capacity * FRAME_BYTES;
+      frames = this.capacity;
+    }
+    const first = Math.min(frames, this.capacity - this.next);
+    source.copy(this.frames, this.next * FRAME_BYTES, start, start + first * FRAME_BYTES);
+    if (first < frames) source.copy(this.frames, 0, start + first * FRAME_BYTES, end);
+    this.next = (this.next + frames) % this.capacity;
+    this.count = Math.min(this.count + frames, this.capacity);
   }
 
   /** The newest `count` frames (at most all of them), oldest first. */
@@ -219,6 +247,9 @@ class OnsetWindow {
 
 const roundMs = (bytes: number) => Math.round(pcmDurationMs(bytes));
 
+/** A push that noticed nothing (most of them) returns this rather than a new empty array. */
+const NO_EVENTS: readonly VadEvent[] = Object.freeze([]);
+
 /**
  * Energy-based voice activity detection over 10 ms frames. Feed it audio with {@link push}; it
  * reports the start and end of each turn, and hands back the turn's audio when speech stops.
@@ -236,6 +267,10 @@ export class EnergyVad {
   private readonly ring: FrameRing;
   private readonly onset = new OnsetWindow();
   private speech: Speech | null = null;
+  /** Where the frames of the push in progress that are not kept yet begin (see {@link keep}). */
+  private keepFrom = 0;
+  /** What the push in progress noticed (NO_EVENTS until it notices something). */
+  private events: readonly VadEvent[] = NO_EVENTS;
 
   constructor(settings: VadSettings) {
     this.settings = { ...settings };
@@ -260,20 +295,30 @@ export class EnergyVad {
     this.ring.resize(this.prefixFrames + ONSET_WINDOW_FRAMES);
   }
 
-  /** Feeds PCM16LE audio of any length (partial frames and odd bytes carry over to the next push). */
-  push(pcm: Buffer): VadEvent[] {
-    const events: VadEvent[] = [];
+  /**
+   * Feeds PCM16LE audio of any length (partial frames and odd bytes carry over to the next push),
+   * read in place: what is kept of it is copied. Returns what it noticed (most pushes: nothing,
+   * and then no array is made).
+   */
+  push(pcm: Buffer): readonly VadEvent[] {
+    this.events = NO_EVENTS;
     this.fedBytes += pcm.length;
     let at = 0;
     if (this.partialBytes > 0) {
       at = pcm.copy(this.partial, this.partialBytes, 0, Math.min(pcm.length, FRAME_BYTES - this.partialBytes));
       this.partialBytes += at;
-      if (this.partialBytes < FRAME_BYTES) return events;
+      if (this.partialBytes < FRAME_BYTES) return this.events;
       this.partialBytes = 0;
-      this.analyse(this.partial, 0, events);
+      this.keepFrom = 0;
+      this.analyse(this.partial, 0);
+      this.keep(this.partial, FRAME_BYTES);
     }
-    for (; at + FRAME_BYTES <= pcm.length; at += FRAME_BYTES) this.analyse(pcm, at, events);
-    this.partialBytes = pcm.copy(this.partial, 0, at);
+    this.keepFrom = at;
+    for (; at + FRAME_BYTES <= pcm.length; at += FRAME_BYTES) this.analyse(pcm, at);
+    this.keep(pcm, at);
+    if (at < pcm.length) this.partialBytes = pcm.copy(this.partial, 0, at);
+    const events = this.events;
+    this.events = NO_EVENTS;
     return events;
   }
 
@@ -302,17 +347,30 @@ export class EnergyVad {
     this.silenceFrames = Math.max(1, Math.ceil(this.settings.silenceDurationMs / FRAME_MS));
   }
 
-  /** The 10 ms frame at byte `offset` of `pcm` (read in place). */
-  private analyse(pcm: Buffer, offset: number, events: VadEvent[]): void {
+  /**
+   * Keeps the frames of `source` from `keepFrom` to `end`: in the turn while speaking, in the
+   * idle ring otherwise. Frames are kept in runs (a push's frames in one copy, not one per frame),
+   * so a run is kept before speech starts or stops.
+   */
+  private keep(source: Buffer, end: number): void {
+    if (end > this.keepFrom) {
+      if (this.speech) this.speech.audio.append(source, this.keepFrom, end);
+      else this.ring.push(source, this.keepFrom, end);
+    }
+    this.keepFrom = end;
+  }
+
+  /** The 10 ms frame at byte `offset` of `pcm` (read in place; kept by {@link keep}). */
+  private analyse(pcm: Buffer, offset: number): void {
     const startByte = this.consumedBytes;
     this.consumedBytes += FRAME_BYTES;
     const voiced = speechProbability(rmsDbfs(pcm, offset, FRAME_SAMPLES)) > this.settings.threshold;
-    if (this.speech) return this.continueSpeech(this.speech, pcm, offset, voiced, events);
+    if (this.speech) return this.continueSpeech(this.speech, pcm, offset, voiced);
 
-    this.ring.push(pcm, offset);
     this.onset.push(voiced, startByte);
     if (!voiced || this.onset.voicedCount < ONSET_VOICED_FRAMES) return;
 
+    this.keep(pcm, offset + FRAME_BYTES);
     const speechStart = this.onset.firstVoicedStart();
     const speechFrames = (this.consumedBytes - speechStart) / FRAME_BYTES;
     const audio = new PcmCollector();
@@ -325,26 +383,32 @@ export class EnergyVad {
     };
     this.ring.clear();
     this.onset.clear();
-    events.push({
+    this.notice({
       type: 'speech_started',
       audioStartMs: roundMs(speechStart),
       turnStartMs: roundMs(this.speech.startByte),
     });
   }
 
-  private continueSpeech(speech: Speech, pcm: Buffer, offset: number, voiced: boolean, events: VadEvent[]): void {
-    speech.audio.append(pcm, offset, offset + FRAME_BYTES);
+  private continueSpeech(speech: Speech, pcm: Buffer, offset: number, voiced: boolean): void {
     if (voiced) {
       speech.unvoicedFrames = 0;
       speech.lastVoicedEnd = this.consumedBytes;
     } else {
       speech.unvoicedFrames++;
     }
+    const end = offset + FRAME_BYTES;
     if (speech.unvoicedFrames >= this.silenceFrames) {
-      events.push(this.stop(speech, speech.lastVoicedEnd + TRAILING_SILENCE_MS * BYTES_PER_MS));
-    } else if (speech.audio.length >= MAX_TURN_MS * BYTES_PER_MS) {
-      events.push(this.stop(speech, this.consumedBytes));
+      this.keep(pcm, end);
+      this.notice(this.stop(speech, speech.lastVoicedEnd + TRAILING_SILENCE_MS * BYTES_PER_MS));
+    } else if (speech.audio.length + (end - this.keepFrom) >= MAX_TURN_MS * BYTES_PER_MS) {
+      this.keep(pcm, end);
+      this.notice(this.stop(speech, this.consumedBytes));
     }
+  }
+
+  private notice(event: VadEvent): void {
+    this.events = this.events === NO_EVENTS ? [event] : [...this.events, event];
   }
 
   /** Ends the turn, keeping its audio up to session byte `endByte`. */
