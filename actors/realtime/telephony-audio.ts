@@ -10,13 +10,34 @@ export type AudioFormat = 'pcm' | 'pcmu' | 'pcma';
 /** Samples of 24 kHz per sample of 8 kHz. */
 const RATIO = 3;
 
-const codecOf = (format: 'pcmu' | 'pcma') => (format === 'pcmu' ? alawmulaw.mulaw : alawmulaw.alaw);
+type G711 = 'pcmu' | 'pcma';
+const codecOf = (format: G711) => (format === 'pcmu' ? alawmulaw.mulaw : alawmulaw.alaw);
 
-const samplesOf = (pcm: Buffer): Int16Array => {
-  // Int16Array needs an even byte offset: copy when the buffer is not aligned.
-  const aligned = pcm.byteOffset % 2 === 0 ? pcm : Buffer.from(pcm);
-  return new Int16Array(aligned.buffer, aligned.byteOffset, Math.floor(aligned.length / 2));
-};
+// The library's codecs as tables, built on first use: a frame is converted by lookups, with no
+// intermediate arrays (the library's `decode`/`encode` make one per frame).
+const decodeTables = new Map<G711, Int16Array>();
+const encodeTables = new Map<G711, Uint8Array>();
+
+function decodeTable(format: G711): Int16Array {
+  let table = decodeTables.get(format);
+  if (!table) {
+    const codec = codecOf(format);
+    table = Int16Array.from({ length: 256 }, (_, code) => codec.decodeSample(code));
+    decodeTables.set(format, table);
+  }
+  return table;
+}
+
+/** Indexed by a sample's 16 bits (`sample & 0xffff`). */
+function encodeTable(format: G711): Uint8Array {
+  let table = encodeTables.get(format);
+  if (!table) {
+    const codec = codecOf(format);
+    table = Uint8Array.from({ length: 65_536 }, (_, bits) => codec.encodeSample((bits << 16) >> 16));
+    encodeTables.set(format, table);
+  }
+  return table;
+}
 
 /**
  * Caller audio as PCM16 24 kHz: G.711 decoded, then each 8 kHz sample stretched to three by
@@ -28,11 +49,11 @@ export class TelephonyDecoder {
   /** `bytes` in `format` as PCM16 24 kHz (PCM passes through). */
   decode(bytes: Buffer, format: AudioFormat): Buffer {
     if (format === 'pcm') return bytes;
-    const narrow = codecOf(format).decode(bytes);
-    const wide = new Int16Array(narrow.length * RATIO);
+    const table = decodeTable(format);
+    const wide = new Int16Array(bytes.length * RATIO);
     let previous = this.previous;
-    for (let i = 0; i < narrow.length; i++) {
-      const sample = narrow[i]!;
+    for (let i = 0; i < bytes.length; i++) {
+      const sample = table[bytes[i]!]!;
       for (let k = 1; k <= RATIO; k++) wide[i * RATIO + k - 1] = previous + ((sample - previous) * k) / RATIO;
       previous = sample;
     }
@@ -41,13 +62,21 @@ export class TelephonyDecoder {
   }
 }
 
+const samplesOf = (pcm: Buffer): Int16Array => {
+  // Int16Array needs an even byte offset: copy when the buffer is not aligned.
+  const aligned = pcm.byteOffset % 2 === 0 ? pcm : Buffer.from(pcm);
+  return new Int16Array(aligned.buffer, aligned.byteOffset, Math.floor(aligned.length / 2));
+};
+
 /** PCM16 24 kHz as `format`: each three samples averaged (a simple low-pass) to one at 8 kHz, then G.711 encoded. */
 export function encodeTelephony(pcm: Buffer, format: AudioFormat): Buffer {
   if (format === 'pcm') return pcm;
+  const table = encodeTable(format);
   const wide = samplesOf(pcm);
-  const narrow = new Int16Array(Math.floor(wide.length / RATIO));
-  for (let i = 0; i < narrow.length; i++)
-    narrow[i] = Math.round((wide[i * RATIO]! + wide[i * RATIO + 1]! + wide[i * RATIO + 2]!) / RATIO);
-  const encoded = codecOf(format).encode(narrow);
-  return Buffer.from(encoded.buffer, encoded.byteOffset, encoded.byteLength);
+  const out = Buffer.allocUnsafe(Math.floor(wide.length / RATIO));
+  for (let i = 0; i < out.length; i++) {
+    const sum = wide[i * RATIO]! + wide[i * RATIO + 1]! + wide[i * RATIO + 2]!;
+    out[i] = table[Math.round(sum / RATIO) & 0xffff]!;
+  }
+  return out;
 }
