@@ -73,8 +73,8 @@ export const SILENCE_DBFS = -100;
 /**
  * Samples of the ArrayBuffer audio was last read from, one view per buffer rather than one per
  * frame (a typed-array view is an allocation, and frames come 100 a second per call): the edge
- * decodes every frame into the same buffer. One for the whole module, so no call keeps another's
- * buffer alive.
+ * decodes every frame into the same buffer. One for the whole module: it keeps at most one buffer
+ * alive, whatever the number of calls.
  */
 let viewed: ArrayBufferLike | null = null;
 let viewedSamples: Int16Array<ArrayBufferLike> = new Int16Array(0);
