@@ -11,7 +11,9 @@ import type { Store } from '../runtime/store/store.js';
 import { tablePackr } from '../runtime/store/table-packr.js';
 import { tempDataDir } from './harness.js';
 
-const test = suite('actor host: a record and its step packed with one packing of the context read back as packed apart');
+const test = suite(
+  'actor host: a record and its step packed with one packing of the context read back as packed apart',
+);
 
 /** A context with what msgpack records and plain values meet in a call's: repeated shapes, many shapes, nesting, odd values. */
 function context(): Record<string, unknown> {
