@@ -4,7 +4,6 @@ import type { ActorStep } from './actor-steps.js';
 import type { ActorRecord, ActorStore, CommitContent } from './actor-store.js';
 import type { HostedMachine } from './hosted-machine.js';
 import { historyStep, indexChange, type Live, type QueuedCommit } from './live-actor.js';
-import { packRecordAndStep, type PackedCommit } from './packed-commit.js';
 import type { StepSpans } from './step-spans.js';
 
 /** What the host does with a commit's outcome: show what is durable, or stop the actor that could not persist. */
@@ -106,20 +105,12 @@ export class ActorCommits {
       updatedAt: this.now(),
     };
     const step = this.history ? historyStep(live, record, snapshot.status) : null;
-    let packed: PackedCommit | undefined;
-    try {
-      // The step holds the snapshot's context again: packed once, the same bytes go in both.
-      if (step) packed = packRecordAndStep(record, step);
-    } catch (err) {
-      this.host.halt(live, err);
-      return;
-    }
     const span = this.stepSpans?.step(record, live.cause, (snapshot as { value?: unknown }).value);
     live.cause = null;
     live.pending++;
     const unfinished = indexChange(live, record, this.machineOf(record.machine));
     live.lastCommit = this.stored
-      .commit({ record, events, step: step ?? undefined, unfinished, packed })
+      .commit(record, events, step ?? undefined, unfinished)
       .finally(() => {
         live.pending--;
         span?.end();

@@ -30,11 +30,6 @@ export class ActorSteps {
     void this.table.put([actorId, step.step], step);
   }
 
-  /** Appends step number `step`, given packed as the table stores it, inside the caller's transaction. */
-  appendPackedInTransaction(actorId: string, step: number, packed: Buffer): void {
-    void this.table.putPacked([actorId, step], packed);
-  }
-
   /** Steps with `step > after`, oldest first, at most `limit`. */
   read(actorId: string, after: number, limit: number): ActorStep[] {
     const out: ActorStep[] = [];

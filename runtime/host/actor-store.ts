@@ -1,7 +1,6 @@
 import type { Store, Table } from '../store/store.js';
 import { ActorLog, type LogEvent } from './actor-log.js';
 import { ActorSteps, type ActorStep } from './actor-steps.js';
-import type { PackedCommit } from './packed-commit.js';
 
 /** An actor as stored: its machine by name, owner, persisted snapshot and log position. */
 export interface ActorRecord {
@@ -39,8 +38,6 @@ export interface CommitContent {
   events: readonly LogEvent[];
   step?: ActorStep;
   unfinished?: UnfinishedEntry | null;
-  /** The record and step already packed as their tables store them (packed-commit.ts), written as they are. */
-  packed?: PackedCommit;
 }
 
 /** The version of the unfinished index this code writes; a store without it builds it once. */
@@ -90,8 +87,13 @@ export class ActorStore {
    * changed) its unfinished-index entry, null once it is done (the actor then enters the ended
    * index, for retention), atomically.
    */
-  commit(content: CommitContent): Promise<void> {
-    return this.store.transaction(() => this.write(content));
+  commit(
+    record: ActorRecord,
+    events: readonly LogEvent[],
+    step?: ActorStep,
+    unfinished?: UnfinishedEntry | null,
+  ): Promise<void> {
+    return this.store.transaction(() => this.write({ record, events, step, unfinished }));
   }
 
   /**
@@ -107,12 +109,10 @@ export class ActorStore {
     });
   }
 
-  private write({ record, events, step, unfinished, packed }: CommitContent): void {
-    if (packed) void this.records.putPacked(record.id, packed.record);
-    else void this.records.put(record.id, record);
+  private write({ record, events, step, unfinished }: CommitContent): void {
+    void this.records.put(record.id, record);
     this.log.appendInTransaction(record.id, events);
-    if (step && packed) this.steps.appendPackedInTransaction(record.id, step.step, packed.step);
-    else if (step) this.steps.appendInTransaction(record.id, step);
+    if (step) this.steps.appendInTransaction(record.id, step);
     if (unfinished === null) {
       void this.unfinishedIndex.remove(record.id);
       void this.endedIndex.put(endedKey(record), true);
