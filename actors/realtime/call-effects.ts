@@ -29,6 +29,33 @@ export const MIN_CALL_HOLD_MICROS = 10_000;
 /** A transcription taking longer than this fails the turn. */
 const TRANSCRIBE_TIMEOUT_MS = 60_000;
 
+/**
+ * A signal that aborts with `signal` or after `ms`, whichever comes first, with the reasons
+ * `AbortSignal.any([signal, AbortSignal.timeout(ms)])` gives; `done` drops its timer and listener
+ * at once (that pair keeps both until collected, and costs a weak registry entry per turn).
+ */
+function withTimeout(signal: AbortSignal, ms: number): { signal: AbortSignal; done: () => void } {
+  const controller = new AbortController();
+  if (signal.aborted) {
+    controller.abort(signal.reason);
+    return { signal: controller.signal, done: () => {} };
+  }
+  const onAbort = () => controller.abort(signal.reason);
+  signal.addEventListener('abort', onAbort, { once: true });
+  const timer = setTimeout(
+    () => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
+    ms,
+  );
+  timer.unref(); // as AbortSignal.timeout's: it keeps no process alive
+  return {
+    signal: controller.signal,
+    done: () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+    },
+  };
+}
+
 /** The ports the call's effects work through. */
 export interface CallEffectPorts {
   chat: ChatBackend;
@@ -146,18 +173,21 @@ export class CallEffects {
         results.push({ ok: false, message: 'The audio of this turn is no longer available.' });
         break;
       }
+      const bounded = withTimeout(signal, TRANSCRIBE_TIMEOUT_MS);
       try {
         const transcript = await this.ports.transcription.transcribe({
           audio,
           format: 'pcm16',
           language: input.language,
           prompt: input.prompt ?? null,
-          signal: AbortSignal.any([signal, AbortSignal.timeout(TRANSCRIBE_TIMEOUT_MS)]),
+          signal: bounded.signal,
         });
         results.push({ ok: true, text: transcript.text, durationSeconds: transcript.durationSeconds });
       } catch (err) {
         results.push({ ok: false, message: err instanceof Error ? err.message : 'transcription failed' });
         break;
+      } finally {
+        bounded.done();
       }
     }
     return results;

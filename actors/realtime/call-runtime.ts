@@ -4,6 +4,7 @@ import type { SpeechBackend } from '../../backends/speech.js';
 import type { TranscriptionBackend } from '../../backends/transcription.js';
 import type { Clock } from '../../runtime/clock.js';
 import type { ActorHost, ActorRecord, HostedMachine } from '../../runtime/host/actor-host.js';
+import { persistPlainContext } from '../../runtime/host/plain-context.js';
 import { newId, randomBase62 } from '../../runtime/ids.js';
 import type { Logger } from '../../runtime/logger.js';
 import type { Billing } from '../billing/billing.js';
@@ -109,7 +110,8 @@ export class CallRuntime {
   hosted(): HostedMachine {
     return {
       name: CALL_MACHINE,
-      logic: realtimeCallMachine.provide({ actors: this.effects.actors() }),
+      // The call's context is plain data (call-context.ts): persisted as it is, without XState's walk for actor refs.
+      logic: persistPlainContext(realtimeCallMachine.provide({ actors: this.effects.actors() })),
       onRehydrate: (record: ActorRecord) => {
         upgradeCallSnapshot(record.snapshot);
         this.orphans.push(record.id);

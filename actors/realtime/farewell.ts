@@ -46,8 +46,17 @@ const LETTER_MAP: Record<string, string> = {
 };
 const MAPPED_LETTERS = /[ßłıøæœđёأإآٱىة]/g;
 
+/**
+ * Text all ASCII: every Unicode normalisation form leaves it as it is, lowercasing keeps it ASCII,
+ * and none of the marks, mapped letters, invisible characters, symbols or typographic quotes below
+ * is ASCII (checked for all 128 when this was written), so folding and clause splitting take their
+ * short ways with the same result.
+ */
+const ASCII = /^[\x00-\x7f]*$/;
+
 /** Case, accents (Latin only: kana voicing, Devanagari vowels and й must stay) and spelling variants folded. */
 function fold(text: string): string {
+  if (ASCII.test(text)) return text.toLowerCase().replace(/`/g, "'");
   return text
     .normalize('NFKC')
     .toLowerCase()
@@ -67,7 +76,11 @@ const REPEATS = /(.)\1{2,}/gu;
 /** One written word folded for matching; the word "à" keeps its accent (French "à plus", "à+" are not the grade "A plus"). */
 function foldWord(raw: string): string {
   const folded = fold(raw).replace(/\s+/g, '').replace(REPEATS, '$1$1');
-  return /^à(?!\p{L})/u.test(raw.normalize('NFC').toLowerCase()) ? `à${folded.slice(1)}` : folded;
+  return ASCII.test(raw)
+    ? folded
+    : /^à(?!\p{L})/u.test(raw.normalize('NFC').toLowerCase())
+      ? `à${folded.slice(1)}`
+      : folded;
 }
 
 const INVISIBLE = /[\u00ad\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g;
@@ -83,6 +96,8 @@ const QUOTED = [
   /‘[^’]*(?:’|$)/g,
   /(?<=^|[\s(])'[^']+'(?=$|[\s.,!?;:)])/g,
 ];
+/** The quotes an ASCII text can hold (the others open with a typographic mark). */
+const ASCII_QUOTED = [QUOTED[0]!, QUOTED[8]!];
 const MENTION = ' ⟨quote⟩ ';
 const SYMBOLS = /[\p{Extended_Pictographic}\p{So}\p{Emoji_Modifier}\ufe0f\u20e3]/gu;
 const EMOTICON = /(?<=^|\s)(?:[:;=8][-'^o]?[()[\]dDpP3oO|\\/*]+|\^_*\^|<3+)(?=$|\s)/g;
@@ -102,9 +117,12 @@ interface Clause {
 }
 
 function clausesOf(text: string): Clause[] {
-  let prepared = text.normalize('NFKC').slice(-TAIL_CHARS).replace(INVISIBLE, '');
-  for (const quoted of QUOTED) prepared = prepared.replace(quoted, MENTION);
-  prepared = prepared.replace(EMOTICON, ' ').replace(SYMBOLS, ' ').replace(WORD_HYPHEN, ' ').replace(TITLE_DOT, '$1');
+  const ascii = ASCII.test(text);
+  let prepared = ascii ? text.slice(-TAIL_CHARS) : text.normalize('NFKC').slice(-TAIL_CHARS).replace(INVISIBLE, '');
+  for (const quoted of ascii ? ASCII_QUOTED : QUOTED) prepared = prepared.replace(quoted, MENTION);
+  prepared = prepared.replace(EMOTICON, ' ');
+  if (!ascii) prepared = prepared.replace(SYMBOLS, ' ');
+  prepared = prepared.replace(WORD_HYPHEN, ' ').replace(TITLE_DOT, '$1');
   const parts = prepared.split(DELIMITERS);
   const clauses: Clause[] = [];
   for (let i = 0; i < parts.length; i += 2) {
@@ -137,6 +155,8 @@ interface CompiledTable {
   trailOnly: RegExp;
   /** A clause made only of this language's words: evidence for it when several languages match. */
   vocabulary: RegExp;
+  /** Every text `hang`, `hangAsked`, `strict`, `loose` or `looseAfterLead` matches, and more (unanchored source). */
+  maybe: string;
 }
 
 function compile(table: LanguageTable): CompiledTable {
@@ -154,13 +174,14 @@ function compile(table: LanguageTable): CompiledTable {
   const trail = alt([...UNIVERSAL_TRAIL, ...table.trail]);
   const tail = `(?:${sep}(?:${any}|${trail}))*`;
   const regex = (source: string) => new RegExp(`^${source}$`, 'u');
+  const hangSource = `(?:(?:${ask}|${lead})${sep})*${hang}(?:${sep}${trail})*`;
   return {
     language: table.language,
     unspaced: table.unspaced ?? false,
     strict: regex(`(?:(?:${lead}|${any})${sep})*${finals}${tail}`),
     loose: regex(`${any}${tail}`),
     looseAfterLead: regex(`(?:${lead}${sep})+${any}${tail}`),
-    hang: regex(`(?:(?:${ask}|${lead})${sep})*${hang}(?:${sep}${trail})*`),
+    hang: regex(hangSource),
     hangAsked: regex(
       `(?:(?:${ask}|${lead})${sep})*(?:${ask}${sep}(?:(?:${ask}|${lead})${sep})*${hang}|${hangAsking})(?:${sep}${trail})*`,
     ),
@@ -168,10 +189,20 @@ function compile(table: LanguageTable): CompiledTable {
     vocabulary: regex(
       `(?:(?:${lead}|${ask}|${trail}|${any}|${hang})${sep})*(?:${lead}|${ask}|${trail}|${any}|${hang})`,
     ),
+    // hangAsked is within hang (its asking phrases are hang-up phrases); strict, loose and
+    // looseAfterLead are within "lead-ins or farewells, a farewell, then farewells or trailers".
+    maybe: `${hangSource}|(?:(?:${lead}|${any})${sep})*${any}${tail}`,
   };
 }
 
 const COMPILED = TABLES.map(compile);
+/**
+ * A clause that no table could judge an ending matches none of these: one test per table instead
+ * of four or five, and most turns are not farewells, so most end here. (One expression for every
+ * table was several times slower, measured.)
+ */
+const MAYBE_ENDING = COMPILED.map((table) => new RegExp(`^(?:${table.maybe})$`, 'u'));
+const anyMaybe = (text: string) => MAYBE_ENDING.some((regex) => regex.test(text));
 const GOODBYES = new Map(TABLES.map((table) => [table.language, table.goodbye]));
 
 // A farewell clause is short; longer ones are sentences that happen to contain one.
@@ -189,7 +220,9 @@ const isName = (word: string) => NAME.test(word) && !NOT_NAMES.has(fold(word).re
 
 /** Whether a clause is short enough to be a farewell (which also bounds the regular expressions' work). */
 function fits(text: string, unspaced: boolean): boolean {
-  return unspaced ? text.replace(/ /g, '').length <= MAX_UNSPACED_CHARS : text.split(' ').length <= MAX_WORDS;
+  let spaces = 0;
+  for (let at = text.indexOf(' '); at !== -1; at = text.indexOf(' ', at + 1)) spaces++;
+  return unspaced ? text.length - spaces <= MAX_UNSPACED_CHARS : spaces + 1 <= MAX_WORDS;
 }
 
 /** The clause as folded, then without one and two trailing capitalised names ("bye Anna", "tschüss Frau Meier"). */
@@ -201,6 +234,18 @@ function variants(clause: Clause, unspaced: boolean): string[] {
   for (let drop = 1; drop <= 2 && words.length - drop >= 1 && isName(clause.raw[words.length - drop]!); drop++)
     out.push(words.slice(0, -drop).join(' '));
   return out;
+}
+
+/**
+ * Whether some table might judge `clause` an ending: any text `judgeClause` tests of it, under
+ * either spacing (its variants are the folded clause, and without trailing names when spaced),
+ * matches MAYBE_ENDING. False means no table can (the full judgement would find nothing).
+ */
+function mayEnd(clause: Clause): boolean {
+  const spaced = fits(clause.folded, false);
+  if (!spaced && !fits(clause.folded, true)) return false;
+  if (anyMaybe(clause.folded)) return true;
+  return spaced && variants(clause, false).some(anyMaybe);
 }
 
 function judgeClause(table: CompiledTable, clauses: Clause[], index: number): Reason | null {
@@ -242,7 +287,7 @@ const NOT_ENDING: FarewellVerdict = { ending: false, reason: null, language: nul
  */
 export function detectFarewell(text: string): FarewellVerdict {
   const clauses = clausesOf(text);
-  if (clauses.length === 0) return NOT_ENDING;
+  if (!clauses.some(mayEnd)) return NOT_ENDING;
   let best: { verdict: FarewellVerdict; score: number } | null = null;
   for (const table of COMPILED) {
     const reason = judge(table, clauses);

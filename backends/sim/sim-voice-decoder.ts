@@ -66,29 +66,37 @@ function purity(x: Int16Array, start: number, tone: number): number {
  * The tone a window's zero crossings point to: a tone on bin k crosses zero 2k times in the
  * window, 4 more per tone step. Only a guess, which one filter then confirms.
  */
-function toneFromCrossings(x: Int16Array, start: number): number {
+function toneOfCrossings(crossings: number): number {
+  const tone = Math.round((crossings - 2 * FIRST_BIN) / (2 * BIN_STEP));
+  return Math.min(TONES - 1, Math.max(0, tone));
+}
+
+/** The window at `start`'s Σx² (exact: integers far below 2^53, in any order) and zero crossings, in one pass. */
+function energyAndCrossings(x: Int16Array, start: number): { energy: number; crossings: number } {
+  let energy = x[start]! * x[start]!;
   let crossings = 0;
   let negative = x[start]! < 0;
   for (let n = start + 1; n < start + WINDOW_SAMPLES; n++) {
-    if (x[n]! < 0 !== negative) {
+    const v = x[n]!;
+    energy += v * v;
+    if (v < 0 !== negative) {
       crossings++;
       negative = !negative;
     }
   }
-  const tone = Math.round((crossings - 2 * FIRST_BIN) / (2 * BIN_STEP));
-  return Math.min(TONES - 1, Math.max(0, tone));
+  return { energy, crossings };
 }
 
 /** The tone of the symbol starting at `at`, or -1 when its window holds no clear tone. */
 function readSymbol(x: Int16Array, at: number): number {
   const start = at + RAMP_SAMPLES;
-  const total = windowEnergy(x, start);
+  const { energy: total, crossings } = energyAndCrossings(x, start);
   if (total === 0) return -1;
   const scale = (total * WINDOW_SAMPLES) / 2;
   // The bins' shares of a window's energy add up to at most 1 (Parseval), so a tone holding more
   // than half is the strongest of all: one filter on the guessed tone settles a clean symbol, and
   // only an unclear one runs all 16.
-  const guess = toneFromCrossings(x, start);
+  const guess = toneOfCrossings(crossings);
   if (tonePower(x, start, guess) / scale > 0.5) return guess;
   let best = -1;
   let bestPower = 0;
@@ -146,11 +154,16 @@ function slidingPurity(x: Int16Array, tone: number, start: number, count: number
 /**
  * The first sync tone's DFT and the energy of every 5 ms block of the signal: a window on the
  * block grid is then four sums, so the sync search looks at every 5 ms for the price of one pass.
+ * Each block is summed the first time the search reads it: the search skips the utterances it
+ * reads (most of a turn), and their blocks are never summed.
  */
 interface SyncBlocks {
+  x: Int16Array;
   re: Float64Array;
   im: Float64Array;
   energy: Float64Array;
+  /** 1 where the block is summed. */
+  summed: Uint8Array;
 }
 
 const BLOCK_SAMPLES = 120;
@@ -160,36 +173,50 @@ const BLOCK_SIGN = Array.from({ length: BLOCKS_PER_WINDOW }, (_, i) => (((binOf(
 
 function syncBlocks(x: Int16Array): SyncBlocks {
   const count = Math.floor(x.length / BLOCK_SAMPLES);
-  const blocks = { re: new Float64Array(count), im: new Float64Array(count), energy: new Float64Array(count) };
-  const cos = BIN_COS[SYNC[0]]!;
-  const sin = BIN_SIN[SYNC[0]]!;
-  for (let b = 0; b < count; b++) {
-    // Two samples a turn into separate sums: the adds of one need not wait on the other's.
-    let re = 0;
-    let im = 0;
-    let energy = 0;
-    let re2 = 0;
-    let im2 = 0;
-    let energy2 = 0;
-    for (let n = 0, at = b * BLOCK_SAMPLES; n < BLOCK_SAMPLES; n += 2, at += 2) {
-      const v = x[at]!;
-      const w = x[at + 1]!;
-      re += v * cos[n]!;
-      im += v * sin[n]!;
-      energy += v * v;
-      re2 += w * cos[n + 1]!;
-      im2 += w * sin[n + 1]!;
-      energy2 += w * w;
-    }
-    blocks.re[b] = re + re2;
-    blocks.im[b] = -(im + im2);
-    blocks.energy[b] = energy + energy2;
+  return {
+    x,
+    re: new Float64Array(count),
+    im: new Float64Array(count),
+    energy: new Float64Array(count),
+    summed: new Uint8Array(count),
+  };
+}
+
+const SYNC_COS = BIN_COS[SYNC[0]]!;
+const SYNC_SIN = BIN_SIN[SYNC[0]]!;
+
+/** Sums block `b` (within the signal). */
+function sumBlock(blocks: SyncBlocks, b: number): void {
+  const { x } = blocks;
+  const cos = SYNC_COS;
+  const sin = SYNC_SIN;
+  // Two samples a turn into separate sums: the adds of one need not wait on the other's.
+  let re = 0;
+  let im = 0;
+  let energy = 0;
+  let re2 = 0;
+  let im2 = 0;
+  let energy2 = 0;
+  for (let n = 0, at = b * BLOCK_SAMPLES; n < BLOCK_SAMPLES; n += 2, at += 2) {
+    const v = x[at]!;
+    const w = x[at + 1]!;
+    re += v * cos[n]!;
+    im += v * sin[n]!;
+    energy += v * v;
+    re2 += w * cos[n + 1]!;
+    im2 += w * sin[n + 1]!;
+    energy2 += w * w;
   }
-  return blocks;
+  blocks.re[b] = re + re2;
+  blocks.im[b] = -(im + im2);
+  blocks.energy[b] = energy + energy2;
+  blocks.summed[b] = 1;
 }
 
 /** The first sync tone's purity in the window starting at block `b`. */
 function blockPurity(blocks: SyncBlocks, b: number): number {
+  const end = Math.min(b + BLOCKS_PER_WINDOW, blocks.summed.length);
+  for (let i = b; i < end; i++) if (blocks.summed[i] === 0) sumBlock(blocks, i);
   let re = 0;
   let im = 0;
   let energy = 0;
