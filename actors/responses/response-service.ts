@@ -124,6 +124,8 @@ export class ResponseService {
       request: chatRequestOf(request, [...instructions, ...earlier, ...turn], call.model.id),
       model: call.model,
       signal: call.signal,
+      // The run answers under the response's id; its own completion id is never shown.
+      unnamed: true,
       ...(options.settleRef !== undefined && { settleRef: options.settleRef }),
     };
     const stored = (response: ResponseObject, last: ResponseStreamEvent | null): StoredResponse => ({
