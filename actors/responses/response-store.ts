@@ -95,6 +95,9 @@ function expand(id: string, record: CompactRecord): StoredResponse {
   };
 }
 
+/** What a response id made for the write holds before it, for {@link Table.put}'s undo journal. */
+const NEW_KEY = { value: undefined };
+
 // A chain longer than this is refused rather than walked (each hop is one synchronous read).
 const MAX_CHAIN = 10_000;
 
@@ -128,7 +131,10 @@ export class ResponseStore {
     await this.table.put(record.response.id, record);
   }
 
-  /** Stores a settled foreground response inside the caller's transaction (it commits with it), compact. */
+  /**
+   * Stores a settled foreground response inside the caller's transaction (it commits with it),
+   * compact. Its id was made for this run (`ResponseService.head`), so the key holds nothing yet.
+   */
   saveSettledInTransaction(settled: SettledResponse): void {
     const { head, state, encoded } = settled;
     const { usage } = state;
@@ -144,7 +150,7 @@ export class ResponseStore {
       settled.charge,
       settled.turn && JSON.stringify(settled.turn),
     ];
-    void this.table.put(head.id, record);
+    void this.table.put(head.id, record, NEW_KEY);
   }
 
   /**
