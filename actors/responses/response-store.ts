@@ -11,7 +11,7 @@ import type {
 } from '../../protocols/responses.js';
 import type { Store, Table } from '../../runtime/store/store.js';
 import { inputMessages, outputMessages, storedInputItems } from './response-input.js';
-import { responseObject, type EncodedResponse, type ResponseHead, type ResponseState } from './response-object.js';
+import { responseObject, type ResponseHead, type ResponseState } from './response-object.js';
 
 /** A stored response: its owner, the object, its input items, and this turn as chat messages. */
 export interface StoredResponse {
@@ -31,7 +31,8 @@ export interface SettledResponse {
   accountId: string;
   head: ResponseHead;
   state: ResponseState;
-  encoded: EncodedResponse;
+  /** `state.output` as JSON text (the answer's `output`, byte for byte). */
+  output: string;
   /** What the `svc` block states: the price and how the run went. */
   charge: CompactRecord[8];
   /** This turn as the model read it when it is not the input's own messages (a file search's note in it); else null. */
@@ -136,7 +137,7 @@ export class ResponseStore {
    * compact. Its id was made for this run (`ResponseService.head`), so the key holds nothing yet.
    */
   saveSettledInTransaction(settled: SettledResponse): void {
-    const { head, state, encoded } = settled;
+    const { head, state } = settled;
     const { usage } = state;
     const record: CompactRecord = [
       settled.accountId,
@@ -144,7 +145,7 @@ export class ResponseStore {
       head.createdAt,
       head.model,
       state.status,
-      encoded.output,
+      settled.output,
       usage && [usage.promptTokens, usage.completionTokens],
       state.incomplete ?? null,
       settled.charge,
