@@ -130,7 +130,14 @@ test('a compact record reads back as the response the client got, with its input
     const state = STATES[1]!;
     const encoded = encodeResponse(h, state);
     await store.transaction(() =>
-      responses.saveSettledInTransaction({ accountId: 'acct_a', head: h, state, encoded, charge: CHARGE, turn: null }),
+      responses.saveSettledInTransaction({
+        accountId: 'acct_a',
+        head: h,
+        state,
+        output: encoded.output,
+        charge: CHARGE,
+        turn: null,
+      }),
     );
     const read = responses.get('acct_a', h.id)!;
     assert.is(JSON.stringify(read.response), encoded.json);
@@ -156,7 +163,7 @@ test("a compact record keeps a turn that is not the input's own (a file search's
       accountId: 'acct_a',
       head: h,
       state,
-      encoded: encodeResponse(h, state),
+      output: encodeResponse(h, state).output,
       charge: CHARGE,
       turn,
     }),

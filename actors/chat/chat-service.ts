@@ -38,6 +38,12 @@ export interface ChatCall {
    */
   settleRef?: string;
   /**
+   * The completion's id is never shown to the caller (a wire format that answers under an id of
+   * its own, the Responses API): no late status, live-input or cancel call can name it, so the run
+   * is not kept reachable after it ends (no record held in the registry's grace per request).
+   */
+  unnamed?: boolean;
+  /**
    * Writes that must be durable exactly when the charge is (a stored response the answer names):
    * run inside the settle's transaction with the result as it will resolve, priced. Synchronous,
    * write-only and safe to run twice (a cluster transaction re-run); not called when nothing is
@@ -212,6 +218,7 @@ export class ChatService {
       onEmit: sink ? (event) => sink.event(event) : undefined,
       streaming: sink !== null,
       ...(call.settleRef !== undefined && { settleRef: call.settleRef }),
+      ...(call.unnamed && { graceMs: 0 }),
       ...(call.persist && {
         alsoWrite: (outcome: CompletionOutcome) => call.persist!({ head, outcome, depth: plan.depth, cached: false }),
       }),

@@ -116,6 +116,8 @@ export interface CompletionStart {
   streaming: boolean;
   /** Settles once per ref, across restarts (a background response re-run after a crash). */
   settleRef?: string;
+  /** How long the finished run stays reachable by id (default {@link COMPLETION_GRACE_MS}; 0: forgotten at once). */
+  graceMs?: number;
   /** Writes committed with the charge, given the outcome priced (see `ChatCall.persist`). */
   alsoWrite?: (outcome: CompletionOutcome) => void;
 }
@@ -159,9 +161,12 @@ export function startCompletion(input: CompletionStart): CompletionHandle {
     ({ result, micros }) => {
       signal.removeEventListener('abort', onAbort);
       result.priceMicros = micros;
-      const { name, liveInputs } = run.state();
-      const kept = liveInputs.length === 0 ? NO_LIVE_INPUTS : liveInputs;
-      registry.retire(input.id, COMPLETION_GRACE_MS, new FinishedCompletion(name, kept));
+      const graceMs = input.graceMs ?? COMPLETION_GRACE_MS;
+      if (graceMs > 0) {
+        const { name, liveInputs } = run.state();
+        const kept = liveInputs.length === 0 ? NO_LIVE_INPUTS : liveInputs;
+        registry.retire(input.id, graceMs, new FinishedCompletion(name, kept));
+      } else registry.retire(input.id, 0);
       return result;
     },
     (err: unknown) => {

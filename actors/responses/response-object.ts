@@ -126,10 +126,11 @@ const orNull = (value: unknown) => (value == null ? 'null' : stringify(value));
  * {@link responseObject}'s JSON text, built field by field in its order: no object of ~30 fields is
  * made and walked for every answer, and the parts a stored response keeps come out on the way.
  * `test/responses-encoding.test.ts` holds it equal to `JSON.stringify(responseObject(head, state))`.
+ * `outputJson`: `state.output`'s JSON text when it was made already (for the stored record).
  */
-export function encodeResponse(head: ResponseHead, state: ResponseState): EncodedResponse {
+export function encodeResponse(head: ResponseHead, state: ResponseState, outputJson?: string): EncodedResponse {
   const { request } = head;
-  const output = stringify(state.output);
+  const output = outputJson ?? stringify(state.output);
   const charge =
     state.charge ??
     (state.svc || state.cost

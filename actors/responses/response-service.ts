@@ -124,6 +124,8 @@ export class ResponseService {
       request: chatRequestOf(request, [...instructions, ...earlier, ...turn], call.model.id),
       model: call.model,
       signal: call.signal,
+      // The run answers under the response's id; its own completion id is never shown.
+      unnamed: true,
       ...(options.settleRef !== undefined && { settleRef: options.settleRef }),
     };
     const stored = (response: ResponseObject, last: ResponseStreamEvent | null): StoredResponse => ({
@@ -140,9 +142,19 @@ export class ResponseService {
     // The response is encoded once, field by field, for the answer; a foreground one is stored in
     // its compact form (what it is made from), a background one with its events around that text.
     // The object itself is made only where something carries it (a stream's final event, a record
-    // stored whole): a JSON answer is its text.
+    // stored whole): a JSON answer is its text. A foreground response's text is made after the
+    // commit, where it is sent: made inside the transaction, its ~70 pieces (a 1.3 KB concatenated
+    // string) lived across the durable commit and were copied by scavenges (measured: new-space
+    // survival per request 9.8 KB against chat's 6.8).
     const ending: {
-      settled?: { state: ResponseState; objectOf: () => ResponseObject; json: string; stored: boolean };
+      settled?: {
+        state: ResponseState;
+        objectOf: () => ResponseObject;
+        /** The response's JSON text, or null until it is made after the commit (from `output`). */
+        json: string | null;
+        output: string | null;
+        stored: boolean;
+      };
     } = {};
     const end = (result: ChatResult, inTransaction: boolean) => {
       if (!emitter) assembler.replay(result.outcome.choices[0]);
@@ -156,12 +168,13 @@ export class ResponseService {
           svc: svcOfResult(result),
           cost: costBlock(result.outcome.usage) as ChatCost,
         }));
-      const encoded = encodeResponse(head, state);
-      ending.settled = { state, objectOf, json: encoded.json, stored: inTransaction };
-      if (!inTransaction) return;
-      if (recorder || options.run !== undefined)
-        store.saveInTransaction(stored(objectOf(), assembler.finalEvent(objectOf())), encoded.json);
-      else {
+      if (!inTransaction || recorder || options.run !== undefined) {
+        const { json } = encodeResponse(head, state);
+        ending.settled = { state, objectOf, json, output: null, stored: inTransaction };
+        if (inTransaction) store.saveInTransaction(stored(objectOf(), assembler.finalEvent(objectOf())), json);
+      } else {
+        const output = JSON.stringify(state.output);
+        ending.settled = { state, objectOf, json: null, output, stored: true };
         const run = svcRunOf(result);
         const charge: SettledResponse['charge'] = [
           result.outcome.priceMicros,
@@ -170,7 +183,7 @@ export class ResponseService {
           run.status,
           run.cancelReason,
         ];
-        store.saveSettledInTransaction({ accountId, head, state, encoded, charge, turn: query === null ? null : turn });
+        store.saveSettledInTransaction({ accountId, head, state, output, charge, turn: query === null ? null : turn });
       }
     };
     if (request.store) chatCall.persist = (result: ChatResult) => void end(result, true);
@@ -196,17 +209,18 @@ export class ResponseService {
     }
     if (!ending.settled) end(result, false);
     const settled = ending.settled!;
+    const json = settled.json ?? encodeResponse(head, settled.state, settled.output ?? undefined).json;
     // A settle that committed nothing with the charge (none is made for some runs): stored now, still before the answer.
     if (request.store && !settled.stored)
       await store.save(stored(settled.objectOf(), emitter ? assembler.finalEvent(settled.objectOf()) : null));
     // The final event keeps the number it was given inside the settle's transaction; an SSE stream
     // writes it from the JSON text, with no response object.
-    if (emitter) assembler.deliverSettled(settled.state.status, settled.json, settled.objectOf);
+    if (emitter) assembler.deliverSettled(settled.state.status, json, settled.objectOf);
     return {
       response: null,
       status: settled.state.status,
       priceMicros: result.outcome.priceMicros,
-      json: settled.json,
+      json,
     };
   }
 

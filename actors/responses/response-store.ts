@@ -11,7 +11,7 @@ import type {
 } from '../../protocols/responses.js';
 import type { Store, Table } from '../../runtime/store/store.js';
 import { inputMessages, outputMessages, storedInputItems } from './response-input.js';
-import { responseObject, type EncodedResponse, type ResponseHead, type ResponseState } from './response-object.js';
+import { responseObject, type ResponseHead, type ResponseState } from './response-object.js';
 
 /** A stored response: its owner, the object, its input items, and this turn as chat messages. */
 export interface StoredResponse {
@@ -31,7 +31,8 @@ export interface SettledResponse {
   accountId: string;
   head: ResponseHead;
   state: ResponseState;
-  encoded: EncodedResponse;
+  /** `state.output` as JSON text (the answer's `output`, byte for byte). */
+  output: string;
   /** What the `svc` block states: the price and how the run went. */
   charge: CompactRecord[8];
   /** This turn as the model read it when it is not the input's own messages (a file search's note in it); else null. */
@@ -95,6 +96,9 @@ function expand(id: string, record: CompactRecord): StoredResponse {
   };
 }
 
+/** What a response id made for the write holds before it, for {@link Table.put}'s undo journal. */
+const NEW_KEY = { value: undefined };
+
 // A chain longer than this is refused rather than walked (each hop is one synchronous read).
 const MAX_CHAIN = 10_000;
 
@@ -128,9 +132,12 @@ export class ResponseStore {
     await this.table.put(record.response.id, record);
   }
 
-  /** Stores a settled foreground response inside the caller's transaction (it commits with it), compact. */
+  /**
+   * Stores a settled foreground response inside the caller's transaction (it commits with it),
+   * compact. Its id was made for this run (`ResponseService.head`), so the key holds nothing yet.
+   */
   saveSettledInTransaction(settled: SettledResponse): void {
-    const { head, state, encoded } = settled;
+    const { head, state } = settled;
     const { usage } = state;
     const record: CompactRecord = [
       settled.accountId,
@@ -138,13 +145,13 @@ export class ResponseStore {
       head.createdAt,
       head.model,
       state.status,
-      encoded.output,
+      settled.output,
       usage && [usage.promptTokens, usage.completionTokens],
       state.incomplete ?? null,
       settled.charge,
       settled.turn && JSON.stringify(settled.turn),
     ];
-    void this.table.put(head.id, record);
+    void this.table.put(head.id, record, NEW_KEY);
   }
 
   /**

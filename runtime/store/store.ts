@@ -24,7 +24,8 @@ export interface Table<V> {
   /**
    * Writes `value` (a fresh copy is stored: later changes to the object are not). Inside a
    * transaction, `held` may say what the key holds now, as read in that same transaction (undefined
-   * value: absent), so undoing the write needs no second read of the key; never a guess.
+   * value: absent) or absent by construction (a key made for this write: the next seq of a ledger,
+   * a new random id), so undoing the write needs no second read of the key; never a guess.
    */
   put(key: Key, value: V, held?: Held<V>): Promise<boolean>;
   /**
