@@ -1,6 +1,8 @@
 // Energy-based server VAD for realtime input audio: PCM16 little-endian mono at 24 kHz.
 // Pure: no timers, no I/O. Time is audio time, measured in the bytes it is fed.
 
+import { BYTES_PER_MS, FRAME_BYTES, FRAME_MS, FRAME_SAMPLES, FrameRing, PcmCollector } from './vad-audio.js';
+
 /** Server VAD knobs, as in the realtime session's `turn_detection` (`server_vad`). */
 export interface VadSettings {
   /** 0..1: a 10 ms frame is voiced when its {@link speechProbability} is above this (0.5 ≈ −37.5 dBFS). */
@@ -49,18 +51,11 @@ export const TRAILING_SILENCE_MS = 300;
 /** Longest turn: speech running this long is stopped so one turn's memory stays bounded (~43 MB). */
 export const MAX_TURN_MS = 15 * 60_000;
 
-const SAMPLE_RATE = 24_000;
-const BYTES_PER_MS = (SAMPLE_RATE * 2) / 1000;
-const FRAME_MS = 10;
-const FRAME_SAMPLES = (SAMPLE_RATE / 1000) * FRAME_MS;
-const FRAME_BYTES = FRAME_SAMPLES * 2;
 // Speech starts after 3 voiced frames out of the last 5 (30 of 50 ms): a click is one or two.
 const ONSET_WINDOW_FRAMES = 5;
 const ONSET_VOICED_FRAMES = 3;
 const FULL_SCALE_DB = 20 * Math.log10(32768);
 const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
-// Turn audio grows in 1 s blocks, concatenated once when the turn ends.
-const BLOCK_BYTES = BYTES_PER_MS * 1000;
 
 /** Duration of `bytes` of 24 kHz PCM16 mono audio, in milliseconds (not rounded). */
 export function pcmDurationMs(bytes: number): number {
@@ -115,89 +110,6 @@ export function rmsDbfs(pcm: Buffer, offset: number, samples: number): number {
 /** Maps a frame level to a 0..1 speech probability: −60 dBFS and below is 0, −15 dBFS and above is 1. */
 export function speechProbability(dbfs: number): number {
   return Math.min(1, Math.max(0, (dbfs + 60) / 45));
-}
-
-/** Appends audio into fixed blocks so a long turn costs one copy in and one concatenation out. */
-class PcmCollector {
-  private readonly blocks: Buffer[] = [];
-  private block: Buffer | null = null;
-  private used = 0;
-  length = 0;
-
-  /** Appends `source[start, end)` (all of it by default). */
-  append(source: Buffer, start = 0, end = source.length): void {
-    let at = start;
-    while (at < end) {
-      if (!this.block || this.used === this.block.length) {
-        if (this.block) this.blocks.push(this.block);
-        this.block = Buffer.allocUnsafe(BLOCK_BYTES); // only the written part is ever read
-        this.used = 0;
-      }
-      const copied = source.copy(this.block, this.used, at, end);
-      this.used += copied;
-      at += copied;
-    }
-    this.length += end - start;
-  }
-
-  /** The first `limit` bytes collected, as one buffer. */
-  concat(limit = this.length): Buffer {
-    const parts = this.block ? [...this.blocks, this.block.subarray(0, this.used)] : this.blocks;
-    return Buffer.concat(parts, Math.min(limit, this.length));
-  }
-}
-
-/** The newest whole frames heard while idle, in one preallocated buffer. */
-class FrameRing {
-  private frames: Buffer;
-  private next = 0;
-  count = 0;
-
-  constructor(private capacity: number) {
-    this.frames = Buffer.alloc(capacity * FRAME_BYTES);
-  }
-
-  /** Keeps the whole frames of `source[start, end)`: one copy, or two where the ring wraps. */
-  push(source: Buffer, start: number, end: number): void {
-    if (this.capacity === 0) return;
-    let frames = (end - start) / FRAME_BYTES;
-    if (frames > this.capacity) {
-      start = end - this.capacity * FRAME_BYTES;
-      frames = this.capacity;
-    }
-    const first = Math.min(frames, this.capacity - this.next);
-    source.copy(this.frames, this.next * FRAME_BYTES, start, start + first * FRAME_BYTES);
-    if (first < frames) source.copy(this.frames, 0, start + first * FRAME_BYTES, end);
-    this.next = (this.next + frames) % this.capacity;
-    this.count = Math.min(this.count + frames, this.capacity);
-  }
-
-  /** The newest `count` frames (at most all of them), oldest first. */
-  newest(count: number): Buffer {
-    const take = Math.min(count, this.count);
-    const out = Buffer.allocUnsafe(take * FRAME_BYTES);
-    for (let i = 0; i < take; i++) {
-      const slot = (this.next - take + i + this.capacity) % this.capacity;
-      this.frames.copy(out, i * FRAME_BYTES, slot * FRAME_BYTES, (slot + 1) * FRAME_BYTES);
-    }
-    return out;
-  }
-
-  clear(): void {
-    this.next = 0;
-    this.count = 0;
-  }
-
-  /** Changes the capacity, keeping the newest frames that still fit. */
-  resize(capacity: number): void {
-    if (capacity === this.capacity) return;
-    const kept = this.newest(capacity);
-    this.capacity = capacity;
-    this.frames = Buffer.alloc(capacity * FRAME_BYTES);
-    kept.copy(this.frames);
-    this.count = kept.length / FRAME_BYTES;
-    this.next = capacity === 0 ? 0 : this.count % capacity;
-  }
 }
 
 interface Speech {
