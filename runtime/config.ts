@@ -74,7 +74,7 @@ export const ConfigSchema = z.object({
   // The sim speaks at playback speed, as a live engine would (off: instant).
   SVC_SIM_SPEECH_REALTIME: z.stringbool().default(false),
   // Worker threads for the sim voice's CPU work (reading turns, rendering speech); 0: in the event
-  // loop, where a turn's reading (~0.2 ms) costs less than the hop to a thread and back (bench/README.md).
+  // loop, where a turn's reading (~0.2 ms) costs less than the hop to a thread and back (bench/history.md).
   SVC_SIM_VOICE_THREADS: intFromEnv(0, 0, 16),
   // Realtime calls: ticket lifetime, wait for end_ack, money held per call, idle timeout, and the
   // per-socket send buffer above which audio frames are dropped and, further, the socket closed.

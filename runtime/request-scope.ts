@@ -2,7 +2,7 @@
  * What every log line written while a request is answered says about that request. It travels
  * explicitly (the request's logger, `Logger.forRequest`), not through an AsyncLocalStorage: on
  * Node 20 an entered AsyncLocalStorage turns on promise hooks for every promise of the process,
- * which cost about 10 % of a proxied completion's CPU with tracing off (bench/README.md).
+ * which cost about 10 % of a proxied completion's CPU with tracing off (bench/history.md).
  */
 export interface RequestScope {
   readonly requestId: string;
