@@ -266,4 +266,21 @@ test('a turn longer than the cap is stopped and speech goes on in a new turn', (
   assert.ok(vad.speaking);
 });
 
+test('a turn’s audio is its own: blocks reused by later turns (of any call) leave it unchanged', () => {
+  const first = Buffer.concat([silence(500), tone(2500, -20, 440), silence(1000)]);
+  const second = Buffer.concat([silence(500), tone(2500, -25, 660), silence(1000)]);
+  const [a, b] = [new EnergyVad(defaults), new EnergyVad(defaults)];
+  const turnA = stoppedOf(feed(a, first, 960))[0]!.audio;
+  const heldA = Buffer.from(turnA);
+  const turnB = stoppedOf(feed(b, second, 480))[0]!.audio;
+  const turnA2 = stoppedOf(feed(a, second, 1920))[0]!.audio;
+  assert.ok(turnA.length > 96_000, 'turns longer than two blocks');
+  assert.ok(turnA.equals(heldA), 'the first turn unchanged by the turns after it');
+  assert.ok(first.indexOf(turnA) >= 0, 'the first turn is a run of its input');
+  assert.ok(second.indexOf(turnB) >= 0 && second.indexOf(turnA2) >= 0, 'later turns are runs of their input');
+  b.push(tone(1000));
+  b.reset(); // a turn dropped mid-speech gives its blocks back too
+  assert.ok(second.indexOf(stoppedOf(feed(b, second, 480))[0]!.audio) >= 0);
+});
+
 test.run();

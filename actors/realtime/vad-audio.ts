@@ -8,11 +8,17 @@ export const FRAME_SAMPLES = (SAMPLE_RATE / 1000) * FRAME_MS;
 export const FRAME_BYTES = FRAME_SAMPLES * 2;
 // Turn audio grows in 1 s blocks, concatenated once when the turn ends.
 const BLOCK_BYTES = BYTES_PER_MS * 1000;
+/** Blocks kept for the next turns (3 MB): enough for the turns that end together, bounded for a burst of long ones. */
+const MAX_FREE_BLOCKS = 64;
+/** Blocks done with, shared by every call's VAD: a turn's blocks are reused, not garbage (external memory, a mark-compact's trigger). */
+const freeBlocks: Buffer[] = [];
 
-/** Appends audio into fixed blocks so a long turn costs one copy in and one concatenation out. */
+/**
+ * Appends audio into fixed blocks so a long turn costs one copy in and one concatenation out; the
+ * blocks return to a shared free list once the turn is concatenated or dropped.
+ */
 export class PcmCollector {
-  private readonly blocks: Buffer[] = [];
-  private block: Buffer | null = null;
+  private blocks: Buffer[] = [];
   private used = 0;
   length = 0;
 
@@ -20,22 +26,37 @@ export class PcmCollector {
   append(source: Buffer, start = 0, end = source.length): void {
     let at = start;
     while (at < end) {
-      if (!this.block || this.used === this.block.length) {
-        if (this.block) this.blocks.push(this.block);
-        this.block = Buffer.allocUnsafe(BLOCK_BYTES); // only the written part is ever read
+      let block = this.blocks[this.blocks.length - 1];
+      if (!block || this.used === block.length) {
+        block = freeBlocks.pop() ?? Buffer.allocUnsafeSlow(BLOCK_BYTES); // only the written part is ever read
+        this.blocks.push(block);
         this.used = 0;
       }
-      const copied = source.copy(this.block, this.used, at, end);
+      const copied = source.copy(block, this.used, at, end);
       this.used += copied;
       at += copied;
     }
     this.length += end - start;
   }
 
-  /** The first `limit` bytes collected, as one buffer. */
+  /** The first `limit` bytes collected, as one buffer of its own; the collector is emptied. */
   concat(limit = this.length): Buffer {
-    const parts = this.block ? [...this.blocks, this.block.subarray(0, this.used)] : this.blocks;
-    return Buffer.concat(parts, Math.min(limit, this.length));
+    const out = Buffer.allocUnsafe(Math.min(limit, this.length));
+    let at = 0;
+    for (const block of this.blocks) {
+      if (at === out.length) break;
+      at += block.copy(out, at, 0, Math.min(block.length, out.length - at));
+    }
+    this.release();
+    return out;
+  }
+
+  /** Empties the collector, its blocks back to the free list. */
+  release(): void {
+    for (const block of this.blocks) if (freeBlocks.length < MAX_FREE_BLOCKS) freeBlocks.push(block);
+    this.blocks = [];
+    this.used = 0;
+    this.length = 0;
   }
 }
 
@@ -62,6 +83,15 @@ export class FrameRing {
     if (first < frames) source.copy(this.frames, 0, start + first * FRAME_BYTES, end);
     this.next = (this.next + frames) % this.capacity;
     this.count = Math.min(this.count + frames, this.capacity);
+  }
+
+  /** Appends the newest `count` frames (at most all of them), oldest first, to `collector`: one copy, or two where the ring wraps. */
+  appendNewest(count: number, collector: PcmCollector): void {
+    const take = Math.min(count, this.count);
+    const first = (this.next - take + this.capacity) % this.capacity;
+    const run = Math.min(take, this.capacity - first);
+    collector.append(this.frames, first * FRAME_BYTES, (first + run) * FRAME_BYTES);
+    if (run < take) collector.append(this.frames, 0, (take - run) * FRAME_BYTES);
   }
 
   /** The newest `count` frames (at most all of them), oldest first. */

@@ -238,6 +238,7 @@ export class EnergyVad {
   reset(): void {
     this.consumedBytes += this.partialBytes; // keeps later frame times on the session timeline
     this.partialBytes = 0;
+    this.speech?.audio.release();
     this.speech = null;
     this.onset.clear();
     this.ring.clear();
@@ -286,7 +287,7 @@ export class EnergyVad {
     const speechStart = this.onset.firstVoicedStart();
     const speechFrames = (this.consumedBytes - speechStart) / FRAME_BYTES;
     const audio = new PcmCollector();
-    audio.append(this.ring.newest(speechFrames + this.prefixFrames));
+    this.ring.appendNewest(speechFrames + this.prefixFrames, audio);
     this.speech = {
       audio,
       startByte: this.consumedBytes - audio.length,
