@@ -2,7 +2,7 @@
 // ArrayBuffer instead of one per frame (Node's pool is 8 KB), and where the socket allows it the
 // slabs are used again, so an answer's audio costs no new external memory (a mark-compact's trigger).
 
-/** One slab: ~75 frames of 100 ms, or ~40 of the sim's 50 ms frames with their text. */
+/** One slab: ~75 frames of 50 ms as wire text (3.4 KB each). */
 const SLAB_BYTES = 256 * 1024;
 /** Slabs kept for reuse: a task that renders more than this many slabs' frames gets fresh ones for the rest. */
 const MAX_FREE_SLABS = 8;
