@@ -9,6 +9,7 @@ export const PCM16_BYTES_PER_SECOND = 24_000 * 2;
 
 /** One piece of speech to transcribe. */
 export interface TranscriptionRequest {
+  /** Read by the time the transcript resolves: the caller may then reuse the memory (a backend needing it later copies it). */
   audio: Buffer;
   format: AudioFormat;
   /** ISO-639-1 hint; null or absent lets the backend detect it. */

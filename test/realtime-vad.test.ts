@@ -12,6 +12,7 @@ import {
   type VadEvent,
   type VadSettings,
 } from '../actors/realtime/vad.js';
+import { releaseTurnAudio } from '../actors/realtime/vad-audio.js';
 
 const test = suite('realtime VAD: turns found in audio time, whatever the chunking');
 const defaults: VadSettings = { ...DEFAULT_VAD_SETTINGS };
@@ -264,6 +265,28 @@ test('a turn longer than the cap is stopped and speech goes on in a new turn', (
   assert.is(stopped!.audio.length, MAX_TURN_MS * BYTES_PER_MS);
   near(stopped!.audioEndMs, MAX_TURN_MS, 10, 'forced stop');
   assert.ok(vad.speaking);
+});
+
+test('a turn’s audio is lent: given back it serves a later turn; until then later turns leave it unchanged', () => {
+  const first = Buffer.concat([silence(500), tone(2500, -20, 440), silence(1000)]);
+  const second = Buffer.concat([silence(500), tone(2500, -25, 660), silence(1000)]);
+  const [a, b] = [new EnergyVad(defaults), new EnergyVad(defaults)];
+  const turnA = stoppedOf(feed(a, first, 960))[0]!.audio;
+  assert.ok(turnA.length > 96_000, 'a turn longer than the first 2 s buffer');
+  assert.ok(first.indexOf(turnA) >= 0, 'the turn is a run of its input');
+  const turnB = stoppedOf(feed(b, second, 480))[0]!.audio;
+  const heldB = Buffer.from(turnB);
+  releaseTurnAudio(turnA);
+  releaseTurnAudio(turnA); // a second give-back is ignored
+  const turnA2 = stoppedOf(feed(a, second, 1920))[0]!.audio;
+  assert.ok(turnA2.buffer === turnA.buffer, 'the given-back buffer is used again');
+  assert.ok(second.indexOf(turnA2) >= 0, 'the later turn is a run of its input');
+  const turnA3 = stoppedOf(feed(a, first, 960))[0]!.audio;
+  assert.ok(turnA3.buffer !== turnA2.buffer, 'a buffer given back once is lent once');
+  assert.ok(turnB.equals(heldB), 'a turn not given back is unchanged by the turns after it');
+  b.push(tone(1000));
+  b.reset(); // a turn dropped mid-speech gives its buffer back too
+  assert.ok(second.indexOf(stoppedOf(feed(b, second, 480))[0]!.audio) >= 0);
 });
 
 test.run();

@@ -1,7 +1,9 @@
+import { getEventListeners } from 'node:events';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { pcm16Bytes, pcm16Samples, pcm16Wav, resamplePcm16 } from '../backends/pcm16-samples.js';
 import { seedFromBytes, type SimRandom } from '../backends/sim/sim-media-seed.js';
+import { simPacer } from '../backends/sim/sim-pacer.js';
 import { createSimSpeechBackend } from '../backends/sim/sim-speech.js';
 import { createSimTranscriptionBackend } from '../backends/sim/sim-transcription.js';
 import { decodeSimVoice, encodeSimVoice, simVoiceChunks, simVoiceSeconds } from '../backends/sim/sim-voice-codec.js';
@@ -235,6 +237,24 @@ test('sim speech stops at abort, paced or not, with the abort reason', async () 
       assert.is(err, reason, `realTime ${realTime}`);
     }
   }
+});
+
+test('paced sim speech waits on the shared pacer, with one abort listener per stream, removed at the end', async () => {
+  const controller = new AbortController();
+  const started = performance.now();
+  const iterator = createSimSpeechBackend({ realTime: true })
+    .synthesize({ text: 'keep talking', voice: 'alloy', signal: controller.signal })
+    [Symbol.asyncIterator]();
+  assert.is((await iterator.next()).done, false, 'the first chunk at once');
+  const second = iterator.next();
+  assert.is(simPacer.timers, 1, 'the wait is a pacer timer');
+  assert.is(getEventListeners(controller.signal, 'abort').length, 1);
+  assert.is((await second).done, false);
+  assert.ok(performance.now() - started >= 99, 'the second chunk when the first has played (100 ms)');
+  await iterator.next();
+  assert.is(getEventListeners(controller.signal, 'abort').length, 1, 'still one listener after several waits');
+  await iterator.return!(undefined);
+  assert.is(getEventListeners(controller.signal, 'abort').length, 0);
 });
 
 test.run();

@@ -21,6 +21,7 @@ import type {
   TranscriptionResult,
 } from './call-context.js';
 import { encodeTelephony } from './telephony-audio.js';
+import { releaseTurnAudio } from './vad-audio.js';
 import { runFixedLine, runResponse, type ResponseResult, type ResponseSink } from './respond.js';
 import { conversationMessages } from './call-conversation.js';
 
@@ -183,6 +184,9 @@ export class CallEffects {
           signal: bounded.signal,
         });
         results.push({ ok: true, text: transcript.text, durationSeconds: transcript.durationSeconds });
+        // Read: a VAD turn's buffer goes back for the next turns (backends read the audio before
+        // they answer; on a failure it is left to the GC, as nothing then says it was read).
+        releaseTurnAudio(audio);
       } catch (err) {
         results.push({ ok: false, message: err instanceof Error ? err.message : 'transcription failed' });
         break;

@@ -1,41 +1,89 @@
 // The audio the VAD keeps: PCM16 little-endian mono at 24 kHz in 10 ms frames, the idle padding
-// in a ring and a turn in blocks, each copied in once.
+// in a ring and a turn in one lent buffer, each copied in once.
 
 const SAMPLE_RATE = 24_000;
 export const BYTES_PER_MS = (SAMPLE_RATE * 2) / 1000;
 export const FRAME_MS = 10;
 export const FRAME_SAMPLES = (SAMPLE_RATE / 1000) * FRAME_MS;
 export const FRAME_BYTES = FRAME_SAMPLES * 2;
-// Turn audio grows in 1 s blocks, concatenated once when the turn ends.
-const BLOCK_BYTES = BYTES_PER_MS * 1000;
+// A turn's audio is collected in one buffer, 2 s at first (most turns fit) and doubled when a turn
+// outgrows it; the buffer is lent with the turn and given back once the turn is read, so turns
+// reuse memory instead of leaving external memory (a mark-compact's trigger) behind.
+const FIRST_TURN_BYTES = BYTES_PER_MS * 2000;
+/** Free turn buffers kept at most (4 MB): the turns that end together; a burst of long ones gets fresh memory. */
+const MAX_FREE_BYTES = 4 * 1024 * 1024;
+/** Free turn buffers by capacity. */
+const freeTurnBuffers = new Map<number, Buffer[]>();
+let freeBytes = 0;
+/** Turn buffers handed out with a turn, not yet given back. */
+const lent = new WeakSet<ArrayBufferLike>();
 
-/** Appends audio into fixed blocks so a long turn costs one copy in and one concatenation out. */
+function takeTurnBuffer(capacity: number): Buffer {
+  const buffer = freeTurnBuffers.get(capacity)?.pop();
+  if (!buffer) return Buffer.allocUnsafeSlow(capacity); // its own ArrayBuffer: given back whole
+  freeBytes -= capacity;
+  return buffer;
+}
+
+function keepTurnBuffer(buffer: Buffer): void {
+  if (freeBytes + buffer.length > MAX_FREE_BYTES) return;
+  const free = freeTurnBuffers.get(buffer.length) ?? [];
+  free.push(buffer);
+  freeTurnBuffers.set(buffer.length, free);
+  freeBytes += buffer.length;
+}
+
+/**
+ * Gives back a turn's audio from {@link PcmCollector.lend} once nothing reads it any more (after
+ * its transcription); anything else, or a second give-back, is ignored.
+ */
+export function releaseTurnAudio(audio: Buffer): void {
+  if (!lent.delete(audio.buffer)) return;
+  keepTurnBuffer(Buffer.from(audio.buffer, 0, audio.buffer.byteLength));
+}
+
+/** Appends a turn's audio into one buffer: one copy in (another only when a long turn outgrows it), none out. */
 export class PcmCollector {
-  private readonly blocks: Buffer[] = [];
-  private block: Buffer | null = null;
-  private used = 0;
+  private bytes: Buffer | null = null;
   length = 0;
 
   /** Appends `source[start, end)` (all of it by default). */
   append(source: Buffer, start = 0, end = source.length): void {
-    let at = start;
-    while (at < end) {
-      if (!this.block || this.used === this.block.length) {
-        if (this.block) this.blocks.push(this.block);
-        this.block = Buffer.allocUnsafe(BLOCK_BYTES); // only the written part is ever read
-        this.used = 0;
+    const needed = this.length + end - start;
+    let bytes = this.bytes;
+    if (!bytes || needed > bytes.length) {
+      let capacity = bytes ? bytes.length : FIRST_TURN_BYTES;
+      while (capacity < needed) capacity *= 2;
+      const grown = takeTurnBuffer(capacity); // only the written part is ever read
+      if (bytes) {
+        bytes.copy(grown, 0, 0, this.length);
+        keepTurnBuffer(bytes);
       }
-      const copied = source.copy(this.block, this.used, at, end);
-      this.used += copied;
-      at += copied;
+      this.bytes = bytes = grown;
     }
-    this.length += end - start;
+    source.copy(bytes, this.length, start, end);
+    this.length = needed;
   }
 
-  /** The first `limit` bytes collected, as one buffer. */
-  concat(limit = this.length): Buffer {
-    const parts = this.block ? [...this.blocks, this.block.subarray(0, this.used)] : this.blocks;
-    return Buffer.concat(parts, Math.min(limit, this.length));
+  /**
+   * The first `limit` bytes collected, lent: {@link releaseTurnAudio} gives them back once read
+   * (never given back, they are garbage like any buffer). The collector is emptied.
+   */
+  lend(limit = this.length): Buffer {
+    const bytes = this.bytes;
+    const length = Math.min(limit, this.length);
+    this.bytes = null;
+    this.length = 0;
+    if (!bytes) return Buffer.alloc(0);
+    lent.add(bytes.buffer);
+    return bytes.subarray(0, length);
+  }
+
+  /** Empties the collector, its buffer back to the free list. */
+  release(): void {
+    if (this.bytes) keepTurnBuffer(this.bytes);
+    this.bytes = null;
+    this.length = 0;
   }
 }
 
@@ -62,6 +110,15 @@ export class FrameRing {
     if (first < frames) source.copy(this.frames, 0, start + first * FRAME_BYTES, end);
     this.next = (this.next + frames) % this.capacity;
     this.count = Math.min(this.count + frames, this.capacity);
+  }
+
+  /** Appends the newest `count` frames (at most all of them), oldest first, to `collector`: one copy, or two where the ring wraps. */
+  appendNewest(count: number, collector: PcmCollector): void {
+    const take = Math.min(count, this.count);
+    const first = (this.next - take + this.capacity) % this.capacity;
+    const run = Math.min(take, this.capacity - first);
+    collector.append(this.frames, first * FRAME_BYTES, (first + run) * FRAME_BYTES);
+    if (run < take) collector.append(this.frames, 0, (take - run) * FRAME_BYTES);
   }
 
   /** The newest `count` frames (at most all of them), oldest first. */

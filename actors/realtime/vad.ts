@@ -1,7 +1,15 @@
 // Energy-based server VAD for realtime input audio: PCM16 little-endian mono at 24 kHz.
 // Pure: no timers, no I/O. Time is audio time, measured in the bytes it is fed.
 
-import { BYTES_PER_MS, FRAME_BYTES, FRAME_MS, FRAME_SAMPLES, FrameRing, PcmCollector } from './vad-audio.js';
+import {
+  BYTES_PER_MS,
+  FRAME_BYTES,
+  FRAME_MS,
+  FRAME_SAMPLES,
+  FrameRing,
+  PcmCollector,
+  releaseTurnAudio,
+} from './vad-audio.js';
 
 /** Server VAD knobs, as in the realtime session's `turn_detection` (`server_vad`). */
 export interface VadSettings {
@@ -31,7 +39,10 @@ export type VadEvent =
       audioEndMs: number;
       /** Where this turn's audio ends: `audioEndMs` plus the trailing silence kept. */
       turnEndMs: number;
-      /** The whole turn: prefix padding, speech, and at most {@link TRAILING_SILENCE_MS} of silence. */
+      /**
+       * The whole turn: prefix padding, speech, and at most {@link TRAILING_SILENCE_MS} of silence.
+       * Lent: whoever reads it last gives it back with `releaseTurnAudio` (or drops it).
+       */
       audio: Buffer;
     };
 
@@ -238,6 +249,7 @@ export class EnergyVad {
   reset(): void {
     this.consumedBytes += this.partialBytes; // keeps later frame times on the session timeline
     this.partialBytes = 0;
+    this.speech?.audio.release();
     this.speech = null;
     this.onset.clear();
     this.ring.clear();
@@ -248,8 +260,9 @@ export class EnergyVad {
    * idle padding (at most `prefixPaddingMs` + 50 ms), plus any partial frame. Then {@link reset}s.
    */
   flush(): Buffer {
-    const buffered = this.speech ? this.speech.audio.concat() : this.ring.newest(Infinity);
+    const buffered = this.speech ? this.speech.audio.lend() : this.ring.newest(Infinity);
     const audio = Buffer.concat([buffered, this.partial.subarray(0, this.partialBytes)]);
+    releaseTurnAudio(buffered);
     this.reset();
     return audio;
   }
@@ -286,7 +299,7 @@ export class EnergyVad {
     const speechStart = this.onset.firstVoicedStart();
     const speechFrames = (this.consumedBytes - speechStart) / FRAME_BYTES;
     const audio = new PcmCollector();
-    audio.append(this.ring.newest(speechFrames + this.prefixFrames));
+    this.ring.appendNewest(speechFrames + this.prefixFrames, audio);
     this.speech = {
       audio,
       startByte: this.consumedBytes - audio.length,
@@ -325,7 +338,7 @@ export class EnergyVad {
 
   /** Ends the turn, keeping its audio up to session byte `endByte`. */
   private stop(speech: Speech, endByte: number): VadEvent {
-    const audio = speech.audio.concat(Math.min(endByte, this.consumedBytes) - speech.startByte);
+    const audio = speech.audio.lend(Math.min(endByte, this.consumedBytes) - speech.startByte);
     this.speech = null;
     return {
       type: 'speech_stopped',

@@ -1,3 +1,4 @@
+import { freshFrameMemory, type FrameMemory } from './frame-slabs.js';
 import { newEventId } from './server-events.js';
 
 /** One output audio frame, as the call's order hands it over. */
@@ -9,22 +10,6 @@ export interface AudioFrame {
 }
 
 const OPEN = '{"event_id":"';
-/** Frames are cut from slabs this large: one ArrayBuffer per ~75 frames instead of per 2 (Node's pool is 8 KB). */
-const SLAB_BYTES = 256 * 1024;
-
-/** Where rendered frames are cut from. A slab is never written twice: each frame's bytes stay its own. */
-const slab = { bytes: Buffer.allocUnsafeSlow(0), used: 0 };
-
-function take(length: number): Buffer {
-  if (length > SLAB_BYTES / 4) return Buffer.allocUnsafe(length);
-  if (slab.used + length > slab.bytes.length) {
-    slab.bytes = Buffer.allocUnsafeSlow(SLAB_BYTES);
-    slab.used = 0;
-  }
-  const out = slab.bytes.subarray(slab.used, slab.used + length);
-  slab.used += (length + 7) & ~7; // the next frame on an 8-byte boundary, as Node's pool does
-  return out;
-}
 
 /**
  * Writes a call's output audio frames as `response.output_audio.delta` wire text, in bytes: the
@@ -40,6 +25,9 @@ export class AudioDeltaWriter {
   /** `","type":…,"delta":"` for the item the last frame belonged to. */
   private head = Buffer.alloc(0);
 
+  /** `memory`: where frames are cut from (by default, memory never written twice). */
+  constructor(private readonly memory: FrameMemory = freshFrameMemory) {}
+
   /**
    * One frame's wire text; `svcTs` (send time, epoch ms) for load testers that asked for it.
    * `eventId` is ours (`event_` and base62): written without escaping.
@@ -48,7 +36,7 @@ export class AudioDeltaWriter {
     const head = this.headOf(frame);
     const audio = frame.audio.toString('base64');
     const stamp = svcTs === null ? '' : `,"svc_ts":${JSON.stringify(svcTs)}`;
-    const out = take(OPEN.length + eventId.length + head.length + audio.length + stamp.length + 2);
+    const out = this.memory.take(OPEN.length + eventId.length + head.length + audio.length + stamp.length + 2);
     let at = out.write(OPEN, 0, 'latin1');
     at += out.write(eventId, at, 'latin1');
     at += head.copy(out, at);

@@ -1,5 +1,6 @@
 import type { UnstampedEvent } from '../../protocols/realtime-events.js';
 import { AudioDeltaWriter, type AudioFrame } from './audio-delta.js';
+import { freshFrameMemory, recycledFrameMemory } from './frame-slabs.js';
 import { newEventId } from './server-events.js';
 
 /** The socket a call talks through (uWS in the server, anything in tests): each message a text frame, as a string or its UTF-8 bytes. */
@@ -7,6 +8,12 @@ export interface CallSocket {
   send(text: string | Uint8Array): void;
   bufferedAmount(): number;
   close(code: number, reason: string): void;
+  /**
+   * True when `send` is done with the bytes it is handed once the sending task's microtasks have
+   * run (uWS copies what it does not write at once; CorkedSends writes in a microtask): the
+   * outbox then renders audio into memory it reuses. Absent: every frame's bytes stay its own.
+   */
+  readonly borrowsBytes?: boolean;
 }
 
 /**
@@ -17,12 +24,14 @@ export class CallOutbox {
   /** Audio frames not sent because the client was too slow. */
   droppedFrames = 0;
   private closed = false;
-  private readonly audio = new AudioDeltaWriter();
+  private readonly audio: AudioDeltaWriter;
 
   constructor(
     private readonly socket: CallSocket,
     private readonly limits: { dropAudioBytes: number; closeBytes: number },
-  ) {}
+  ) {
+    this.audio = new AudioDeltaWriter(socket.borrowsBytes ? recycledFrameMemory : freshFrameMemory);
+  }
 
   /** Sends an event (with a fresh `event_id`); false when the socket is gone or was just closed. */
   send(event: UnstampedEvent): boolean {

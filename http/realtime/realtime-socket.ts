@@ -57,6 +57,8 @@ function socketOf(ws: WebSocket<SocketData>, sends: CorkedSends<SocketData>): Ca
       sends.flush(ws);
       if (!ws.getUserData().closed) ws.end(code, reason);
     },
+    // CorkedSends writes a task's messages in a microtask, and uWS copies what it cannot write at once.
+    borrowsBytes: true,
   };
 }
 
