@@ -104,13 +104,14 @@ export class ActorCommits {
       done,
       updatedAt: this.now(),
     };
-    const step = this.history ? historyStep(live, record, snapshot.status) : null;
+    const history = this.history ? historyStep(live, record, snapshot.status) : null;
+    const step = history?.step ?? null;
     const span = this.stepSpans?.step(record, live.cause, (snapshot as { value?: unknown }).value);
     live.cause = null;
     live.pending++;
     const unfinished = indexChange(live, record, this.machineOf(record.machine));
     live.lastCommit = this.stored
-      .commit(record, events, step ?? undefined, unfinished)
+      .commit(record, events, history?.stored, unfinished)
       .finally(() => {
         live.pending--;
         span?.end();

@@ -258,6 +258,8 @@ export class ActorHost {
 
   private retire(live: Live): void {
     live.detach();
+    // The base of the next step's change is memory held for nothing once the actor leaves it.
+    live.stepBase = null;
     this.timers.disarm(live.record.id);
     this.fanout.ended(live.record.id, live.committedSeq);
     this.live.delete(live.record.id);
@@ -267,6 +269,7 @@ export class ActorHost {
   /** Takes an idle actor out of memory: its committed record is all there is to it; its deadlines stay armed. */
   private park(live: Live): void {
     live.detach();
+    live.stepBase = null;
     this.live.delete(live.record.id);
     this.registry.remove(live.record.id);
     live.actor.stop();

@@ -1,6 +1,7 @@
 import type { Store, Table } from '../store/store.js';
 import { ActorLog, type LogEvent } from './actor-log.js';
-import { ActorSteps, type ActorStep } from './actor-steps.js';
+import { ActorSteps } from './actor-steps.js';
+import type { StoredStep } from './step-delta.js';
 
 /** An actor as stored: its machine by name, owner, persisted snapshot and log position. */
 export interface ActorRecord {
@@ -36,7 +37,8 @@ export interface UnfinishedEntry {
 export interface CommitContent {
   record: ActorRecord;
   events: readonly LogEvent[];
-  step?: ActorStep;
+  /** As the step history stores it (step-delta.ts). */
+  step?: StoredStep;
   unfinished?: UnfinishedEntry | null;
 }
 
@@ -90,7 +92,7 @@ export class ActorStore {
   commit(
     record: ActorRecord,
     events: readonly LogEvent[],
-    step?: ActorStep,
+    step?: StoredStep,
     unfinished?: UnfinishedEntry | null,
   ): Promise<void> {
     return this.store.transaction(() => this.write({ record, events, step, unfinished }));

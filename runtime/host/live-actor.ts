@@ -3,6 +3,7 @@ import type { LogEvent } from './actor-log.js';
 import type { ActorStep } from './actor-steps.js';
 import type { ActorRecord, CommitContent, UnfinishedEntry } from './actor-store.js';
 import { entryKey, unfinishedEntry, type HostedMachine } from './hosted-machine.js';
+import { encodeStep, type StepBase, type StoredStep } from './step-delta.js';
 
 /** An actor in memory as the host keeps it: the XState actor and where its commits stand. */
 export interface Live {
@@ -24,6 +25,8 @@ export interface Live {
   cause: string | null;
   /** Steps written so far (ahead of `record` while commits are in flight). */
   steps: number;
+  /** The last step written, which the next is stored as a change to (null: unknown, the next is stored full). */
+  stepBase: StepBase | null;
   /** The unfinished-index entry last written, as a string to compare (null: none yet). */
   indexed: string | null;
   /** Whether the state last committed is one its machine parks in. */
@@ -70,6 +73,7 @@ export function createLive(record: ActorRecord, actor: AnyActorRef): Live {
     failed: null,
     cause: null,
     steps: record.steps ?? 0,
+    stepBase: null,
     indexed: null,
     parks: false,
     pending: 0,
@@ -96,12 +100,26 @@ export function indexChange(
   return entry;
 }
 
-/** The history step of a commit of `record`: the state and context after it, and what caused it when known. */
-export function historyStep(live: Live, record: ActorRecord, status: string): ActorStep {
+/**
+ * The history step of a commit of `record`: the state and context after it, and what caused it
+ * when known; with how the store keeps it (a change to the actor's previous step, mostly).
+ */
+export function historyStep(live: Live, record: ActorRecord, status: string): { step: ActorStep; stored: StoredStep } {
   const number = ++live.steps;
   record.steps = number;
   const { value, context } = record.snapshot as { value?: unknown; context?: unknown };
-  return { step: number, ts: record.updatedAt, cause: live.cause, upToSeq: record.nextSeq - 1, status, value, context };
+  const step = {
+    step: number,
+    ts: record.updatedAt,
+    cause: live.cause,
+    upToSeq: record.nextSeq - 1,
+    status,
+    value,
+    context,
+  };
+  const { stored, base } = encodeStep(live.stepBase, step);
+  live.stepBase = base;
+  return { step, stored };
 }
 
 /**
