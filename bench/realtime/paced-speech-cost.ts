@@ -1,7 +1,7 @@
 // CPU of the sim's paced speech (SVC_SIM_SPEECH_REALTIME, what the realtime-active scenario runs):
 // `streams` answers spoken at once at playback speed, each consumed as it comes, over `seconds`
 // of speech. Reports the process CPU per 100 ms chunk and how late chunks leave (p50/p99 ms).
-//   npx tsx bench/realtime/paced-speech.ts [streams] [seconds]
+//   npx tsx bench/realtime/paced-speech-cost.ts [streams] [seconds]
 // It only uses APIs that predate it, for A/B runs against an older build.
 import { createSimSpeechBackend } from '../../backends/sim/sim-speech.js';
 
