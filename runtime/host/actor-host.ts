@@ -177,6 +177,7 @@ export class ActorHost {
     live.detach = () => {
       emitted.unsubscribe();
       subscription.unsubscribe();
+      live.stepBase = null; // the next step's base: memory held for nothing once the actor leaves
     };
     return live;
   }
@@ -258,8 +259,6 @@ export class ActorHost {
 
   private retire(live: Live): void {
     live.detach();
-    // The base of the next step's change is memory held for nothing once the actor leaves it.
-    live.stepBase = null;
     this.timers.disarm(live.record.id);
     this.fanout.ended(live.record.id, live.committedSeq);
     this.live.delete(live.record.id);
@@ -269,7 +268,6 @@ export class ActorHost {
   /** Takes an idle actor out of memory: its committed record is all there is to it; its deadlines stay armed. */
   private park(live: Live): void {
     live.detach();
-    live.stepBase = null;
     this.live.delete(live.record.id);
     this.registry.remove(live.record.id);
     live.actor.stop();
